@@ -1,0 +1,65 @@
+# Loadline: the two set-up commands are `make run` and `make check`.
+# Everything real happens in meson.build and scripts/; this file only wires them.
+
+BUILD      ?= build
+SAN_BUILD  ?= build-san
+FUZZ_BUILD ?= build-fuzz
+PY         ?= /usr/bin/python3
+FUZZ_SECONDS ?= 300
+SMOKE_SECONDS ?= 30
+
+.PHONY: all deps run check unit lint fuzz fuzz-smoke api bench clean docs
+
+all: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+deps:
+	@scripts/deps
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD)
+
+$(SAN_BUILD)/build.ninja:
+	meson setup $(SAN_BUILD) -Db_sanitize=address,undefined -Db_lundef=false
+
+$(FUZZ_BUILD)/build.ninja:
+	CC=clang meson setup $(FUZZ_BUILD) -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false
+
+# Builds, bootstraps a first organization on a new database, serves.
+run: all
+	@scripts/run $(BUILD)/loadline
+
+# Unit tests and API/browser tests, all against the ASan+UBSan build.
+# The last line printed is pytest's summary.
+check: all $(SAN_BUILD)/build.ninja
+	ninja -C $(SAN_BUILD)
+	@scripts/lint
+	@$(BUILD)/loadline docs check
+	meson test -C $(SAN_BUILD) --print-errorlogs
+	@$(MAKE) --no-print-directory fuzz-smoke
+	LOADLINE_BIN=$(abspath $(SAN_BUILD))/loadline $(PY) -m pytest -q -p no:cacheprovider tests
+
+api: all $(SAN_BUILD)/build.ninja
+	ninja -C $(SAN_BUILD)
+	LOADLINE_BIN=$(abspath $(SAN_BUILD))/loadline $(PY) -m pytest -q -p no:cacheprovider tests $(ARGS)
+
+lint:
+	@scripts/lint
+
+fuzz: deps $(FUZZ_BUILD)/build.ninja
+	ninja -C $(FUZZ_BUILD)
+	@scripts/fuzz $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+fuzz-smoke: deps $(FUZZ_BUILD)/build.ninja
+	ninja -C $(FUZZ_BUILD)
+	@scripts/fuzz $(FUZZ_BUILD) $(SMOKE_SECONDS)
+
+bench: all
+	@scripts/bench $(BUILD)
+
+# Regenerates docs/errors.md and docs/openapi.json from the code table.
+docs: all
+	$(BUILD)/loadline docs write
+
+clean:
+	rm -rf $(BUILD) $(SAN_BUILD) $(FUZZ_BUILD)

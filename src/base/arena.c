@@ -1,0 +1,161 @@
+/* Region allocator: a chain of blocks, big requests get a block of their own. */
+#include "arena.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BLOCK_SIZE (16 * 1024)
+#define ALIGN 16
+
+struct block {
+	struct block *next;
+	size_t size, used;
+	max_align_t data[]; /* keeps data 16-aligned on x86_64 */
+};
+
+struct cleanup {
+	struct cleanup *next;
+	void (*fn)(void *);
+	void *data;
+};
+
+struct arena {
+	struct block *head;
+	struct cleanup *cleanups;
+};
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n);
+	if (!p) {
+		fputs("loadline: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+static struct block *block_new(size_t size)
+{
+	struct block *b = xmalloc(sizeof(*b) + size);
+	b->next = NULL;
+	b->size = size;
+	b->used = 0;
+	return b;
+}
+
+struct arena *arena_new(void)
+{
+	struct arena *a = xmalloc(sizeof(*a));
+	a->head = block_new(BLOCK_SIZE);
+	a->cleanups = NULL;
+	return a;
+}
+
+static void run_cleanups(struct arena *a)
+{
+	while (a->cleanups) {
+		struct cleanup *c = a->cleanups;
+		a->cleanups = c->next;
+		c->fn(c->data);
+	}
+}
+
+void arena_free(struct arena *a)
+{
+	if (!a)
+		return;
+	run_cleanups(a);
+	struct block *b = a->head;
+	while (b) {
+		struct block *n = b->next;
+		free(b);
+		b = n;
+	}
+	free(a);
+}
+
+void arena_reset(struct arena *a)
+{
+	run_cleanups(a);
+	struct block *b = a->head;
+	/* Keep the last block of the chain: it is the original BLOCK_SIZE one. */
+	while (b->next) {
+		struct block *n = b->next;
+		free(b);
+		b = n;
+	}
+	a->head = b;
+	b->used = 0;
+}
+
+void *arena_alloc(struct arena *a, size_t size)
+{
+	if (size == 0)
+		size = 1;
+	if (size > SIZE_MAX - ALIGN - sizeof(struct block))
+		abort();
+	size = (size + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+	struct block *b = a->head;
+	if (b->size - b->used < size) {
+		size_t bs = size > BLOCK_SIZE / 4 ? size : BLOCK_SIZE;
+		struct block *nb = block_new(bs);
+		if (bs == size && b->size - b->used > 0) {
+			/* Big one-off: link it behind the head so the head keeps filling. */
+			nb->next = b->next;
+			b->next = nb;
+			nb->used = size;
+			memset(nb->data, 0, size);
+			return nb->data;
+		}
+		nb->next = b;
+		a->head = b = nb;
+	}
+	void *p = (char *)b->data + b->used;
+	b->used += size;
+	memset(p, 0, size);
+	return p;
+}
+
+char *arena_strndup(struct arena *a, const char *s, size_t len)
+{
+	if (!s)
+		return NULL;
+	char *p = arena_alloc(a, len + 1);
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+char *arena_strdup(struct arena *a, const char *s)
+{
+	return s ? arena_strndup(a, s, strlen(s)) : NULL;
+}
+
+char *arena_printf(struct arena *a, const char *fmt, ...)
+{
+	va_list ap, ap2;
+	va_start(ap, fmt);
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		va_end(ap2);
+		return arena_strdup(a, "");
+	}
+	char *p = arena_alloc(a, (size_t)n + 1);
+	vsnprintf(p, (size_t)n + 1, fmt, ap2);
+	va_end(ap2);
+	return p;
+}
+
+void arena_cleanup(struct arena *a, void (*fn)(void *), void *data)
+{
+	struct cleanup *c = arena_alloc(a, sizeof(*c));
+	c->fn = fn;
+	c->data = data;
+	c->next = a->cleanups;
+	a->cleanups = c;
+}

@@ -1,0 +1,28 @@
+/* Region allocator: many allocations, one free.  Used per request, per run
+ * and per row (PostgreSQL's memory contexts, nginx's pools). */
+#ifndef LOADLINE_BASE_ARENA_H
+#define LOADLINE_BASE_ARENA_H
+
+#include <stddef.h>
+
+struct arena;
+
+/* Aborts on out-of-memory: arena blocks are small and fixed-size, and every
+ * size that comes from input is capped by its caller before it gets here. */
+struct arena *arena_new(void);
+/* Runs the cleanups (newest first), then frees every block.  NULL is fine. */
+void arena_free(struct arena *a);
+/* Frees everything allocated so far but keeps the first block for reuse. */
+void arena_reset(struct arena *a);
+
+void *arena_alloc(struct arena *a, size_t size);   /* zeroed, 16-aligned */
+char *arena_strdup(struct arena *a, const char *s); /* NULL stays NULL */
+char *arena_strndup(struct arena *a, const char *s, size_t len);
+char *arena_printf(struct arena *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Registers fn(data) to run when the arena is freed or reset; for resources
+ * that are not memory (database results, files). */
+void arena_cleanup(struct arena *a, void (*fn)(void *), void *data);
+
+#endif

@@ -1,0 +1,40 @@
+/* loadline: subcommand dispatch only. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{"serve", cli_serve, "serve [--listen HOST:PORT] [--workers N]   API, web app and import workers"},
+	{"worker", cli_worker, "worker [--workers N]                      import workers only"},
+	{"migrate", cli_migrate, "migrate                                   apply schema migrations"},
+	{"admin", cli_admin, "admin COMMAND ...                         operator commands (admin help)"},
+	{"inspect", cli_inspect, "inspect FILE                              print what the readers see, as JSON"},
+	{"docs", cli_docs, "docs write|check                          generate docs/ from the code table"},
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: loadline [--db URL] COMMAND ...\n\ncommands:\n", f);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %s\n", commands[i].help);
+	fputs("\nAll commands take --db URL (default sqlite:./data/loadline.db, or $LOADLINE_DB).\n", f);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "loadline: unknown command \"%s\"\n\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,72 @@
+/* Unit tests for src/base: arena, buf, code table. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/buf.h"
+#include "base/codes.h"
+
+static void test_arena_alloc_and_big(void **state)
+{
+	(void)state;
+	struct arena *a = arena_new();
+	char *s = arena_strdup(a, "hello");
+	assert_string_equal(s, "hello");
+	char *big = arena_alloc(a, 100000);
+	memset(big, 'x', 100000);
+	char *p = arena_printf(a, "%s-%d", s, 42);
+	assert_string_equal(p, "hello-42");
+	arena_reset(a);
+	assert_string_equal(arena_strdup(a, "again"), "again");
+	arena_free(a);
+	arena_free(NULL);
+}
+
+static void test_buf_cap(void **state)
+{
+	(void)state;
+	struct buf b;
+	buf_init(&b, 8);
+	assert_int_equal(buf_puts(&b, "1234"), 0);
+	assert_int_equal(buf_printf(&b, "%d", 5678), 0);
+	assert_int_equal(buf_putc(&b, 'x'), -1);
+	assert_string_equal(buf_str(&b), "12345678");
+	assert_int_equal(b.len, 8);
+	buf_done(&b);
+	assert_string_equal(buf_str(&b), "");
+}
+
+static void test_codes_table(void **state)
+{
+	(void)state;
+	assert_string_equal(code_name(CODE_MISSING_FILE), "MISSING_FILE");
+	assert_int_equal(code_status(CODE_UNAUTHORIZED), 401);
+	assert_int_equal(code_status(CODE_TOO_LARGE), 413);
+	assert_int_equal(code_status(CODE_UNSUPPORTED_MIME), 415);
+	assert_int_equal(code_kind(CODE_LOOKUP_MISS), CODE_KIND_ROW_WARNING);
+	assert_int_equal(code_from_name("STAGING_EXPIRED"), CODE_STAGING_EXPIRED);
+	assert_int_equal(code_from_name("NOPE"), CODE_OK);
+	assert_null(code_name((enum code)9999));
+	/* Every code has a summary and a hint, and names are UPPER_SNAKE_CASE. */
+	for (int c = 1; c < CODE__COUNT; c++) {
+		const char *n = code_name((enum code)c);
+		assert_true(strlen(code_summary((enum code)c)) > 10);
+		assert_true(strlen(code_hint((enum code)c)) > 10);
+		for (const char *q = n; *q; q++)
+			assert_true((*q >= 'A' && *q <= 'Z') || *q == '_');
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_arena_alloc_and_big),
+		cmocka_unit_test(test_buf_cap),
+		cmocka_unit_test(test_codes_table),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
