@@ -5,5 +5,4 @@ int cli_serve(int argc, char **argv) { (void)argc; (void)argv; fputs("serve: not
 int cli_worker(int argc, char **argv) { (void)argc; (void)argv; return 1; }
 int cli_migrate(int argc, char **argv) { (void)argc; (void)argv; return 1; }
 int cli_admin(int argc, char **argv) { (void)argc; (void)argv; return 1; }
-int cli_inspect(int argc, char **argv) { (void)argc; (void)argv; return 1; }
 int cli_docs(int argc, char **argv) { (void)argc; (void)argv; return 0; }
