@@ -146,7 +146,7 @@ static void test_text(void **state)
 	/* Case, inner spaces, controls other than NUL, markup: kept exactly. */
 	const char *keep[] = { "A  b", "a\tb", "line1\nline2", "x\x01y",
 			       "=cmd|' /C calc'!A0", "<script>alert(1)</script>",
-			       "'; DROP TABLE loads; --", "\xE2\x80\xAE" "RTL",
+			       "'; DROP TABLE loads; --", ("\xE2\x80\xAE" "RTL"),
 			       "Caf\xC3\xA9", "\xF0\x9F\x9A\x9A" };
 	for (size_t i = 0; i < N(keep); i++) {
 		assert_int_equal(norm_text(a, keep[i], strlen(keep[i]), 200,
