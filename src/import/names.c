@@ -84,7 +84,7 @@ static const char *abbreviate(const char *w, size_t n)
 }
 
 /* Separates words: Unicode whitespace, commas and control characters (so
- * that no key contains U+001F, the address_key() separator). */
+ * that no key contains U+001F, the name_address_key() separator). */
 static bool is_separator(int32_t cp)
 {
 	return norm_is_space(cp) || cp == ',' || cp < 0x20 || cp == 0x7F;
@@ -147,8 +147,8 @@ static char *zip_key(struct arena *a, const char *s, size_t len)
 	return k ? words(a, k, false) : NULL;
 }
 
-char *address_part_key(struct arena *a, enum addr_part part, const char *s,
-		       size_t len)
+char *name_address_part_key(struct arena *a, enum addr_part part,
+			    const char *s, size_t len)
 {
 	char *k;
 	switch (part) {
@@ -167,15 +167,16 @@ char *address_part_key(struct arena *a, enum addr_part part, const char *s,
 	}
 }
 
-char *address_key(struct arena *a, const char *street, size_t street_len,
-		  const char *city, size_t city_len, const char *state,
-		  size_t state_len, const char *zip, size_t zip_len)
+char *name_address_key(struct arena *a, const char *street,
+		       size_t street_len, const char *city, size_t city_len,
+		       const char *state, size_t state_len, const char *zip,
+		       size_t zip_len)
 {
 	const char *k[4] = {
-		address_part_key(a, PART_STREET, street, street ? street_len : 0),
-		address_part_key(a, PART_CITY, city, city ? city_len : 0),
-		address_part_key(a, PART_STATE, state, state ? state_len : 0),
-		address_part_key(a, PART_ZIP, zip, zip ? zip_len : 0),
+		name_address_part_key(a, PART_STREET, street, street ? street_len : 0),
+		name_address_part_key(a, PART_CITY, city, city ? city_len : 0),
+		name_address_part_key(a, PART_STATE, state, state ? state_len : 0),
+		name_address_part_key(a, PART_ZIP, zip, zip ? zip_len : 0),
 	};
 	for (int i = 0; i < 4; i++)
 		if (!k[i])

@@ -2,7 +2,8 @@
  * same location, customer, branch, manager or column header get the same
  * key (SPEC "Location naming in jobs files", PRODUCT.md §5 and §6).  Stores
  * save the key beside the text and compare keys, never raw text.  Pure
- * functions, no I/O; keys live in the caller's arena. */
+ * functions, no I/O; keys live in the caller's arena.  Every export has
+ * the name_ prefix (src/store has an interim address_key of its own). */
 #ifndef LOADLINE_IMPORT_NAMES_H
 #define LOADLINE_IMPORT_NAMES_H
 
@@ -28,20 +29,23 @@ char *name_key(struct arena *a, const char *s, size_t len);
  *   common USPS abbreviations applied to whole words (street -> st,
  *   avenue -> ave, north -> n, suite -> ste, saint -> st, ...), so
  *   "123 Main Street" and "123  main st." match;
- * - state: the USPS code ("new york" -> "ny"), else the name_key;
- * - ZIP: the first 5 digits ("01234-5678" -> "01234"), else the name_key;
+ * - state: the USPS code in lower case ("New York" -> "ny"); text that is
+ *   no US state keeps its name_key() with whitespace runs as one space;
+ * - ZIP: the first 5 digits ("1234-5678" -> "01234"); text that is no ZIP
+ *   is kept like a state that is no state;
  * - name: name_key().
  * Returns "" for a blank part, NULL when the text is not UTF-8 or holds a
  * NUL, or when part is out of range. */
-char *address_part_key(struct arena *a, enum addr_part part, const char *s,
-		       size_t len);
+char *name_address_part_key(struct arena *a, enum addr_part part,
+			    const char *s, size_t len);
 
 /* The key of a whole address, for reusing an identical normalized address
  * when no name column is mapped: the street, city, state and ZIP part keys
  * joined by U+001F (which no part key contains).  NULL arguments are blank
  * parts.  Returns NULL when a part is not UTF-8 or holds a NUL. */
-char *address_key(struct arena *a, const char *street, size_t street_len,
-		  const char *city, size_t city_len, const char *state,
-		  size_t state_len, const char *zip, size_t zip_len);
+char *name_address_key(struct arena *a, const char *street,
+		       size_t street_len, const char *city, size_t city_len,
+		       const char *state, size_t state_len, const char *zip,
+		       size_t zip_len);
 
 #endif

@@ -140,7 +140,7 @@ static void test_hostile_sizes(void **state)
 
 static char *part(struct arena *a, enum addr_part p, const char *s)
 {
-	return address_part_key(a, p, s, strlen(s));
+	return name_address_part_key(a, p, s, strlen(s));
 }
 
 static void test_street_keys(void **state)
@@ -201,26 +201,26 @@ static void test_city_state_zip_keys(void **state)
 static void test_address_key(void **state)
 {
 	struct arena *a = *state;
-	char *k1 = address_key(a, "123 Main Street", 15, "Austin", 6, "Texas", 5,
+	char *k1 = name_address_key(a, "123 Main Street", 15, "Austin", 6, "Texas", 5,
 			       "78701-1234", 10);
-	char *k2 = address_key(a, " 123 main st. ", 14, "AUSTIN", 6, "tx", 2,
+	char *k2 = name_address_key(a, " 123 main st. ", 14, "AUSTIN", 6, "tx", 2,
 			       "78701", 5);
 	assert_non_null(k1);
 	assert_string_equal(k1, k2);
 	assert_string_equal(k1, "123 main st\x1f" "austin\x1f" "tx\x1f" "78701");
-	char *k3 = address_key(a, "123 Main Street", 15, "Dallas", 6, "TX", 2,
+	char *k3 = name_address_key(a, "123 Main Street", 15, "Dallas", 6, "TX", 2,
 			       "78701", 5);
 	assert_string_not_equal(k1, k3);
 	/* Parts cannot bleed into each other. */
-	char *k4 = address_key(a, "a", 1, "b c", 3, NULL, 0, NULL, 0);
-	char *k5 = address_key(a, "a b", 3, "c", 1, NULL, 0, NULL, 0);
+	char *k4 = name_address_key(a, "a", 1, "b c", 3, NULL, 0, NULL, 0);
+	char *k5 = name_address_key(a, "a b", 3, "c", 1, NULL, 0, NULL, 0);
 	assert_string_not_equal(k4, k5);
-	assert_string_equal(address_key(a, NULL, 0, NULL, 0, NULL, 0, NULL, 0),
+	assert_string_equal(name_address_key(a, NULL, 0, NULL, 0, NULL, 0, NULL, 0),
 			    "\x1f\x1f\x1f");
-	assert_null(address_key(a, "1 Main\xFF", 7, "x", 1, "TX", 2, "1", 1));
-	assert_null(address_key(a, "1 Main", 6, "x\0y", 3, "TX", 2, "1", 1));
+	assert_null(name_address_key(a, "1 Main\xFF", 7, "x", 1, "TX", 2, "1", 1));
+	assert_null(name_address_key(a, "1 Main", 6, "x\0y", 3, "TX", 2, "1", 1));
 	/* Unicode whitespace inside parts collapses like spaces. */
-	char *k6 = address_key(a, "123\xE3\x80\x80Main\xC2\xA0\xC2\xA0St", 16,
+	char *k6 = name_address_key(a, "123\xE3\x80\x80Main\xC2\xA0\xC2\xA0St", 16,
 			       "Austin", 6, "TX", 2, "78701", 5);
 	assert_string_equal(k6, k1);
 }
