@@ -8,6 +8,7 @@
 #include "base/config.h"
 #include "cli.h"
 #include "common.h"
+#include "store/runs.h"
 
 #define LOGIN_LINK_TTL_MS (15 * 60 * 1000)
 
@@ -360,6 +361,38 @@ out:
 	return ret;
 }
 
+static int cancel_run(int argc, char **argv)
+{
+	if (argc != 2 || !strncmp(argv[1], "--", 2)) {
+		fprintf(stderr, "usage: loadline admin cancel-run RUN_ID\n");
+		return 2;
+	}
+	struct store *st = cli_store(1);
+	if (!st)
+		return 1;
+	struct run run;
+	enum code rc = store_run_get(st, NULL, argv[1], &run);
+	int ret = 0;
+	if (rc == CODE_NOT_FOUND) {
+		fprintf(stderr, "loadline: no run %s\n", argv[1]);
+		ret = 1;
+	} else if (rc) {
+		ret = fail("cancel-run", rc);
+	} else {
+		struct run_move m = {.to = RUN_CANCELLED, .row_count = -1, .finish = true};
+		rc = store_run_move(st, argv[1], &m);
+		if (rc == CODE_RUN_NOT_TERMINAL) {
+			fprintf(stderr, "loadline: run %s is already %s; only QUEUED or RUNNING runs can be cancelled\n",
+				argv[1], run_state_name(run.state));
+			ret = 1;
+		} else if (rc) {
+			ret = fail("cancel-run", rc);
+		}
+	}
+	store_close(st);
+	return ret;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -375,6 +408,7 @@ static const struct {
 	{"add-branch", add_branch, "add-branch --org ORG --name NAME"},
 	{"add-location", add_location, "add-location --org ORG --name NAME --street S --city C --state ST --zip Z"},
 	{"set-approvers", set_approvers, "set-approvers --org ORG --emails a@x,b@y"},
+	{"cancel-run", cancel_run, "cancel-run RUN_ID"},
 	{"bootstrap", bootstrap, "bootstrap [--org-name NAME] [--email EMAIL] [--if-empty]"},
 };
 

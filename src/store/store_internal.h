@@ -16,4 +16,8 @@ void cell_copy(const struct db_res *r, int row, int col, char *dst, size_t n);
 enum code store_exec1(struct store *st, const char *sql, const struct db_param *p, int n,
 		      struct db_res **ret);
 
+struct store_tx;
+/* The connection a transaction runs on. */
+struct db *store_tx_db(struct store_tx *tx);
+
 #endif
