@@ -8,6 +8,7 @@ server; SQLite tests use a fresh file in a temp dir.
 """
 import os
 import shutil
+import signal
 import sys
 import tempfile
 
@@ -21,7 +22,14 @@ from harness.server import Cli, Server, loadline_bin  # noqa: E402
 BACKENDS = ["sqlite", "postgres"]
 
 
+def _sigterm(signum, frame):
+    # An interrupted run (CI time-out, kill) still tears fixtures down, so
+    # the PostgreSQL clusters are stopped.
+    raise KeyboardInterrupt("SIGTERM")
+
+
 def pytest_configure(config):
+    signal.signal(signal.SIGTERM, _sigterm)
     config.addinivalue_line("markers", "slow: takes more than a few seconds")
 
 

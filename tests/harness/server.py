@@ -25,6 +25,16 @@ NO_TOKEN = None
 _DEFAULT = object()
 
 
+def _die_with_parent():
+    """preexec_fn: the child gets SIGKILL if pytest dies, so no server
+    outlives an interrupted run (Linux prctl PR_SET_PDEATHSIG)."""
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)
+    except Exception:
+        pass
+
+
 def loadline_bin():
     return os.environ.get("LOADLINE_BIN") or os.path.join(REPO, "build", "loadline")
 
@@ -109,7 +119,8 @@ class Cli:
         e = dict(self.env)
         e.update(env or {})
         res = subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
-                             env=child_env(e), input=stdin, errors="replace")
+                             env=child_env(e), input=stdin, errors="replace",
+                             preexec_fn=_die_with_parent)
         r = CliResult(argv, res.returncode, res.stdout, res.stderr)
         self._n += 1
         with open(self.log_path, "a") as f:
@@ -189,7 +200,8 @@ class Server:
             self._errf.flush()
             self._outf = open(self.stdout_path, "ab")
             self.proc = subprocess.Popen(argv, stdout=self._outf, stderr=self._errf,
-                                         stdin=subprocess.DEVNULL, env=child_env(self.env))
+                                         stdin=subprocess.DEVNULL, env=child_env(self.env),
+                                         preexec_fn=_die_with_parent)
             self.rc = None
             self.http = _Session(self.base_url)
             if not wait:
