@@ -8,6 +8,7 @@
 #include "base/config.h"
 #include "cli.h"
 #include "common.h"
+#include "import/normalize.h"
 #include "store/runs.h"
 
 #define LOGIN_LINK_TTL_MS (15 * 60 * 1000)
@@ -249,12 +250,23 @@ static int add_location(int argc, char **argv)
 	struct location loc = {.name = opt(argc, argv, "--name"), .street = opt(argc, argv, "--street"),
 			       .city = opt(argc, argv, "--city"), .state = opt(argc, argv, "--state"),
 			       .zip = opt(argc, argv, "--zip")};
-	if (opts_check(argc, argv, ok, NULL, usage) || need(org, "--org", usage))
+	if (opts_check(argc, argv, ok, NULL, usage) || need(org, "--org", usage) || need(loc.name, "--name", usage) ||
+	    need(loc.street, "--street", usage) || need(loc.city, "--city", usage) || need(loc.state, "--state", usage) ||
+	    need(loc.zip, "--zip", usage))
 		return 2;
-	if (!loc.name && !loc.street) {
-		fprintf(stderr, "loadline: a location needs --name or --street\nusage: loadline admin %s\n", usage);
+	/* Stored the way an import would store them, so addresses compare. */
+	char state[NORM_STATE_SIZE], zip[NORM_ZIP_SIZE];
+	enum norm_why why;
+	if (norm_state(loc.state, strlen(loc.state), state, &why)) {
+		fprintf(stderr, "loadline: --state \"%s\" is not a USPS state code or name\n", loc.state);
 		return 2;
 	}
+	if (norm_zip(loc.zip, strlen(loc.zip), zip, &why)) {
+		fprintf(stderr, "loadline: --zip \"%s\" is not a 5- or 9-digit ZIP code\n", loc.zip);
+		return 2;
+	}
+	loc.state = state;
+	loc.zip = zip;
 	const char *parts[] = {loc.name, loc.street, loc.city, loc.state, loc.zip};
 	for (size_t i = 0; i < 5; i++)
 		if (check_len(parts[i], NAME_MAX_LEN, "an address part"))
@@ -420,9 +432,9 @@ int cli_admin(int argc, char **argv)
 			if (!strcmp(argv[1], commands[i].name))
 				return commands[i].run(argc - 1, argv + 1);
 	}
-	FILE *f = argc >= 2 && strcmp(argv[1], "help") ? stderr : stdout;
-	if (f == stderr)
-		fprintf(stderr, "loadline: unknown admin command \"%s\"\n", argc >= 2 ? argv[1] : "");
+	FILE *f = argc >= 2 && !strcmp(argv[1], "help") ? stdout : stderr;
+	if (argc >= 2 && f == stderr)
+		fprintf(stderr, "loadline: unknown admin command \"%s\"\n", argv[1]);
 	fputs("usage: loadline [--db URL] admin COMMAND ...\n", f);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "  %s\n", commands[i].usage);

@@ -100,7 +100,7 @@ enum code store_run_get(struct store *st, const char *org_id, const char *id, st
 {
 	struct db_res *r;
 	struct db_param p[] = {P_TXT(id), P_TXT(org_id)};
-	enum code rc = store_exec1(st, "SELECT " RUN_COLS " FROM runs WHERE id = $1 AND ($2 IS NULL OR org_id = $2)",
+	enum code rc = store_exec1(st, "SELECT " RUN_COLS " FROM runs WHERE id = $1 AND (CAST($2 AS TEXT) IS NULL OR org_id = $2)",
 				   p, 2, &r);
 	if (rc)
 		return rc;
@@ -205,7 +205,7 @@ static enum code run_move_db(struct db *db, const char *id, const struct run_mov
 		 "row_count = CASE WHEN $12 >= 0 THEN $12 ELSE row_count END, "
 		 "finished_at = CASE WHEN $13 = 1 THEN $2 ELSE finished_at END, "
 		 "lease_until = CASE WHEN $13 = 1 THEN NULL ELSE lease_until END "
-		 "WHERE id = $14 AND state IN (%s) AND ($15 IS NULL OR lease_owner = $15) RETURNING id", sources);
+		 "WHERE id = $14 AND state IN (%s) AND (CAST($15 AS TEXT) IS NULL OR lease_owner = $15) RETURNING id", sources);
 	struct db_param p[] = {
 		P_TXT(run_state_name(m->to)), P_INT(now), P_TXT(m->error_code), P_TXT(m->error_message),
 		P_INT(m->counts ? 1 : 0), P_INT(c[0]), P_INT(c[1]), P_INT(c[2]), P_INT(c[3]),
