@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/clock.h"
 #include "base/config.h"
@@ -192,6 +193,8 @@ static enum code write_rows(struct store_tx *tx, struct arena *a, const struct r
 		enum code rc = writer_row(&w, r, first_of_job(p, i));
 		if (rc)
 			return rc;
+		if (g_config.debug_row_delay_ms)
+			usleep((useconds_t)g_config.debug_row_delay_ms * 1000);
 	}
 	return CODE_OK;
 }
