@@ -27,6 +27,8 @@ static const char *mismatch_text(enum field_type t, enum norm_why why)
 	case NORM_WHY_TOO_MANY_DECIMALS:
 		return "has more than two decimals: round it to whole cents, e.g. 1250.55.";
 	case NORM_WHY_UNKNOWN_UNIT:
+		if (t == FTYPE_UNIT)
+			break; /* the generic text of the unit type says it */
 		return "has a unit that is not known: use lb, lbs, #, ton, tons, tn, t, tonne, mt or kg.";
 	case NORM_WHY_UNIT_CONFLICT:
 		return "has a unit that differs from the row's weightUnit: give the unit in one place, or make them agree.";
