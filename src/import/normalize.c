@@ -3,6 +3,7 @@
  * normalize_*.c files. */
 #include "normalize_internal.h"
 
+#include <stdint.h>
 #include <stdio.h>
 
 /* ---- UTF-8 and whitespace ---- */
@@ -102,7 +103,7 @@ char *norm_excerpt(struct arena *a, const char *s, size_t len, size_t max_chars)
 	/* Worst case per input byte: 3 bytes of U+FFFD; the last character may
 	 * run 4 bytes past keep; then the ellipsis and the NUL. */
 	size_t keep = len;
-	if (keep > max_chars * 4)
+	if (max_chars <= SIZE_MAX / 4 && keep > max_chars * 4)
 		keep = max_chars * 4;
 	char *out = arena_alloc(a, keep * 3 + 16);
 	size_t o = 0, chars = 0, i = 0;
@@ -186,8 +187,8 @@ static enum code typed_field(struct arena *a, const struct field_info *fi,
 			     struct norm_value *v, enum norm_why *ret_why)
 {
 	char buf[NORM_NUM_SIZE];
-	enum code rc = CODE_OK;
-	enum weight_unit u = WUNIT_NONE;
+	enum code rc;
+	enum weight_unit u;
 	switch (fi->type) {
 	case FTYPE_DATE:
 		rc = norm_date(t, tlen, buf, ret_why);
@@ -199,18 +200,20 @@ static enum code typed_field(struct arena *a, const struct field_info *fi,
 		rc = norm_zip(t, tlen, buf, ret_why);
 		break;
 	case FTYPE_UNIT:
-		rc = norm_weight_unit(t, tlen, &u, ret_why);
-		v->num = u;
-		snprintf(buf, sizeof(buf), "%s", norm_weight_unit_name(u));
+		if ((rc = norm_weight_unit(t, tlen, &u, ret_why)) == CODE_OK) {
+			v->num = u;
+			snprintf(buf, sizeof(buf), "%s", norm_weight_unit_name(u));
+		}
 		break;
 	case FTYPE_WEIGHT:
 		rc = norm_weight(t, tlen, column_unit, &v->num, &v->converted,
 				 ret_why);
-		norm_format_centilb(v->num, buf, sizeof(buf));
+		if (rc == CODE_OK)
+			norm_format_centilb(v->num, buf, sizeof(buf));
 		break;
 	default: /* FTYPE_MONEY */
-		rc = norm_money(t, tlen, &v->num, ret_why);
-		norm_format_cents(v->num, buf, sizeof(buf));
+		if ((rc = norm_money(t, tlen, &v->num, ret_why)) == CODE_OK)
+			norm_format_cents(v->num, buf, sizeof(buf));
 		break;
 	}
 	if (rc)
