@@ -1,0 +1,83 @@
+/* Versioned schema migrations.  Append only: a migration that has shipped is
+ * never edited.  "@BLOB@" becomes BLOB (SQLite) or BYTEA (PostgreSQL). */
+#include "migrations.h"
+
+const struct migration migrations[] = {
+	{1, "identity",
+	 "CREATE TABLE orgs ("
+	 "  id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at BIGINT NOT NULL);"
+	 "CREATE TABLE users ("
+	 "  id TEXT PRIMARY KEY, org_id TEXT NOT NULL REFERENCES orgs(id),"
+	 "  email TEXT NOT NULL, email_key TEXT NOT NULL UNIQUE, name TEXT NOT NULL,"
+	 "  name_key TEXT NOT NULL,"
+	 "  role TEXT NOT NULL CHECK (role IN ('admin','member')), created_at BIGINT NOT NULL);"
+	 "CREATE INDEX users_org ON users(org_id);"
+	 "CREATE TABLE api_keys ("
+	 "  id TEXT PRIMARY KEY, org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL,"
+	 "  prefix TEXT NOT NULL, token_hash TEXT NOT NULL UNIQUE, created_at BIGINT NOT NULL,"
+	 "  last_used_at BIGINT, revoked_at BIGINT);"
+	 "CREATE INDEX api_keys_org ON api_keys(org_id);"
+	 "CREATE TABLE login_links ("
+	 "  token_hash TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id),"
+	 "  created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, used_at BIGINT);"
+	 "CREATE TABLE customers ("
+	 "  id TEXT PRIMARY KEY, org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL,"
+	 "  name_key TEXT NOT NULL, created_at BIGINT NOT NULL);"
+	 "CREATE INDEX customers_name ON customers(org_id, name_key);"
+	 "CREATE TABLE branches ("
+	 "  id TEXT PRIMARY KEY, org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL,"
+	 "  name_key TEXT NOT NULL, created_at BIGINT NOT NULL);"
+	 "CREATE INDEX branches_name ON branches(org_id, name_key);"
+	 "CREATE TABLE locations ("
+	 "  id TEXT PRIMARY KEY, org_id TEXT NOT NULL REFERENCES orgs(id),"
+	 "  name TEXT, name_key TEXT, street TEXT, city TEXT, state TEXT, zip TEXT,"
+	 "  address_key TEXT, created_by_run TEXT, created_at BIGINT NOT NULL);"
+	 "CREATE INDEX locations_name ON locations(org_id, name_key);"
+	 "CREATE INDEX locations_address ON locations(org_id, address_key);"
+	 "CREATE TABLE approvers ("
+	 "  org_id TEXT NOT NULL REFERENCES orgs(id), email TEXT NOT NULL,"
+	 "  PRIMARY KEY (org_id, email));"},
+	{2, "runs and records",
+	 "CREATE TABLE runs ("
+	 "  id TEXT PRIMARY KEY, org_id TEXT NOT NULL REFERENCES orgs(id), kind TEXT NOT NULL,"
+	 "  state TEXT NOT NULL, dry_run INTEGER NOT NULL, fingerprint TEXT NOT NULL,"
+	 "  file_name TEXT NOT NULL, file_size BIGINT NOT NULL, file_format TEXT NOT NULL,"
+	 "  file_encoding TEXT, file_delimiter TEXT, row_count INTEGER,"
+	 "  error_code TEXT, error_message TEXT,"
+	 "  n_succeeded INTEGER NOT NULL DEFAULT 0, n_warnings INTEGER NOT NULL DEFAULT 0,"
+	 "  n_failed INTEGER NOT NULL DEFAULT 0, n_skipped INTEGER NOT NULL DEFAULT 0,"
+	 "  staged INTEGER NOT NULL DEFAULT 0, shape_key TEXT, expires_at BIGINT,"
+	 "  created_at BIGINT NOT NULL, started_at BIGINT, finished_at BIGINT, updated_at BIGINT NOT NULL,"
+	 "  lease_owner TEXT, lease_until BIGINT, attempts INTEGER NOT NULL DEFAULT 0);"
+	 "CREATE INDEX runs_org_created ON runs(org_id, created_at, id);"
+	 "CREATE INDEX runs_state ON runs(state, created_at);"
+	 /* The database itself refuses a second active run of the same file. */
+	 "CREATE UNIQUE INDEX runs_active_file ON runs(org_id, fingerprint)"
+	 "  WHERE state IN ('QUEUED','RUNNING');"
+	 "CREATE TABLE run_files (run_id TEXT PRIMARY KEY REFERENCES runs(id), content @BLOB@ NOT NULL);"
+	 "CREATE TABLE run_results ("
+	 "  run_id TEXT NOT NULL REFERENCES runs(id), bucket TEXT NOT NULL, row_index INTEGER NOT NULL,"
+	 "  body TEXT NOT NULL, PRIMARY KEY (run_id, bucket, row_index));"
+	 "CREATE TABLE projects ("
+	 "  id TEXT PRIMARY KEY, org_id TEXT NOT NULL REFERENCES orgs(id), job_code TEXT NOT NULL,"
+	 "  name TEXT NOT NULL, customer_id TEXT, branch_id TEXT, project_manager_id TEXT,"
+	 "  pickup_location_id TEXT, dropoff_location_id TEXT,"
+	 "  created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, UNIQUE (org_id, job_code));"
+	 "CREATE TABLE loads ("
+	 "  id TEXT PRIMARY KEY, org_id TEXT NOT NULL REFERENCES orgs(id),"
+	 "  project_id TEXT NOT NULL REFERENCES projects(id), load_no TEXT NOT NULL, load_date TEXT NOT NULL,"
+	 "  material TEXT, truck_type TEXT, ticket_no TEXT, weight_centilb BIGINT, weight_unit TEXT,"
+	 "  rate_cents BIGINT, notes TEXT, pickup_location_id TEXT, dropoff_location_id TEXT,"
+	 "  content_hash TEXT NOT NULL, last_run_id TEXT,"
+	 "  created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, UNIQUE (project_id, load_no));"
+	 "ALTER TABLE locations ADD COLUMN import_created INTEGER NOT NULL DEFAULT 0;"
+	 /* Import-created locations are unique per name, and unnamed ones per
+	  * address, so concurrent imports cannot create the same one twice;
+	  * saved locations made by people may still share a name. */
+	 "CREATE UNIQUE INDEX locations_import_name ON locations(org_id, name_key)"
+	 "  WHERE import_created = 1 AND name_key IS NOT NULL;"
+	 "CREATE UNIQUE INDEX locations_import_address ON locations(org_id, address_key)"
+	 "  WHERE import_created = 1 AND name_key IS NULL;"},
+};
+
+const int migrations_count = (int)(sizeof migrations / sizeof migrations[0]);

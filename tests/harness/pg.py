@@ -1,0 +1,137 @@
+"""Throwaway PostgreSQL clusters for the API tests.
+
+The suite never touches the system PostgreSQL service.  It runs `initdb` once
+per session (as the `postgres` OS user, because initdb refuses root) into a
+pristine template directory, and every cluster is a copy of that template:
+the shared session cluster and any private cluster a test wants to stop and
+start (the database-down test).  Each cluster listens on 127.0.0.1 on a free
+port with its unix socket inside its own temp dir, trust auth, fsync off.
+"""
+import atexit
+import os
+import pwd
+import secrets
+import shutil
+import subprocess
+import tempfile
+import threading
+
+from .net import free_port
+
+PG_BIN = os.environ.get("LOADLINE_PG_BIN", "/usr/lib/postgresql/15/bin")
+PG_USER = "postgres"
+
+_lock = threading.Lock()
+_template_dir = None
+_live_clusters = []
+
+
+def _pg_ids():
+    pw = pwd.getpwnam(PG_USER)
+    return pw.pw_uid, pw.pw_gid
+
+
+def _as_postgres(argv):
+    """argv run as the postgres OS user when we are root, else as ourselves."""
+    if os.geteuid() == 0:
+        return ["runuser", "-u", PG_USER, "--"] + argv
+    return argv
+
+
+def _run(argv, **kw):
+    res = subprocess.run(_as_postgres(argv), capture_output=True, text=True, timeout=120, **kw)
+    if res.returncode != 0:
+        raise RuntimeError("command failed (%d): %s\nstdout:\n%s\nstderr:\n%s"
+                           % (res.returncode, " ".join(argv), res.stdout, res.stderr))
+    return res
+
+
+def _mkdtemp(prefix):
+    d = tempfile.mkdtemp(prefix=prefix)
+    if os.geteuid() == 0:
+        uid, gid = _pg_ids()
+        os.chown(d, uid, gid)
+    os.chmod(d, 0o700)
+    return d
+
+
+def _template():
+    """Directory holding a freshly initdb'd data dir, made once per process."""
+    global _template_dir
+    with _lock:
+        if _template_dir is None:
+            if not os.path.exists(os.path.join(PG_BIN, "initdb")):
+                raise RuntimeError("PostgreSQL binaries not found in %s "
+                                   "(apt-get install postgresql-15)" % PG_BIN)
+            root = _mkdtemp("ll-pgtemplate-")
+            data = os.path.join(root, "data")
+            _run([os.path.join(PG_BIN, "initdb"), "-D", data, "-U", PG_USER,
+                  "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"])
+            _template_dir = root
+            atexit.register(shutil.rmtree, root, True)
+        return os.path.join(_template_dir, "data")
+
+
+class PgCluster:
+    """One running postgres server on 127.0.0.1:port."""
+
+    def __init__(self):
+        self.root = _mkdtemp("ll-pg-")
+        self.data = os.path.join(self.root, "data")
+        self.log = os.path.join(self.root, "postgres.log")
+        self.port = None
+        self.running = False
+        tmpl = _template()
+        # cp -a keeps ownership (postgres) and the 0700 mode initdb set.
+        subprocess.run(["cp", "-a", tmpl, self.data], check=True)
+        _live_clusters.append(self)
+
+    def start(self):
+        if self.port is None:
+            self.port = free_port()
+        opts = ("-F -c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+                "-c listen_addresses=127.0.0.1 -p %d -k %s -c max_connections=200"
+                % (self.port, self.root))
+        _run([os.path.join(PG_BIN, "pg_ctl"), "-D", self.data, "-l", self.log,
+              "-w", "-t", "60", "-o", opts, "start"])
+        self.running = True
+
+    def stop(self, mode="fast"):
+        if not self.running:
+            return
+        self.running = False
+        _run([os.path.join(PG_BIN, "pg_ctl"), "-D", self.data, "-m", mode,
+              "-w", "-t", "60", "stop"])
+
+    def destroy(self):
+        try:
+            self.stop("immediate")
+        except Exception:
+            pass
+        shutil.rmtree(self.root, ignore_errors=True)
+        if self in _live_clusters:
+            _live_clusters.remove(self)
+
+    def psql(self, sql, db="postgres"):
+        res = subprocess.run(
+            [os.path.join(PG_BIN, "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1",
+             "-h", "127.0.0.1", "-p", str(self.port), "-U", PG_USER, "-d", db,
+             "-At", "-c", sql],
+            capture_output=True, text=True, timeout=60)
+        if res.returncode != 0:
+            raise RuntimeError("psql failed: %s\n%s" % (sql, res.stderr))
+        return res.stdout
+
+    def create_database(self):
+        name = "t_" + secrets.token_hex(6)
+        self.psql("CREATE DATABASE %s" % name)
+        return name
+
+    def url(self, dbname):
+        return "postgres://%s@127.0.0.1:%d/%s" % (PG_USER, self.port, dbname)
+
+
+@atexit.register
+def _stop_all():
+    for c in list(_live_clusters):
+        c.destroy()
