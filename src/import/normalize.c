@@ -98,7 +98,11 @@ bool norm_is_blank(const char *s, size_t len)
 	return n == 0;
 }
 
-char *norm_excerpt(struct arena *a, const char *s, size_t len, size_t max_chars)
+/* Copies at most max_chars characters as valid UTF-8: bad bytes and NUL
+ * become U+FFFD; with one_line, control characters become spaces and a
+ * cut is marked with an ellipsis (one more character). */
+static char *copy_chars(struct arena *a, const char *s, size_t len,
+			size_t max_chars, bool one_line)
 {
 	/* Worst case per input byte: 3 bytes of U+FFFD; the last character may
 	 * run 4 bytes past keep; then the ellipsis and the NUL. */
@@ -110,10 +114,11 @@ char *norm_excerpt(struct arena *a, const char *s, size_t len, size_t max_chars)
 	while (i < len && chars < max_chars && i < keep) {
 		size_t n;
 		int32_t cp = norm_utf8_next(s + i, len - i, &n);
-		if (cp < 0) {
+		if (cp <= 0) {
 			memcpy(out + o, "\xEF\xBF\xBD", 3);
 			o += 3;
-		} else if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0)) {
+		} else if (one_line && (cp < 0x20 || cp == 0x7F ||
+					(cp >= 0x80 && cp < 0xA0))) {
 			out[o++] = ' ';
 		} else {
 			memcpy(out + o, s + i, n);
@@ -122,12 +127,22 @@ char *norm_excerpt(struct arena *a, const char *s, size_t len, size_t max_chars)
 		i += n;
 		chars++;
 	}
-	if (i < len) {
+	if (one_line && i < len) {
 		memcpy(out + o, "\xE2\x80\xA6", 3);
 		o += 3;
 	}
 	out[o] = '\0';
 	return out;
+}
+
+char *norm_excerpt(struct arena *a, const char *s, size_t len, size_t max_chars)
+{
+	return copy_chars(a, s, len, max_chars, false);
+}
+
+char *norm_quote(struct arena *a, const char *s, size_t len, size_t max_chars)
+{
+	return copy_chars(a, s, len, max_chars, true);
 }
 
 /* ---- Text ---- */

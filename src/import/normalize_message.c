@@ -117,7 +117,7 @@ const char *norm_message(struct arena *a, enum field f, enum code c,
 			 const char *normalized)
 {
 	const char *name = field_name(f) ? field_name(f) : "value";
-	const char *q = norm_excerpt(a, raw, raw_len, QUOTE_CHARS);
+	const char *q = norm_quote(a, raw, raw_len, QUOTE_CHARS);
 	switch (c) {
 	case CODE_MISSING_REQUIRED:
 		return arena_printf(a, "%s is required but the cell is empty or "

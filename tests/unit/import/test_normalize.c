@@ -116,20 +116,35 @@ static void test_trim(void **state)
 static void test_excerpt(void **state)
 {
 	struct arena *a = *state;
+	/* The `value`: as read, at most N characters, valid UTF-8. */
 	assert_string_equal(norm_excerpt(a, "abc", 3, 10), "abc");
-	assert_string_equal(norm_excerpt(a, "abcdef", 6, 3), "abc\xE2\x80\xA6");
+	assert_string_equal(norm_excerpt(a, "abcdef", 6, 3), "abc");
+	assert_string_equal(norm_excerpt(a, " a\nb\tc ", 7, 10), " a\nb\tc ");
 	assert_string_equal(norm_excerpt(a, "a\xFF" "b", 3, 10), "a\xEF\xBF\xBD" "b");
-	assert_string_equal(norm_excerpt(a, "a\nb\tc", 5, 10), "a b c");
-	assert_string_equal(norm_excerpt(a, "a\0b", 3, 10), "a b");
+	assert_string_equal(norm_excerpt(a, "a\0b", 3, 10), "a\xEF\xBF\xBD" "b");
 	assert_string_equal(norm_excerpt(a, "\xC3\xA9\xC3\xA9\xC3\xA9", 6, 2),
-			    "\xC3\xA9\xC3\xA9\xE2\x80\xA6");
+			    "\xC3\xA9\xC3\xA9");
 	assert_string_equal(norm_excerpt(a, "", 0, 5), "");
 	assert_string_equal(norm_excerpt(a, NULL, 0, 5), "");
+	assert_string_equal(norm_excerpt(a, "abc", 3, 0), "");
+	assert_string_equal(norm_excerpt(a, "abc", 3, SIZE_MAX), "abc");
+	/* 201 emoji: 200 characters survive, each 4 bytes. */
+	char emoji[201 * 4];
+	for (int i = 0; i < 201; i++)
+		memcpy(emoji + 4 * i, "\xF0\x9F\x9A\x9A", 4);
+	assert_int_equal(strlen(norm_excerpt(a, emoji, sizeof(emoji), 200)), 800);
 	char *big = malloc(10000);
 	memset(big, '\xFF', 10000);
-	char *e = norm_excerpt(a, big, 10000, 200);
+	assert_int_equal(strlen(norm_excerpt(a, big, 10000, 200)), 200 * 3);
+	/* The quote for messages: one line, a cut marked with an ellipsis. */
+	char *e = norm_quote(a, big, 10000, 200);
 	assert_int_equal(strlen(e), 200 * 3 + 3);
 	free(big);
+	assert_string_equal(norm_quote(a, "abcdef", 6, 3), "abc\xE2\x80\xA6");
+	assert_string_equal(norm_quote(a, "a\nb\tc\x7F" "d", 7, 10), "a b c d");
+	assert_string_equal(norm_quote(a, "\xC2\x85x", 3, 10), " x");   /* C1 NEL */
+	assert_string_equal(norm_quote(a, "a\0b", 3, 10), "a\xEF\xBF\xBD" "b");
+	assert_string_equal(norm_quote(a, "abc", 3, 3), "abc");
 }
 
 /* ---- Text ---- */
@@ -1029,7 +1044,7 @@ static const struct doc_case doc_cases[] = {
 	{ FIELD_PICKUP_ZIP, "K1A 0B6", 0, WUNIT_NONE, CODE_TYPE_MISMATCH,
 	  "pickupZip \"K1A 0B6\" is not a ZIP code: use 5 digits (01234) or ZIP+4 (01234-5678)." },
 	{ FIELD_NOTES, "a\0b", 3, WUNIT_NONE, CODE_TYPE_MISMATCH,
-	  "notes \"a b\" contains a NUL character: remove it from the cell." },
+	  "notes \"a\xEF\xBF\xBD" "b\" contains a NUL character: remove it from the cell." },
 	{ FIELD_WEIGHT, "12.5 t", 0, WUNIT_NONE, CODE_UNIT_NORMALIZED,
 	  "weight \"12.5 t\" was converted to 27557.75 lb: nothing to do if that is right; send pounds to avoid the conversion." },
 };

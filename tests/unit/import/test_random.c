@@ -158,6 +158,10 @@ static void check_keys(struct arena *a, const char *s, size_t len)
 	}
 	char *e = norm_excerpt(a, s, len, 10);
 	assert_true(valid_utf8(e, strlen(e)));
+	e = norm_quote(a, s, len, 10);
+	assert_true(valid_utf8(e, strlen(e)));
+	for (const char *q = e; *q; q++)
+		assert_true((unsigned char)*q >= 0x20 && *q != 0x7F);
 }
 
 static void test_random_cells(void **state)
