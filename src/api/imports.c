@@ -12,7 +12,10 @@
 #include "base/clock.h"
 #include "base/config.h"
 #include "endpoints.h"
+#include "import/staging.h"
 #include "import/worker.h"
+#include "mail/mailer.h"
+#include "base/log.h"
 #include "sheet/sheet.h"
 #include "store/runs.h"
 
@@ -149,6 +152,32 @@ static void accepted(struct http_request *req, struct http_response *res, const 
 	http_add_header(req, res, "Retry-After", "5");
 }
 
+/* A live upload of a shape the org has not mapped is staged for review,
+ * with its approval mail queued in the same transaction. */
+static enum code stage(struct http_request *req, struct run *run, struct upload *up, struct outbox_mail *mail,
+		       struct outbox_mail **ret_mail)
+{
+	if (run->dry_run)
+		return CODE_OK;
+	struct staging s;
+	enum code rc = staging_decide(g_api.store, req->arena, run->org_id, up->data.data ? up->data.data : "",
+				      up->data.len, &s);
+	if (rc || !s.staged)
+		return rc;
+	run->staged = true;
+	snprintf(run->shape_key, sizeof run->shape_key, "%s", s.shape_key);
+	run->expires_at = run->created_at + g_config.staging_ttl_ms;
+	run->row_count = s.rows;
+	const char *to = NULL;
+	if ((rc = store_approver_list(g_api.store, req->arena, run->org_id, &to)))
+		return rc;
+	if (*to) {
+		staging_mail(req->arena, run, &s, to, mail);
+		*ret_mail = mail;
+	}
+	return CODE_OK;
+}
+
 static void create_run(struct api_ctx *ctx, struct http_request *req, struct http_response *res,
 		       struct upload *up, enum sheet_format fmt)
 {
@@ -166,8 +195,14 @@ static void create_run(struct api_ctx *ctx, struct http_request *req, struct htt
 	snprintf(run.file_format, sizeof run.file_format, "%s", fmt == SHEET_XLSX ? "xlsx" : "csv");
 	run.row_count = -1;
 	run.created_at = now_ms();
+	struct outbox_mail mail, *mailp = NULL;
+	enum code rc = stage(req, &run, up, &mail, &mailp);
+	if (rc) {
+		api_problem(req, res, CODE_SERVICE_UNAVAILABLE, NULL, NULL);
+		return;
+	}
 	char existing[ID_MAX] = "";
-	enum code rc = store_run_create(g_api.store, &run, up->data.data ? up->data.data : "", up->data.len, existing);
+	rc = store_run_create(g_api.store, &run, up->data.data ? up->data.data : "", up->data.len, mailp, existing);
 	if (rc == CODE_IMPORT_IN_PROGRESS) {
 		char *url = arena_printf(req->arena, "/api/v1/imports/runs/%s", existing);
 		json_t *extra = json_pack("{s:s}", "existingRunUrl", url);
@@ -180,6 +215,10 @@ static void create_run(struct api_ctx *ctx, struct http_request *req, struct htt
 		api_problem(req, res, rc == CODE_SERVICE_UNAVAILABLE ? rc : CODE_INTERNAL_ERROR, NULL, NULL);
 		return;
 	}
+	if (mailp)
+		mailer_notify();
+	else if (run.staged)
+		log_json("warn", "run staged but the org has no approvers", json_pack("{s:s}", "runId", run.id));
 	workers_notify();
 	accepted(req, res, &run);
 }

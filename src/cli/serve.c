@@ -11,6 +11,7 @@
 #include "common.h"
 #include "http/ratelimit.h"
 #include "import/worker.h"
+#include "mail/mailer.h"
 
 /* Blocks the stop signals in every thread started after this, so that the
  * main thread alone receives them through sigwait. */
@@ -70,12 +71,14 @@ int cli_serve(int argc, char **argv)
 		return 1;
 	}
 	struct workers *workers = workers_start(st, g_config.workers);
+	struct mailer *mailer = mailer_start(st);
 	log_json("info", "listening", json_pack("{s:s,s:s,s:s,s:i}", "url", g_config.base_url, "appUrl",
 		 g_config.app_url, "db", store_is_postgres(st) ? "postgres" : "sqlite", "workers", g_config.workers));
 	int sig = wait_for_stop(&set);
 	log_json("info", "stopping", json_pack("{s:s}", "signal", sig == SIGINT ? "SIGINT" : "SIGTERM"));
 	http_stop(srv, 30000);
 	workers_stop(workers);
+	mailer_stop(mailer);
 	ratelimit_free(g_api.rl);
 	store_close(st);
 	log_json("info", "stopped", NULL);
@@ -105,10 +108,12 @@ int cli_worker(int argc, char **argv)
 	if (!st)
 		return 1;
 	struct workers *workers = workers_start(st, g_config.workers);
+	struct mailer *mailer = mailer_start(st);
 	log_json("info", "workers started", json_pack("{s:i,s:s}", "workers", g_config.workers, "db",
 		 store_is_postgres(st) ? "postgres" : "sqlite"));
 	wait_for_stop(&set);
 	workers_stop(workers);
+	mailer_stop(mailer);
 	store_close(st);
 	log_json("info", "stopped", NULL);
 	return 0;

@@ -4,10 +4,12 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/clock.h"
 #include "base/config.h"
 #include "base/log.h"
+#include "mapping.h"
 #include "rows.h"
 #include "store/records.h"
 #include "writer.h"
@@ -33,8 +35,11 @@ static enum code fail_run(struct store *st, const struct run *run, const char *o
 	return rc == CODE_RUN_NOT_TERMINAL ? CODE_OK : rc;
 }
 
-/* Reads the whole file (at most max_rows rows) into checked rows. */
-static enum code parse(struct arena *a, const unsigned char *data, size_t len, struct parsed *p, const char **ret_msg)
+/* Reads the whole file (at most max_rows rows) into checked rows, mapped
+ * with the org's confirmed mapping of its shape (or the template, or, for
+ * a dry run of a new shape, the proposal). */
+static enum code parse(struct store *st, const struct run *run, struct arena *a, const unsigned char *data,
+		       size_t len, struct parsed *p, const char **ret_msg)
 {
 	struct sheet_limits lim;
 	sheet_limits_default(&lim);
@@ -46,7 +51,10 @@ static enum code parse(struct arena *a, const unsigned char *data, size_t len, s
 	snprintf(p->encoding, sizeof p->encoding, "%s", info->encoding ? info->encoding : "");
 	if (info->delimiter)
 		snprintf(p->delimiter, sizeof p->delimiter, "%s", info->delimiter == '\t' ? "\\t" : (char[]){info->delimiter, 0});
-	colmap_direct(a, sheet_header(p->sheet), &p->map);
+	char shape[65];
+	enum mapping_source source;
+	if ((rc = mapping_resolve(st, a, run->org_id, sheet_header(p->sheet), &p->map, shape, &source)))
+		return rc;
 	p->rows = arena_alloc(a, sizeof(struct row) * ((size_t)g_config.max_rows + 1));
 	const struct sheet_row *in;
 	while ((rc = sheet_next_row(p->sheet, &in)) == CODE_OK && in) {
@@ -192,6 +200,8 @@ static enum code write_rows(struct store_tx *tx, struct arena *a, const struct r
 		enum code rc = writer_row(&w, r, first_of_job(p, i));
 		if (rc)
 			return rc;
+		if (g_config.debug_row_delay_ms)
+			usleep((useconds_t)g_config.debug_row_delay_ms * 1000);
 	}
 	return CODE_OK;
 }
@@ -256,8 +266,14 @@ enum code pipeline_run(struct store *st, const struct run *run, const char *owne
 	struct arena *a = arena_new();
 	struct parsed p = {0};
 	const char *msg = NULL;
-	rc = parse(a, data, len, &p, &msg);
-	if (rc) {
+	rc = parse(st, run, a, data, len, &p, &msg);
+	if (rc == CODE_SERVICE_UNAVAILABLE || rc == CODE_INTERNAL_ERROR) {
+		/* storage trouble while resolving the mapping: retried */
+	} else if (rc) {
+		/* Only parse-level codes may end a run; anything else the reader
+		 * says about a file the upload accepted is a malformed file. */
+		if (code_kind(rc) != CODE_KIND_PARSE)
+			rc = strcmp(run->file_format, "xlsx") ? CODE_MALFORMED_CSV : CODE_MALFORMED_XLSX;
 		rc = fail_run(st, run, owner, rc, msg, &p);
 	} else {
 		int counts[4];

@@ -23,31 +23,6 @@ char *cell_ref(struct arena *a, int col, unsigned row)
 	return out;
 }
 
-void colmap_direct(struct arena *a, const struct sheet_row *header, struct colmap *ret)
-{
-	ret->ncols = (int)header->ncells;
-	ret->headers = arena_alloc(a, sizeof(char *) * (header->ncells + 1));
-	ret->col_field = arena_alloc(a, sizeof(enum field) * (header->ncells + 1));
-	for (int f = 0; f < FIELD__COUNT; f++)
-		ret->field_col[f] = -1;
-	for (size_t j = 0; j < header->ncells; j++) {
-		ret->headers[j] = header->cells[j];
-		ret->col_field[j] = FIELD_NONE;
-		size_t tl;
-		const char *t = norm_trim(header->cells[j], header->lens[j], &tl);
-		if (!tl)
-			continue;
-		for (int f = 0; f < FIELD__COUNT; f++) {
-			const char *name = field_name((enum field)f);
-			if (strlen(name) == tl && !strncasecmp(name, t, tl) && ret->field_col[f] < 0) {
-				ret->field_col[f] = (int)j;
-				ret->col_field[j] = (enum field)f;
-				break;
-			}
-		}
-	}
-}
-
 static void add(struct diag *list, int *n, enum code c, enum field f, int col, const char *value,
 		const char *message)
 {

@@ -48,11 +48,6 @@ struct row {
 	int nids;
 };
 
-/* Maps header cells whose trimmed text equals a schema field's wire name
- * (ignoring case); blank headers and unknown names are ignored; a field
- * named twice keeps the first column. */
-void colmap_direct(struct arena *a, const struct sheet_row *header, struct colmap *ret);
-
 /* Reads one data row through the mapping and normalizes every field,
  * collecting TYPE_MISMATCH / MISSING_REQUIRED errors and UNIT_NORMALIZED
  * warnings, and the content hash of the normalized values. */

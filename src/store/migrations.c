@@ -78,6 +78,22 @@ const struct migration migrations[] = {
 	 "  WHERE import_created = 1 AND name_key IS NOT NULL;"
 	 "CREATE UNIQUE INDEX locations_import_address ON locations(org_id, address_key)"
 	 "  WHERE import_created = 1 AND name_key IS NULL;"},
+	{3, "column shapes and outbox",
+	 "CREATE TABLE shapes ("
+	 "  org_id TEXT NOT NULL REFERENCES orgs(id), shape_key TEXT NOT NULL, headers TEXT NOT NULL,"
+	 "  mapping TEXT NOT NULL, confirmed_by TEXT, confirmed_at BIGINT NOT NULL,"
+	 "  PRIMARY KEY (org_id, shape_key));"
+	 "CREATE INDEX runs_staged ON runs(org_id, shape_key, staged);"
+	 "CREATE TABLE outbox ("
+	 "  id TEXT PRIMARY KEY, org_id TEXT NOT NULL REFERENCES orgs(id), run_id TEXT,"
+	 "  recipients TEXT NOT NULL, subject TEXT NOT NULL, body TEXT NOT NULL,"
+	 "  state TEXT NOT NULL CHECK (state IN ('queued','sent','failed')),"
+	 "  attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at BIGINT NOT NULL, last_error TEXT,"
+	 "  created_at BIGINT NOT NULL, sent_at BIGINT);"
+	 "CREATE INDEX outbox_due ON outbox(state, next_attempt_at);"
+	 "CREATE TABLE outbox_attempts ("
+	 "  outbox_id TEXT NOT NULL REFERENCES outbox(id), attempt INTEGER NOT NULL, at BIGINT NOT NULL,"
+	 "  ok INTEGER NOT NULL, detail TEXT, PRIMARY KEY (outbox_id, attempt));"},
 };
 
 const int migrations_count = (int)(sizeof migrations / sizeof migrations[0]);

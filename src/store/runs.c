@@ -7,6 +7,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "outbox.h"
 #include "store_internal.h"
 
 #define RUN_COLS "id, org_id, kind, state, dry_run, fingerprint, file_name, file_size, file_format, " \
@@ -58,7 +59,7 @@ static enum code find_active(struct db *db, const struct run *run, char ret_id[I
 }
 
 enum code store_run_create(struct store *st, struct run *run, const void *file, size_t len,
-			   char ret_existing_id[ID_MAX])
+			   const struct outbox_mail *mail, char ret_existing_id[ID_MAX])
 {
 	struct db *db = store_acquire(st);
 	if (!db)
@@ -69,11 +70,13 @@ enum code store_run_create(struct store *st, struct run *run, const void *file, 
 	struct db_param p[] = {
 		P_TXT(run->id), P_TXT(run->org_id), P_TXT(run->kind), P_TXT(run_state_name(run->state)),
 		P_INT(run->dry_run), P_TXT(run->fingerprint), P_TXT(run->file_name), P_INT(run->file_size),
-		P_TXT(run->file_format), P_INT(run->created_at)};
+		P_TXT(run->file_format), P_INT(run->created_at), P_INT(run->staged),
+		P_TXT(*run->shape_key ? run->shape_key : NULL), run->expires_at ? P_INT(run->expires_at) : P_NULL,
+		run->row_count >= 0 ? P_INT(run->row_count) : P_NULL};
 	if (!rc)
 		rc = db_exec(db, "INSERT INTO runs (id, org_id, kind, state, dry_run, fingerprint, file_name, "
-			     "file_size, file_format, created_at, updated_at) "
-			     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)", p, 10, NULL);
+			     "file_size, file_format, created_at, updated_at, staged, shape_key, expires_at, row_count) "
+			     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11, $12, $13, $14)", p, 14, NULL);
 	if (rc == CODE_INTERNAL_ERROR && db_last_was_conflict(db)) {
 		/* Lost a race with an identical push: report that run. */
 		db_rollback(db);
@@ -86,6 +89,10 @@ enum code store_run_create(struct store *st, struct run *run, const void *file, 
 	struct db_param f[] = {P_TXT(run->id), P_BLOB(file, len)};
 	if (!rc)
 		rc = db_exec(db, "INSERT INTO run_files (run_id, content) VALUES ($1, $2)", f, 2, NULL);
+	/* The approval mail is queued in the same transaction as the staged
+	 * run: neither exists without the other. */
+	if (!rc && mail)
+		rc = outbox_insert_db(db, mail);
 	if (!rc)
 		rc = db_commit(db);
 	else
@@ -229,12 +236,29 @@ enum code store_run_move(struct store *st, const char *id, const struct run_move
 	return rc;
 }
 
+enum code store_runs_staging_expired(struct store *st, int64_t now, char (*ret_ids)[ID_MAX], int n, int *ret_n)
+{
+	struct db_res *r;
+	struct db_param p[] = {P_INT(now), P_INT(n)};
+	enum code rc = store_exec1(st, "SELECT id FROM runs WHERE state = 'QUEUED' AND staged = 1 "
+				   "AND expires_at <= $1 ORDER BY created_at LIMIT $2", p, 2, &r);
+	if (rc)
+		return rc;
+	*ret_n = 0;
+	for (int i = 0; i < db_res_rows(r) && i < n; i++)
+		cell_copy(r, i, 0, ret_ids[(*ret_n)++], ID_MAX);
+	db_res_free(r);
+	return CODE_OK;
+}
+
 enum code store_runs_timed_out(struct store *st, int64_t cutoff, char (*ret_ids)[ID_MAX], int n, int *ret_n)
 {
 	struct db_res *r;
 	struct db_param p[] = {P_INT(cutoff), P_INT(n)};
-	enum code rc = store_exec1(st, "SELECT id FROM runs WHERE state IN ('QUEUED','RUNNING') AND staged = 0 "
-				   "AND created_at < $1 ORDER BY created_at LIMIT $2", p, 2, &r);
+	/* A QUEUED run's clock starts when it became claimable (creation, or
+	 * release from review: updated_at); a RUNNING one's at its first claim. */
+	enum code rc = store_exec1(st, "SELECT id FROM runs WHERE staged = 0 AND ((state = 'QUEUED' AND updated_at < $1) "
+				   "OR (state = 'RUNNING' AND started_at < $1)) ORDER BY created_at LIMIT $2", p, 2, &r);
 	if (rc)
 		return rc;
 	*ret_n = 0;

@@ -37,11 +37,15 @@ struct run {
 
 enum { COUNT_SUCCEEDED, COUNT_WARNINGS, COUNT_FAILED, COUNT_SKIPPED };
 
-/* Creates a QUEUED run and stores its file, atomically.  When a run with the
- * same org and fingerprint is QUEUED or RUNNING, returns
- * CODE_IMPORT_IN_PROGRESS with that run's id in ret_existing_id. */
+struct outbox_mail;
+
+/* Creates a QUEUED run (staged when run->staged, with shape_key and
+ * expires_at) and stores its file and, when mail is not NULL, queues that
+ * mail — all atomically.  When a run with the same org and fingerprint is
+ * QUEUED or RUNNING, returns CODE_IMPORT_IN_PROGRESS with that run's id in
+ * ret_existing_id. */
 enum code store_run_create(struct store *st, struct run *run, const void *file, size_t len,
-			   char ret_existing_id[ID_MAX]);
+			   const struct outbox_mail *mail, char ret_existing_id[ID_MAX]);
 /* CODE_NOT_FOUND unless the run exists in org_id (org_id NULL: any org). */
 enum code store_run_get(struct store *st, const char *org_id, const char *id, struct run *ret);
 /* Runs of an org, newest first, after the (created_at, id) cursor when given. */
@@ -99,6 +103,8 @@ enum code store_results_page(struct store *st, const char *run_id, const char *b
 			     int limit, void (*fn)(int row_index, const char *body, void *ctx), void *ctx,
 			     bool *ret_more);
 
+/* Ids of staged QUEUED runs whose review deadline has passed (at most n). */
+enum code store_runs_staging_expired(struct store *st, int64_t now, char (*ret_ids)[ID_MAX], int n, int *ret_n);
 /* Ids of non-staged QUEUED/RUNNING runs created before cutoff (at most n). */
 enum code store_runs_timed_out(struct store *st, int64_t cutoff, char (*ret_ids)[ID_MAX], int n, int *ret_n);
 

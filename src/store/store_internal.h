@@ -20,4 +20,8 @@ struct store_tx;
 /* The connection a transaction runs on. */
 struct db *store_tx_db(struct store_tx *tx);
 
+struct outbox_mail;
+/* Inserts a queued mail on db (inside the caller's transaction). */
+enum code outbox_insert_db(struct db *db, const struct outbox_mail *m);
+
 #endif
