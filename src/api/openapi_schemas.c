@@ -443,13 +443,13 @@ static const char *type_text(enum field_type t)
 	switch (t) {
 	case FTYPE_TEXT: return "Text, trimmed.";
 	case FTYPE_DATE: return "Date: YYYY-MM-DD, M/D/YYYY, M/D/YY, or an XLSX date cell.";
-	case FTYPE_WEIGHT: return "Number with an optional unit (12.5 t); a bare number is pounds. lb/lbs/#; "
+	case FTYPE_WEIGHT: return "The unit is in the cell (12.5 t) or in weightUnit; a bare number is pounds. lb/lbs/#; "
 		"ton/tons/tn = 2,000 lb; t/tonne/mt = 2,204.62 lb; kg = 2.20462 lb. A conversion warns "
 		"UNIT_NORMALIZED; an unknown unit is TYPE_MISMATCH.";
 	case FTYPE_UNIT: return "A weight unit word (lb, ton, t, kg, ...) for weight cells that carry none.";
 	case FTYPE_MONEY: return "Decimal amount in US dollars; $1,250.00 and 1250 both read.";
-	case FTYPE_STATE: return "USPS state code or full state name.";
-	case FTYPE_ZIP: return "ZIP or ZIP+4 (5 or 9 digits); leading zeros a spreadsheet dropped are restored.";
+	case FTYPE_STATE: return "Stored as the two-letter USPS code.";
+	case FTYPE_ZIP: return "5 or 9 digits; leading zeros a spreadsheet dropped are restored.";
 	}
 	return "";
 }
