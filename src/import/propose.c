@@ -349,11 +349,11 @@ static bool is_swap(const char *a, const char *b)
 	return false;
 }
 
-/* Edits a typo may have: none for short words (a 3-letter typo is only a
- * swap, "jbo"), one up to 7 letters, two beyond. */
+/* Edits a typo may have: a 3-letter typo is only a swap ("jbo"), then
+ * one up to 6 letters, two from 7 ("metrial"). */
 static int max_edits(size_t len)
 {
-	return len >= 8 ? 2 : 1;
+	return len >= 7 ? 2 : 1;
 }
 
 /* The one table word closest to tok within max_edits(); NULL when none is,
@@ -498,15 +498,19 @@ static bool has_word(const struct words *w, const char *s, size_t len)
 
 /* Whole header equal to the phrase: its score.  All the phrase's words
  * among more words ("Customer Name" has "customer"): less, the more words
- * the phrase leaves unexplained. */
+ * the phrase leaves unexplained; a bit more when the phrase ends the
+ * header, since English puts the head noun last ("Cust Rate" is a rate,
+ * "Rate Type" a type). */
 static int synonym_score(const struct words *w, const struct synonym *syn)
 {
 	size_t np = 0;
-	bool all = true;
+	bool all = true, at_end = false;
 	for (const char *p = syn->phrase; *p;) {
 		size_t len = strcspn(p, " ");
 		all = all && has_word(w, p, len);
 		np++;
+		at_end = w->n > 0 && strlen(w->t[w->n - 1]) == len &&
+			 memcmp(w->t[w->n - 1], p, len) == 0;
 		p += len;
 		p += *p == ' ';
 	}
@@ -515,7 +519,7 @@ static int synonym_score(const struct words *w, const struct synonym *syn)
 		return syn->score;
 	if (syn->whole || !all || nh <= np)
 		return 0;
-	return syn->score * (55 + (int)(35 * np / nh)) / 100;
+	return syn->score * (55 + (int)(35 * np / nh)) / 100 + (at_end ? 5 : 0);
 }
 
 static struct cand best_synonym(const struct words *w)

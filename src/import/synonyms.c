@@ -57,6 +57,10 @@ const struct synonym syn_table[] = {
 	S("trip date", FIELD_LOAD_DATE, 82), S("collection date", FIELD_LOAD_DATE, 85),
 	S("delivery date", FIELD_LOAD_DATE, 75), S("date delivered", FIELD_LOAD_DATE, 72),
 	S("order date", FIELD_LOAD_DATE, 70), S("fecha", FIELD_LOAD_DATE, 80),
+	S("day", FIELD_LOAD_DATE, 70), S("loaded", FIELD_LOAD_DATE, 75),
+	S("pickup appointment", FIELD_LOAD_DATE, 85),
+	S("appointment", FIELD_LOAD_DATE, 60),
+	S("delivery appointment", FIELD_LOAD_DATE, 70),
 
 	/* projectName */
 	S("project name", FIELD_PROJECT_NAME, 98), S("job name", FIELD_PROJECT_NAME, 95),
@@ -147,6 +151,8 @@ const struct synonym syn_table[] = {
 	S("dollar ton", FIELD_RATE, 90), S("price ton", FIELD_RATE, 88),
 	S("dollar", FIELD_RATE, 80), S("revenue", FIELD_RATE, 70),
 	S("pay rate", FIELD_RATE, 85), S("pay", FIELD_RATE, 65),
+	S("total pay", FIELD_RATE, 80), S("sales price", FIELD_RATE, 88),
+	S("unit cost", FIELD_RATE, 85),
 	S("total", FIELD_RATE, 60), S("total rate", FIELD_RATE, 90),
 	S("freight rate", FIELD_RATE, 90), S("truck rate", FIELD_RATE, 88),
 	S("precio", FIELD_RATE, 75),
@@ -175,7 +181,11 @@ const struct synonym syn_table[] = {
 	IGNORE("class"), IGNORE("seal"), IGNORE("temperature"), IGNORE("paid"),
 	IGNORE("balance"), IGNORE("tax"), IGNORE("extended amount"),
 	IGNORE("line total"), IGNORE("country"), IGNORE("latitude"),
-	IGNORE("longitude"),
+	IGNORE("longitude"), IGNORE("bill date"), IGNORE("billing date"),
+	IGNORE("due date"), IGNORE("paid date"),
+	/* Words that make any header something else: a count of loads, the
+	 * type of a cost.  Matched inside longer headers too. */
+	S("count", FIELD_NONE, 95), S("type", FIELD_NONE, 80),
 };
 const size_t syn_table_len = N(syn_table);
 
@@ -216,7 +226,8 @@ const struct canon syn_canon[] = {
 	{ "pickup", "pickup" }, { "superintendant", "superintendent" },
 	{ "supt", "superintendent" }, { "lat", "latitude" }, { "lng", "longitude" },
 	{ "lon", "longitude" }, { "long", "longitude" }, { "mail", "email" },
-	{ "uofm", "uom" }, { "descrip", "description" }, { "comments", "comment" },
+	{ "uofm", "uom" }, { "um", "uom" }, { "units", "quantity" },
+	{ "appt", "appointment" }, { "descrip", "description" }, { "comments", "comment" },
 	{ "notes", "note" }, { "remarks", "remark" }, { "instructions", "instruction" },
 };
 const size_t syn_canon_len = N(syn_canon);
@@ -235,6 +246,11 @@ const struct rewrite syn_rewrites[] = {
 	{ "project manager", "pm" }, { "e mail", "email" }, { "address line", "address" },
 	{ "street address", "address" }, { "haul from", "shipfrom" },
 	{ "haul to", "shipto" }, { "dump site", "dumpsite" },
+	{ "no of", "count" }, { "loaded at", "loaded" },
+	/* Two-stop TMS exports: the first stop is the pickup, the second the
+	 * dropoff (with more stops only the first is sure). */
+	{ "stop 1", "pickup" }, { "stop 2", "dropoff" }, { "first stop", "pickup" },
+	{ "last stop", "dropoff" }, { "final stop", "dropoff" },
 };
 const size_t syn_rewrites_len = N(syn_rewrites);
 
@@ -297,7 +313,7 @@ const struct part_word syn_part_words[] = {
 const size_t syn_part_words_len = N(syn_part_words);
 
 const char *const syn_stop_words[] = { "the", "of", "a", "an", "for", "per",
-				       "in", "and", "or", "at", "s" };
+				       "in", "and", "or", "at", "s", "where" };
 const size_t syn_stop_words_len = N(syn_stop_words);
 
 const char *syn_canon_of(const char *tok)
