@@ -30,6 +30,7 @@ def _sigterm(signum, frame):
 
 def pytest_configure(config):
     signal.signal(signal.SIGTERM, _sigterm)
+    pg.prewarm()
     config.addinivalue_line("markers", "slow: takes more than a few seconds")
 
 

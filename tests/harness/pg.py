@@ -10,6 +10,7 @@ port with its unix socket inside its own temp dir, trust auth, fsync off.
 import atexit
 import os
 import pwd
+import queue
 import secrets
 import shutil
 import subprocess
@@ -72,8 +73,24 @@ def _template():
         return os.path.join(_template_dir, "data")
 
 
+def prewarm():
+    """Runs initdb for the template in the background (the SQLite half of
+    the suite runs first, so PostgreSQL is ready when its tests start)."""
+    if os.path.exists(os.path.join(PG_BIN, "initdb")):
+        threading.Thread(target=lambda: _ignore_errors(_template), daemon=True).start()
+
+
+def _ignore_errors(fn):
+    try:
+        fn()
+    except Exception:
+        pass  # the fixture that needs it will report the error
+
+
 class PgCluster:
     """One running postgres server on 127.0.0.1:port."""
+
+    SPARE_DBS = 3
 
     def __init__(self):
         self.root = _mkdtemp("ll-pg-")
@@ -81,6 +98,8 @@ class PgCluster:
         self.log = os.path.join(self.root, "postgres.log")
         self.port = None
         self.running = False
+        self._spare = None
+        self._filler = None
         tmpl = _template()
         # cp -a keeps ownership (postgres) and the 0700 mode initdb set.
         subprocess.run(["cp", "-a", tmpl, self.data], check=True)
@@ -122,10 +141,36 @@ class PgCluster:
             raise RuntimeError("psql failed: %s\n%s" % (sql, res.stderr))
         return res.stdout
 
-    def create_database(self):
+    def _create_now(self):
         name = "t_" + secrets.token_hex(6)
         self.psql("CREATE DATABASE %s" % name)
         return name
+
+    def create_database(self):
+        """A new empty database.  A background thread keeps a few spare ones
+        ready, so a test rarely waits for CREATE DATABASE."""
+        if self._spare is None:
+            self._spare = queue.Queue(self.SPARE_DBS)
+        if self._filler is None or not self._filler.is_alive():
+            self._filler = threading.Thread(target=self._fill, daemon=True)
+            self._filler.start()
+        try:
+            return self._spare.get(timeout=10)
+        except queue.Empty:
+            return self._create_now()
+
+    def _fill(self):
+        while self.running:
+            try:
+                name = self._create_now()
+            except Exception:
+                return  # cluster stopped or gone; create_database falls back
+            while self.running:
+                try:
+                    self._spare.put(name, timeout=0.5)
+                    break
+                except queue.Full:
+                    continue
 
     def url(self, dbname):
         return "postgres://%s@127.0.0.1:%d/%s" % (PG_USER, self.port, dbname)
