@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 
 from .net import free_port
 
@@ -100,6 +101,7 @@ class PgCluster:
         self.running = False
         self._spare = None
         self._filler = None
+        self._drop = queue.Queue()
         tmpl = _template()
         # cp -a keeps ownership (postgres) and the 0700 mode initdb set.
         subprocess.run(["cp", "-a", tmpl, self.data], check=True)
@@ -127,7 +129,13 @@ class PgCluster:
             self.stop("immediate")
         except Exception:
             pass
-        shutil.rmtree(self.root, ignore_errors=True)
+        # removing the files can take a while on a slow disk: let a detached
+        # rm do it after pytest has gone
+        try:
+            subprocess.Popen(["rm", "-rf", self.root], start_new_session=True,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except OSError:
+            shutil.rmtree(self.root, ignore_errors=True)
         if self in _live_clusters:
             _live_clusters.remove(self)
 
@@ -159,18 +167,43 @@ class PgCluster:
         except queue.Empty:
             return self._create_now()
 
+    def release_database(self, name):
+        """Drops a database a test is done with, in the background (keeps the
+        cluster small, so stopping it at the end is quick)."""
+        self._drop.put(name)
+        if self._filler is None or not self._filler.is_alive():
+            self._filler = threading.Thread(target=self._fill, daemon=True)
+            self._filler.start()
+
+    def _drop_pending(self):
+        while True:
+            try:
+                name = self._drop.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                self.psql("DROP DATABASE IF EXISTS %s WITH (FORCE)" % name)
+            except Exception:
+                pass
+
     def _fill(self):
+        if self._spare is None:
+            return
         while self.running:
+            self._drop_pending()
+            if self._spare.full():
+                time.sleep(0.05)
+                continue
             try:
                 name = self._create_now()
             except Exception:
                 return  # cluster stopped or gone; create_database falls back
             while self.running:
                 try:
-                    self._spare.put(name, timeout=0.5)
+                    self._spare.put(name, timeout=0.2)
                     break
                 except queue.Full:
-                    continue
+                    self._drop_pending()
 
     def url(self, dbname):
         return "postgres://%s@127.0.0.1:%d/%s" % (PG_USER, self.port, dbname)
