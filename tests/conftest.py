@@ -30,6 +30,7 @@ def _sigterm(signum, frame):
 
 def pytest_configure(config):
     signal.signal(signal.SIGTERM, _sigterm)
+    pg.prewarm()
     config.addinivalue_line("markers", "slow: takes more than a few seconds")
 
 
@@ -64,6 +65,7 @@ class DbFactory:
         self.backend = backend
         self.request = request
         self.dirs = []
+        self.pg_dbs = []
 
     def new(self):
         if self.backend == "sqlite":
@@ -71,11 +73,15 @@ class DbFactory:
             self.dirs.append(d)
             return "sqlite:" + os.path.join(d, "loadline.db")
         cluster = self.request.getfixturevalue("pg_cluster")
-        return cluster.url(cluster.create_database())
+        name = cluster.create_database()
+        self.pg_dbs.append((cluster, name))
+        return cluster.url(name)
 
     def cleanup(self):
         for d in self.dirs:
             shutil.rmtree(d, ignore_errors=True)
+        for cluster, name in self.pg_dbs:
+            cluster.release_database(name)
 
 
 @pytest.fixture

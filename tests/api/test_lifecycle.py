@@ -111,9 +111,11 @@ def test_bootstrap_prints_token_link_and_working_curl(start_server, make_db, tmp
     assert not sanitizer_reports(res.stderr), res.stderr
     assert res.returncode == 0, res.stderr
     out = res.stdout
-    tokens = re.findall(r"ll_live_[0-9A-Za-z]{38}", out)
-    assert tokens and all(t == tokens[0] for t in tokens), out
-    token = tokens[0]
+    # the token alone on a line of its own (not inside a URL or the curl line)
+    plain = [l for l in out.splitlines() if "http" not in l and "curl" not in l]
+    tokens = {t for l in plain for t in re.findall(r"ll_live_[0-9A-Za-z]{38}", l)}
+    assert len(tokens) == 1, out
+    token = tokens.pop()
     assert TOKEN_RE.match(token)
     curl_lines = [l for l in out.splitlines() if re.search(r"\bcurl\b", l)]
     assert len(curl_lines) == 1, out

@@ -10,11 +10,13 @@ port with its unix socket inside its own temp dir, trust auth, fsync off.
 import atexit
 import os
 import pwd
+import queue
 import secrets
 import shutil
 import subprocess
 import tempfile
 import threading
+import time
 
 from .net import free_port
 
@@ -72,8 +74,24 @@ def _template():
         return os.path.join(_template_dir, "data")
 
 
+def prewarm():
+    """Runs initdb for the template in the background (the SQLite half of
+    the suite runs first, so PostgreSQL is ready when its tests start)."""
+    if os.path.exists(os.path.join(PG_BIN, "initdb")):
+        threading.Thread(target=lambda: _ignore_errors(_template), daemon=True).start()
+
+
+def _ignore_errors(fn):
+    try:
+        fn()
+    except Exception:
+        pass  # the fixture that needs it will report the error
+
+
 class PgCluster:
     """One running postgres server on 127.0.0.1:port."""
+
+    SPARE_DBS = 3
 
     def __init__(self):
         self.root = _mkdtemp("ll-pg-")
@@ -81,6 +99,9 @@ class PgCluster:
         self.log = os.path.join(self.root, "postgres.log")
         self.port = None
         self.running = False
+        self._spare = None
+        self._filler = None
+        self._drop = queue.Queue()
         tmpl = _template()
         # cp -a keeps ownership (postgres) and the 0700 mode initdb set.
         subprocess.run(["cp", "-a", tmpl, self.data], check=True)
@@ -108,7 +129,13 @@ class PgCluster:
             self.stop("immediate")
         except Exception:
             pass
-        shutil.rmtree(self.root, ignore_errors=True)
+        # removing the files can take a while on a slow disk: let a detached
+        # rm do it after pytest has gone
+        try:
+            subprocess.Popen(["rm", "-rf", self.root], start_new_session=True,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except OSError:
+            shutil.rmtree(self.root, ignore_errors=True)
         if self in _live_clusters:
             _live_clusters.remove(self)
 
@@ -122,10 +149,61 @@ class PgCluster:
             raise RuntimeError("psql failed: %s\n%s" % (sql, res.stderr))
         return res.stdout
 
-    def create_database(self):
+    def _create_now(self):
         name = "t_" + secrets.token_hex(6)
         self.psql("CREATE DATABASE %s" % name)
         return name
+
+    def create_database(self):
+        """A new empty database.  A background thread keeps a few spare ones
+        ready, so a test rarely waits for CREATE DATABASE."""
+        if self._spare is None:
+            self._spare = queue.Queue(self.SPARE_DBS)
+        if self._filler is None or not self._filler.is_alive():
+            self._filler = threading.Thread(target=self._fill, daemon=True)
+            self._filler.start()
+        try:
+            return self._spare.get(timeout=10)
+        except queue.Empty:
+            return self._create_now()
+
+    def release_database(self, name):
+        """Drops a database a test is done with, in the background (keeps the
+        cluster small, so stopping it at the end is quick)."""
+        self._drop.put(name)
+        if self._filler is None or not self._filler.is_alive():
+            self._filler = threading.Thread(target=self._fill, daemon=True)
+            self._filler.start()
+
+    def _drop_pending(self):
+        while True:
+            try:
+                name = self._drop.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                self.psql("DROP DATABASE IF EXISTS %s WITH (FORCE)" % name)
+            except Exception:
+                pass
+
+    def _fill(self):
+        if self._spare is None:
+            return
+        while self.running:
+            self._drop_pending()
+            if self._spare.full():
+                time.sleep(0.05)
+                continue
+            try:
+                name = self._create_now()
+            except Exception:
+                return  # cluster stopped or gone; create_database falls back
+            while self.running:
+                try:
+                    self._spare.put(name, timeout=0.2)
+                    break
+                except queue.Full:
+                    self._drop_pending()
 
     def url(self, dbname):
         return "postgres://%s@127.0.0.1:%d/%s" % (PG_USER, self.port, dbname)
