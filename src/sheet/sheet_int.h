@@ -37,8 +37,9 @@ int rowbuf_add_cell(struct rowbuf *rb, const char *p, size_t n);
 int rowbuf_pad(struct rowbuf *rb, size_t ncells);
 /* Points rb->row at the cells; valid until the next change to rb. */
 const struct sheet_row *rowbuf_finish(struct rowbuf *rb);
-/* True when every cell is empty or ASCII whitespace. */
+/* True when every cell (or cell i) is empty or ASCII whitespace. */
 bool rowbuf_is_blank(const struct rowbuf *rb);
+bool rowbuf_cell_is_blank(const struct rowbuf *rb, size_t i);
 
 /* A format reader.  next() fills rb with the next physical row (blank rows
  * too, so that numbers are right) or sets *ret_eof.  On error it returns a

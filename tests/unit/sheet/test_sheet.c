@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +130,9 @@ static void test_general(void **state)
 	assert_general(1.5e-11, "1.5E-11");
 	assert_general(1.0 / 3, "0.333333333333333");
 	assert_general(2.675, "2.675");
+	/* Found by fuzz_format: 15 digits of -DBL_MAX round past DBL_MAX. */
+	assert_general(-1.7976931348623157e308, "-1.79769313486232E+308");
+	assert_general(5e-324, "4.94065645841247E-324");
 	char out[4];
 	assert_int_equal(sheet_format_general(123456, out, sizeof(out)), -1);
 	assert_int_equal(sheet_format_general(INFINITY, out, sizeof(out)), -1);
