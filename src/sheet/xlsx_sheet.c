@@ -119,7 +119,8 @@ static enum code cell_text(struct xsheet *x, const char *t, unsigned long style,
 		rc = iso_text(v, rb);
 	} else {
 		/* inlineStr, str (formula text), e (error text like #DIV/0!) */
-		rc = rowbuf_add_cell(rb, v, x->val.len);
+		buf_unescape_xstring(&x->val, 0);
+		rc = rowbuf_add_cell(rb, buf_str(&x->val), x->val.len);
 	}
 	if (rc) {
 		*ret_msg = "a row is larger than the expansion limit";

@@ -355,6 +355,21 @@ static void test_xlsx_cells(void **state)
 		    "6:1|||3\n");
 }
 
+static void test_xlsx_escapes(void **state)
+{
+	(void)state;
+	/* Excel's ST_Xstring escapes: CR, a literal "_x" (escaped underscore), a
+	 * surrogate pair, a lone surrogate, NUL; malformed ones stay as text. */
+	struct xg_part p[] = {
+		{"xl/sharedStrings.xml", "<sst><si><t>a_x000D_\nb</t></si><si><t>_x005F_x000D_</t></si>"
+					 "<si><r><t>_xD83D_</t></r><r><t>_xDE00_!</t></r></si></sst>", (size_t)-1},
+		SHEET("<row r=\"1\"><c t=\"s\"><v>0</v></c><c t=\"s\"><v>1</v></c><c t=\"s\"><v>2</v></c></row>"
+		      "<row r=\"2\"><c t=\"inlineStr\"><is><t>x_xD800_y_x0000_z</t></is></c>"
+		      "<c t=\"str\"><v>_x00e9_ _x12_ _xZZZZ_ _x0041</v></c></row>"),
+	};
+	assert_xlsx(p, 2, "1:a\r\nb|_x000D_|\U0001F600!\n2:x\uFFFDy\uFFFDz|\u00e9 _x12_ _xZZZZ_ _x0041\n");
+}
+
 static void test_xlsx_workbook(void **state)
 {
 	(void)state;
@@ -487,6 +502,7 @@ int main(void)
 		cmocka_unit_test(test_csv_limits),
 		cmocka_unit_test(test_xlsx_basic),
 		cmocka_unit_test(test_xlsx_cells),
+		cmocka_unit_test(test_xlsx_escapes),
 		cmocka_unit_test(test_xlsx_workbook),
 		cmocka_unit_test(test_xlsx_limits),
 		cmocka_unit_test(test_xlsx_hostile_xml),
