@@ -102,7 +102,10 @@ static enum code cell_text(struct xsheet *x, const char *t, unsigned long style,
 {
 	const char *v = buf_str(&x->val);
 	int rc;
-	if (!t || !strcmp(t, "n")) {
+	if (x->val.len == 0) {
+		/* A cell with a style and no value, whatever its type says. */
+		rc = rowbuf_add_cell(rb, "", 0);
+	} else if (!t || !strcmp(t, "n")) {
 		rc = number_text(x, v, style, rb);
 	} else if (!strcmp(t, "s")) {
 		unsigned long i;
