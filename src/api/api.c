@@ -27,6 +27,14 @@ static const struct route routes[] = {
 	{"GET", "/api/v1/openapi.json", (void *)&ep_openapi, ROUTE_PUBLIC},
 	{"GET", "/api/v1/whoami", (void *)&ep_whoami, 0},
 	{"GET", "/v1/whoami", (void *)&ep_whoami, 0},
+	{"POST", "/api/v1/imports/{kind}", (void *)&ep_import_upload, 0},
+	{"GET", "/api/v1/imports/runs", (void *)&ep_run_list, 0},
+	{"GET", "/api/v1/imports/runs/{id}", (void *)&ep_run_get, 0},
+	{"GET", "/api/v1/imports/runs/{id}/results/{bucket}", (void *)&ep_run_results, 0},
+	{"GET", "/api/v1/loads/{id}", (void *)&ep_load_get, 0},
+	{"GET", "/api/v1/projects/{id}", (void *)&ep_project_get, 0},
+	{"GET", "/api/v1/locations", (void *)&ep_locations_search, 0},
+	{"GET", "/api/v1/locations/{id}", (void *)&ep_location_get, 0},
 };
 
 const struct route *api_routes(size_t *ret_n)

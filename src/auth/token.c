@@ -13,17 +13,27 @@ void token_checksum(const char *random32, char out[TOKEN_CHECK_LEN])
 	base62_encode_u64(crc, out, TOKEN_CHECK_LEN);
 }
 
-void token_mint(char out[TOKEN_LEN + 1])
+static void mint(const char *prefix, char out[TOKEN_LEN + 1])
 {
-	memcpy(out, TOKEN_PREFIX, TOKEN_PREFIX_LEN);
+	memcpy(out, prefix, TOKEN_PREFIX_LEN);
 	base62_random(out + TOKEN_PREFIX_LEN, TOKEN_RANDOM_LEN);
 	token_checksum(out + TOKEN_PREFIX_LEN, out + TOKEN_PREFIX_LEN + TOKEN_RANDOM_LEN);
 	out[TOKEN_LEN] = '\0';
 }
 
-bool token_well_formed(const char *tok, size_t len)
+void token_mint(char out[TOKEN_LEN + 1])
 {
-	if (!tok || len != TOKEN_LEN || memcmp(tok, TOKEN_PREFIX, TOKEN_PREFIX_LEN))
+	mint(TOKEN_PREFIX, out);
+}
+
+void token_mint_link(char out[TOKEN_LEN + 1])
+{
+	mint(LINK_PREFIX, out);
+}
+
+static bool well_formed(const char *prefix, const char *tok, size_t len)
+{
+	if (!tok || len != TOKEN_LEN || memcmp(tok, prefix, TOKEN_PREFIX_LEN))
 		return false;
 	for (size_t i = TOKEN_PREFIX_LEN; i < TOKEN_LEN; i++)
 		if (!is_base62(tok[i]))
@@ -31,6 +41,16 @@ bool token_well_formed(const char *tok, size_t len)
 	char sum[TOKEN_CHECK_LEN];
 	token_checksum(tok + TOKEN_PREFIX_LEN, sum);
 	return sodium_memcmp(sum, tok + TOKEN_PREFIX_LEN + TOKEN_RANDOM_LEN, TOKEN_CHECK_LEN) == 0;
+}
+
+bool token_well_formed(const char *tok, size_t len)
+{
+	return well_formed(TOKEN_PREFIX, tok, len);
+}
+
+bool token_link_well_formed(const char *tok, size_t len)
+{
+	return well_formed(LINK_PREFIX, tok, len);
 }
 
 void sha256_hex(const void *data, size_t len, char out[TOKEN_HASH_HEX])

@@ -16,6 +16,12 @@
 
 /* Writes a fresh token into out[TOKEN_LEN + 1]. */
 void token_mint(char out[TOKEN_LEN + 1]);
+
+/* Sign-in links use the same shape with their own prefix, so a link can
+ * never be mistaken for (or used as) an API token. */
+#define LINK_PREFIX "ll_link_"
+void token_mint_link(char out[TOKEN_LEN + 1]);
+bool token_link_well_formed(const char *tok, size_t len);
 /* The checksum characters for a 32-character random part. */
 void token_checksum(const char *random32, char out[TOKEN_CHECK_LEN]);
 /* True when tok[0..len) has the prefix, the length, base62 characters and a

@@ -138,6 +138,8 @@ int config_load(void)
 	else if (r) c->max_file_bytes = (size_t)v;
 	if ((r = env_long("LOADLINE_HTTP_THREADS", 1, 256, &v)) < 0) rc = 1;
 	else if (r) c->http_threads = (int)v;
+	if ((r = env_long("LOADLINE_DEBUG_ROW_DELAY_MS", 0, 10000, &v)) < 0) rc = 1;
+	else if (r) c->debug_row_delay_ms = (int)v;
 	rc |= env_duration("LOADLINE_STAGING_TTL", &c->staging_ttl_ms) < 0;
 	rc |= env_duration("LOADLINE_RUN_TIMEOUT", &c->run_timeout_ms) < 0;
 	rc |= env_duration("LOADLINE_SWEEP_INTERVAL", &c->sweep_interval_ms) < 0;

@@ -27,6 +27,8 @@ struct config {
 	int64_t lease_ms;        /* LOADLINE_LEASE 30s: a worker's claim on a run */
 	int workers;             /* serve --workers, default 2 */
 	int http_threads;        /* LOADLINE_HTTP_THREADS, default 8 */
+	int debug_row_delay_ms;  /* LOADLINE_DEBUG_ROW_DELAY_MS: fault-injection for
+				  * recovery tests (slows each written row); 0 in production */
 };
 
 extern struct config g_config;

@@ -5,9 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/config.h"
 #include "cli.h"
 #include "common.h"
+#include "import/normalize.h"
+#include "import/review.h"
+#include "store/outbox.h"
+#include "store/runs.h"
 
 #define LOGIN_LINK_TTL_MS (15 * 60 * 1000)
 
@@ -248,12 +253,23 @@ static int add_location(int argc, char **argv)
 	struct location loc = {.name = opt(argc, argv, "--name"), .street = opt(argc, argv, "--street"),
 			       .city = opt(argc, argv, "--city"), .state = opt(argc, argv, "--state"),
 			       .zip = opt(argc, argv, "--zip")};
-	if (opts_check(argc, argv, ok, NULL, usage) || need(org, "--org", usage))
+	if (opts_check(argc, argv, ok, NULL, usage) || need(org, "--org", usage) || need(loc.name, "--name", usage) ||
+	    need(loc.street, "--street", usage) || need(loc.city, "--city", usage) || need(loc.state, "--state", usage) ||
+	    need(loc.zip, "--zip", usage))
 		return 2;
-	if (!loc.name && !loc.street) {
-		fprintf(stderr, "loadline: a location needs --name or --street\nusage: loadline admin %s\n", usage);
+	/* Stored the way an import would store them, so addresses compare. */
+	char state[NORM_STATE_SIZE], zip[NORM_ZIP_SIZE];
+	enum norm_why why;
+	if (norm_state(loc.state, strlen(loc.state), state, &why)) {
+		fprintf(stderr, "loadline: --state \"%s\" is not a USPS state code or name\n", loc.state);
 		return 2;
 	}
+	if (norm_zip(loc.zip, strlen(loc.zip), zip, &why)) {
+		fprintf(stderr, "loadline: --zip \"%s\" is not a 5- or 9-digit ZIP code\n", loc.zip);
+		return 2;
+	}
+	loc.state = state;
+	loc.zip = zip;
 	const char *parts[] = {loc.name, loc.street, loc.city, loc.state, loc.zip};
 	for (size_t i = 0; i < 5; i++)
 		if (check_len(parts[i], NAME_MAX_LEN, "an address part"))
@@ -360,6 +376,137 @@ out:
 	return ret;
 }
 
+static int cancel_run(int argc, char **argv)
+{
+	if (argc != 2 || !strncmp(argv[1], "--", 2)) {
+		fprintf(stderr, "usage: loadline admin cancel-run RUN_ID\n");
+		return 2;
+	}
+	struct store *st = cli_store(1);
+	if (!st)
+		return 1;
+	struct run run;
+	enum code rc = store_run_get(st, NULL, argv[1], &run);
+	int ret = 0;
+	if (rc == CODE_NOT_FOUND) {
+		fprintf(stderr, "loadline: no run %s\n", argv[1]);
+		ret = 1;
+	} else if (rc) {
+		ret = fail("cancel-run", rc);
+	} else {
+		struct run_move m = {.to = RUN_CANCELLED, .row_count = -1, .finish = true};
+		rc = store_run_move(st, argv[1], &m);
+		if (rc == CODE_RUN_NOT_TERMINAL) {
+			fprintf(stderr, "loadline: run %s is already %s; only QUEUED or RUNNING runs can be cancelled\n",
+				argv[1], run_state_name(run.state));
+			ret = 1;
+		} else if (rc) {
+			ret = fail("cancel-run", rc);
+		}
+	}
+	store_close(st);
+	return ret;
+}
+
+/* "Header=field,Other=" overrides of the proposal, by header text. */
+static int apply_map_option(struct arena *a, const struct review *r, const char *spec, const char **fields)
+{
+	char *copy = arena_strdup(a, spec), *save = NULL;
+	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		char *eq = strrchr(item, '=');
+		if (!eq) {
+			fprintf(stderr, "loadline: --map items look like \"Header=field\" (empty field = ignore)\n");
+			return 2;
+		}
+		*eq = '\0';
+		int col = -1;
+		for (int j = 0; j < r->ncols; j++)
+			if (!strcmp(r->headers[j], item))
+				col = j;
+		if (col < 0) {
+			fprintf(stderr, "loadline: the file has no column \"%s\"\n", item);
+			return 2;
+		}
+		fields[col] = eq[1] ? eq + 1 : NULL;
+	}
+	return 0;
+}
+
+static int confirm_run(int argc, char **argv)
+{
+	static const char *usage = "confirm-run RUN_ID [--map \"Header=field,...\"] [--email ADMIN_EMAIL]";
+	static const char *const ok[] = {"--map", "--email", NULL};
+	if (argc < 2 || !strncmp(argv[1], "--", 2) || opts_check(argc - 1, argv + 1, ok, NULL, usage)) {
+		fprintf(stderr, "usage: loadline admin %s\n", usage);
+		return 2;
+	}
+	struct store *st = cli_store(1);
+	if (!st)
+		return 1;
+	struct arena *a = arena_new();
+	struct run run;
+	struct review r;
+	const char *msg = NULL;
+	int released = 0, ret = 1;
+	enum code rc = store_run_get(st, NULL, argv[1], &run);
+	if (!rc)
+		rc = review_load(st, a, run.org_id, run.id, &r);
+	if (rc) {
+		fprintf(stderr, "loadline: cannot review run %s: %s\n", argv[1], code_name(rc));
+		goto out;
+	}
+	const char **fields = arena_alloc(a, sizeof(char *) * ((size_t)r.ncols + 1));
+	for (int j = 0; j < r.ncols; j++)
+		fields[j] = r.proposal[j].field < FIELD__COUNT ? field_name(r.proposal[j].field) : NULL;
+	const char *spec = opt(argc - 1, argv + 1, "--map");
+	if (spec && (ret = apply_map_option(a, &r, spec, fields)))
+		goto out;
+	const char *email = opt(argc - 1, argv + 1, "--email");
+	struct user u = {0};
+	if (email && store_user_by_email(st, email, &u)) {
+		fprintf(stderr, "loadline: no user with email %s\n", email);
+		ret = 1;
+		goto out;
+	}
+	rc = review_confirm(st, a, run.org_id, run.id, email ? u.id : NULL, fields, r.ncols, &released, &msg);
+	if (rc) {
+		fprintf(stderr, "loadline: confirm-run failed: %s%s%s\n", code_name(rc), msg ? ": " : "", msg ? msg : "");
+		ret = 1;
+		goto out;
+	}
+	printf("%d\n", released);
+	ret = 0;
+out:
+	arena_free(a);
+	store_close(st);
+	return ret;
+}
+
+static void print_mail(const struct outbox_mail *m, void *ctx)
+{
+	(void)ctx;
+	char t[TIME_ISO_MAX];
+	time_iso(m->created_at, t);
+	printf("%s %s %s attempts=%d run=%s to=%s subject=%s%s%s\n", m->id, t, m->state, m->attempts,
+	       *m->run_id ? m->run_id : "-", m->recipients, m->subject, m->last_error ? " error=" : "",
+	       m->last_error ? m->last_error : "");
+}
+
+static int outbox(int argc, char **argv)
+{
+	static const char *const ok[] = {"--org", NULL};
+	if (opts_check(argc, argv, ok, NULL, "outbox [--org ORG]"))
+		return 2;
+	struct store *st = cli_store(1);
+	if (!st)
+		return 1;
+	struct arena *a = arena_new();
+	enum code rc = store_outbox_list(st, a, opt(argc, argv, "--org"), print_mail, NULL);
+	arena_free(a);
+	store_close(st);
+	return rc ? fail("outbox", rc) : 0;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -375,6 +522,9 @@ static const struct {
 	{"add-branch", add_branch, "add-branch --org ORG --name NAME"},
 	{"add-location", add_location, "add-location --org ORG --name NAME --street S --city C --state ST --zip Z"},
 	{"set-approvers", set_approvers, "set-approvers --org ORG --emails a@x,b@y"},
+	{"cancel-run", cancel_run, "cancel-run RUN_ID"},
+	{"confirm-run", confirm_run, "confirm-run RUN_ID [--map \"Header=field,...\"] [--email ADMIN_EMAIL]"},
+	{"outbox", outbox, "outbox [--org ORG]"},
 	{"bootstrap", bootstrap, "bootstrap [--org-name NAME] [--email EMAIL] [--if-empty]"},
 };
 
@@ -386,9 +536,9 @@ int cli_admin(int argc, char **argv)
 			if (!strcmp(argv[1], commands[i].name))
 				return commands[i].run(argc - 1, argv + 1);
 	}
-	FILE *f = argc >= 2 && strcmp(argv[1], "help") ? stderr : stdout;
-	if (f == stderr)
-		fprintf(stderr, "loadline: unknown admin command \"%s\"\n", argc >= 2 ? argv[1] : "");
+	FILE *f = argc >= 2 && !strcmp(argv[1], "help") ? stdout : stderr;
+	if (argc >= 2 && f == stderr)
+		fprintf(stderr, "loadline: unknown admin command \"%s\"\n", argv[1]);
 	fputs("usage: loadline [--db URL] admin COMMAND ...\n", f);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "  %s\n", commands[i].usage);

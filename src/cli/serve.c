@@ -10,6 +10,8 @@
 #include "cli.h"
 #include "common.h"
 #include "http/ratelimit.h"
+#include "import/worker.h"
+#include "mail/mailer.h"
 
 /* Blocks the stop signals in every thread started after this, so that the
  * main thread alone receives them through sigwait. */
@@ -68,11 +70,15 @@ int cli_serve(int argc, char **argv)
 		store_close(st);
 		return 1;
 	}
+	struct workers *workers = workers_start(st, g_config.workers);
+	struct mailer *mailer = mailer_start(st);
 	log_json("info", "listening", json_pack("{s:s,s:s,s:s,s:i}", "url", g_config.base_url, "appUrl",
 		 g_config.app_url, "db", store_is_postgres(st) ? "postgres" : "sqlite", "workers", g_config.workers));
 	int sig = wait_for_stop(&set);
 	log_json("info", "stopping", json_pack("{s:s}", "signal", sig == SIGINT ? "SIGINT" : "SIGTERM"));
 	http_stop(srv, 30000);
+	workers_stop(workers);
+	mailer_stop(mailer);
 	ratelimit_free(g_api.rl);
 	store_close(st);
 	log_json("info", "stopped", NULL);
@@ -88,5 +94,27 @@ int cli_migrate(int argc, char **argv)
 	if (!st)
 		return 1;
 	store_close(st);
+	return 0;
+}
+
+int cli_worker(int argc, char **argv)
+{
+	static const char *const ok[] = {"--workers", NULL};
+	if (opts_check(argc, argv, ok, NULL, "loadline worker [--workers N]") || parse_workers(argc, argv))
+		return 2;
+	sigset_t set;
+	block_signals(&set);
+	struct store *st = cli_store(g_config.workers + 2);
+	if (!st)
+		return 1;
+	struct workers *workers = workers_start(st, g_config.workers);
+	struct mailer *mailer = mailer_start(st);
+	log_json("info", "workers started", json_pack("{s:i,s:s}", "workers", g_config.workers, "db",
+		 store_is_postgres(st) ? "postgres" : "sqlite"));
+	wait_for_stop(&set);
+	workers_stop(workers);
+	mailer_stop(mailer);
+	store_close(st);
+	log_json("info", "stopped", NULL);
 	return 0;
 }

@@ -126,25 +126,34 @@ static char *words(struct arena *a, const char *key, bool abbr)
 	return out;
 }
 
+/* State and ZIP are read from the folded words, so that text which only
+ * differs by case, controls or inner spaces gets the same key as the value
+ * it spells, and a key is its own key. */
 static char *state_key(struct arena *a, const char *s, size_t len)
 {
+	char *k = name_key(a, s, len);
+	if (!k)
+		return NULL;
+	k = words(a, k, false);
 	char code[NORM_STATE_SIZE];
-	if (norm_state(s, len, code, NULL) == CODE_OK) {
+	if (norm_state(k, strlen(k), code, NULL) == CODE_OK) {
 		code[0] = (char)(code[0] - 'A' + 'a');
 		code[1] = (char)(code[1] - 'A' + 'a');
 		return arena_strndup(a, code, 2);
 	}
-	char *k = name_key(a, s, len);
-	return k ? words(a, k, false) : NULL;
+	return k;
 }
 
 static char *zip_key(struct arena *a, const char *s, size_t len)
 {
-	char zip[NORM_ZIP_SIZE];
-	if (norm_zip(s, len, zip, NULL) == CODE_OK)
-		return arena_strndup(a, zip, 5);
 	char *k = name_key(a, s, len);
-	return k ? words(a, k, false) : NULL;
+	if (!k)
+		return NULL;
+	k = words(a, k, false);
+	char zip[NORM_ZIP_SIZE];
+	if (norm_zip(k, strlen(k), zip, NULL) == CODE_OK)
+		return arena_strndup(a, zip, 5);
+	return k;
 }
 
 char *name_address_part_key(struct arena *a, enum addr_part part,

@@ -18,8 +18,9 @@
  * "STRASSE" and "straße" match, "Cafe\u0301" and "Café" match).  Nothing else
  * is ignored: inner whitespace is kept as is ("Yard  A" is not "Yard A"),
  * as are punctuation and extra words.  Returns a NUL-terminated key ("" for
- * a blank name), or NULL when the text is not UTF-8 or holds a NUL.  The
- * key's length is at most 3x the input's (case folding can expand). */
+ * a blank name), or NULL when the text is not UTF-8 or holds a NUL.  Case
+ * folding can make the key longer than the text ("ß" -> "ss"); callers cap
+ * the text (schema caps) before keying it. */
 char *name_key(struct arena *a, const char *s, size_t len);
 
 /* The key of one address part, for "same address" comparisons

@@ -83,10 +83,16 @@ const char *norm_trim(const char *s, size_t len, size_t *ret_len);
 /* True when the slice is empty or only whitespace. */
 bool norm_is_blank(const char *s, size_t len);
 
-/* A copy fit to quote to a user: at most max_chars characters (then "…"),
- * invalid bytes as U+FFFD, control characters as spaces.  Not trimmed.
- * Used for the `value` of result entries (200 characters) and in messages. */
+/* The `value` of a result entry: the cell as read, cut to at most
+ * max_chars characters (200 for results), as valid UTF-8: bytes that are
+ * not UTF-8, and NUL, become U+FFFD; everything else (line breaks, tabs,
+ * surrounding spaces) is kept.  Never NULL; s may be NULL when len is 0. */
 char *norm_excerpt(struct arena *a, const char *s, size_t len, size_t max_chars);
+
+/* The same, fit to quote inside a one-line message: control characters
+ * (C0, DEL, C1) also become spaces, and a cut text ends with "…" (so the
+ * result may have max_chars + 1 characters).  Messages quote 60. */
+char *norm_quote(struct arena *a, const char *s, size_t len, size_t max_chars);
 
 /* ---- One function per field type ---- */
 
@@ -176,7 +182,7 @@ enum code norm_field(struct arena *a, enum field f, const char *s, size_t len,
 		     enum norm_why *ret_why);
 
 /* The `message` of a result entry: one sentence that says what is wrong and
- * what to do, quoting the cell (as norm_excerpt, 60 characters).  c is any
+ * what to do, quoting the cell (as norm_quote, 60 characters).  c is any
  * per-row code; why refines TYPE_MISMATCH; normalized is the stored text
  * for warnings (UNIT_NORMALIZED: the pounds) and may be NULL.  Never NULL.
  * Example: loadDate "13/45/2026" is not a date: use YYYY-MM-DD or M/D/YYYY. */

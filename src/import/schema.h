@@ -8,9 +8,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Order is the order of the docs and of the OpenAPI schema.  Append only
- * before FIELD__COUNT; values may be stored (a saved column mapping stores
- * wire names, never these numbers, so reordering is safe but pointless). */
+/* Order is the order of the docs and of the OpenAPI schema.  Never store
+ * these numbers: saved column mappings and results name fields by their
+ * wire names, so the enum may grow (before FIELD__COUNT) freely. */
 enum field {
 	FIELD_JOB_CODE,
 	FIELD_LOAD_NO,

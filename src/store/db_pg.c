@@ -70,7 +70,7 @@ static enum code check(struct db *db, PGresult *res)
 	if (!db->conn || PQstatus(db->conn) != CONNECTION_OK)
 		return CODE_SERVICE_UNAVAILABLE;
 	/* Class 08 connection exceptions, 57P admin shutdown, 53 resources. */
-	if (state && (!strncmp(state, "08", 2) || !strncmp(state, "57P", 3) || !strncmp(state, "53", 2)))
+	if (state && (!strncmp(state, "40", 2) || !strncmp(state, "08", 2) || !strncmp(state, "57P", 3) || !strncmp(state, "53", 2)))
 		return CODE_SERVICE_UNAVAILABLE;
 	return CODE_INTERNAL_ERROR;
 }
@@ -88,6 +88,9 @@ static enum code pg_exec(struct db *db, const char *sql, const struct db_param *
 	}
 	const char *vals[MAX_PARAMS] = {0};
 	int lens[MAX_PARAMS] = {0}, fmts[MAX_PARAMS] = {0};
+	/* Typed integers and blobs let PostgreSQL resolve expressions such as
+	 * "$2 + $3"; text stays untyped so the column's type decides. */
+	Oid types[MAX_PARAMS] = {0};
 	char ints[MAX_PARAMS][24];
 	for (int i = 0; i < n; i++) {
 		lens[i] = 0;
@@ -95,6 +98,7 @@ static enum code pg_exec(struct db *db, const char *sql, const struct db_param *
 		switch (p[i].type) {
 		case DBP_NULL: vals[i] = NULL; break;
 		case DBP_INT:
+			types[i] = 20; /* int8 */
 			snprintf(ints[i], sizeof ints[i], "%lld", (long long)p[i].i);
 			vals[i] = ints[i];
 			break;
@@ -102,6 +106,7 @@ static enum code pg_exec(struct db *db, const char *sql, const struct db_param *
 			vals[i] = p[i].len ? p[i].s : "";
 			lens[i] = (int)p[i].len;
 			fmts[i] = 1;
+			types[i] = 17; /* bytea */
 			break;
 		default:
 			vals[i] = p[i].s;
@@ -119,7 +124,7 @@ static enum code pg_exec(struct db *db, const char *sql, const struct db_param *
 			vals[i] = owned[i];
 		}
 	}
-	PGresult *res = PQexecParams(db->conn, sql, n, NULL, vals, lens, fmts, 0);
+	PGresult *res = PQexecParams(db->conn, sql, n, types, vals, lens, fmts, 0);
 	if (owned) {
 		for (int i = 0; i < n; i++)
 			free(owned[i]);

@@ -211,7 +211,7 @@ enum code store_key_revoke(struct store *st, const char *org_id, const char *key
 	struct db_res *r;
 	struct db_param p[] = {P_INT(now_ms()), P_TXT(key_id), P_TXT(org_id)};
 	enum code rc = store_exec1(st, "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) "
-				   "WHERE id = $2 AND ($3 IS NULL OR org_id = $3) RETURNING id", p, 3, &r);
+				   "WHERE id = $2 AND (CAST($3 AS TEXT) IS NULL OR org_id = $3) RETURNING id", p, 3, &r);
 	if (!rc && db_res_rows(r) == 0)
 		rc = CODE_NOT_FOUND;
 	db_res_free(r);
@@ -239,9 +239,7 @@ enum code store_key_list(struct store *st, const char *org_id,
 enum code store_login_link_create(struct store *st, const char *user_id, int64_t ttl_ms,
 				  char ret_token[TOKEN_LEN + 1])
 {
-	/* Same shape as an API token but never accepted as one: its hash lives
-	 * in another table. */
-	token_mint(ret_token);
+	token_mint_link(ret_token);
 	char hash[TOKEN_HASH_HEX];
 	token_hash(ret_token, TOKEN_LEN, hash);
 	int64_t now = now_ms();
@@ -252,7 +250,7 @@ enum code store_login_link_create(struct store *st, const char *user_id, int64_t
 
 enum code store_login_link_use(struct store *st, const char *token, struct user *ret)
 {
-	if (!token_well_formed(token, strlen(token)))
+	if (!token_link_well_formed(token, strlen(token)))
 		return CODE_NOT_FOUND;
 	char hash[TOKEN_HASH_HEX];
 	token_hash(token, TOKEN_LEN, hash);

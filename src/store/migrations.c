@@ -37,6 +37,63 @@ const struct migration migrations[] = {
 	 "CREATE TABLE approvers ("
 	 "  org_id TEXT NOT NULL REFERENCES orgs(id), email TEXT NOT NULL,"
 	 "  PRIMARY KEY (org_id, email));"},
+	{2, "runs and records",
+	 "CREATE TABLE runs ("
+	 "  id TEXT PRIMARY KEY, org_id TEXT NOT NULL REFERENCES orgs(id), kind TEXT NOT NULL,"
+	 "  state TEXT NOT NULL, dry_run INTEGER NOT NULL, fingerprint TEXT NOT NULL,"
+	 "  file_name TEXT NOT NULL, file_size BIGINT NOT NULL, file_format TEXT NOT NULL,"
+	 "  file_encoding TEXT, file_delimiter TEXT, row_count INTEGER,"
+	 "  error_code TEXT, error_message TEXT,"
+	 "  n_succeeded INTEGER NOT NULL DEFAULT 0, n_warnings INTEGER NOT NULL DEFAULT 0,"
+	 "  n_failed INTEGER NOT NULL DEFAULT 0, n_skipped INTEGER NOT NULL DEFAULT 0,"
+	 "  staged INTEGER NOT NULL DEFAULT 0, shape_key TEXT, expires_at BIGINT,"
+	 "  created_at BIGINT NOT NULL, started_at BIGINT, finished_at BIGINT, updated_at BIGINT NOT NULL,"
+	 "  lease_owner TEXT, lease_until BIGINT, attempts INTEGER NOT NULL DEFAULT 0);"
+	 "CREATE INDEX runs_org_created ON runs(org_id, created_at, id);"
+	 "CREATE INDEX runs_state ON runs(state, created_at);"
+	 /* The database itself refuses a second active run of the same file. */
+	 "CREATE UNIQUE INDEX runs_active_file ON runs(org_id, fingerprint)"
+	 "  WHERE state IN ('QUEUED','RUNNING');"
+	 "CREATE TABLE run_files (run_id TEXT PRIMARY KEY REFERENCES runs(id), content @BLOB@ NOT NULL);"
+	 "CREATE TABLE run_results ("
+	 "  run_id TEXT NOT NULL REFERENCES runs(id), bucket TEXT NOT NULL, row_index INTEGER NOT NULL,"
+	 "  body TEXT NOT NULL, PRIMARY KEY (run_id, bucket, row_index));"
+	 "CREATE TABLE projects ("
+	 "  id TEXT PRIMARY KEY, org_id TEXT NOT NULL REFERENCES orgs(id), job_code TEXT NOT NULL,"
+	 "  name TEXT NOT NULL, customer_id TEXT, branch_id TEXT, project_manager_id TEXT,"
+	 "  pickup_location_id TEXT, dropoff_location_id TEXT,"
+	 "  created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, UNIQUE (org_id, job_code));"
+	 "CREATE TABLE loads ("
+	 "  id TEXT PRIMARY KEY, org_id TEXT NOT NULL REFERENCES orgs(id),"
+	 "  project_id TEXT NOT NULL REFERENCES projects(id), load_no TEXT NOT NULL, load_date TEXT NOT NULL,"
+	 "  material TEXT, truck_type TEXT, ticket_no TEXT, weight_centilb BIGINT, weight_unit TEXT,"
+	 "  rate_cents BIGINT, notes TEXT, pickup_location_id TEXT, dropoff_location_id TEXT,"
+	 "  content_hash TEXT NOT NULL, last_run_id TEXT,"
+	 "  created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, UNIQUE (project_id, load_no));"
+	 "ALTER TABLE locations ADD COLUMN import_created INTEGER NOT NULL DEFAULT 0;"
+	 /* Import-created locations are unique per name, and unnamed ones per
+	  * address, so concurrent imports cannot create the same one twice;
+	  * saved locations made by people may still share a name. */
+	 "CREATE UNIQUE INDEX locations_import_name ON locations(org_id, name_key)"
+	 "  WHERE import_created = 1 AND name_key IS NOT NULL;"
+	 "CREATE UNIQUE INDEX locations_import_address ON locations(org_id, address_key)"
+	 "  WHERE import_created = 1 AND name_key IS NULL;"},
+	{3, "column shapes and outbox",
+	 "CREATE TABLE shapes ("
+	 "  org_id TEXT NOT NULL REFERENCES orgs(id), shape_key TEXT NOT NULL, headers TEXT NOT NULL,"
+	 "  mapping TEXT NOT NULL, confirmed_by TEXT, confirmed_at BIGINT NOT NULL,"
+	 "  PRIMARY KEY (org_id, shape_key));"
+	 "CREATE INDEX runs_staged ON runs(org_id, shape_key, staged);"
+	 "CREATE TABLE outbox ("
+	 "  id TEXT PRIMARY KEY, org_id TEXT NOT NULL REFERENCES orgs(id), run_id TEXT,"
+	 "  recipients TEXT NOT NULL, subject TEXT NOT NULL, body TEXT NOT NULL,"
+	 "  state TEXT NOT NULL CHECK (state IN ('queued','sent','failed')),"
+	 "  attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at BIGINT NOT NULL, last_error TEXT,"
+	 "  created_at BIGINT NOT NULL, sent_at BIGINT);"
+	 "CREATE INDEX outbox_due ON outbox(state, next_attempt_at);"
+	 "CREATE TABLE outbox_attempts ("
+	 "  outbox_id TEXT NOT NULL REFERENCES outbox(id), attempt INTEGER NOT NULL, at BIGINT NOT NULL,"
+	 "  ok INTEGER NOT NULL, detail TEXT, PRIMARY KEY (outbox_id, attempt));"},
 };
 
 const int migrations_count = (int)(sizeof migrations / sizeof migrations[0]);

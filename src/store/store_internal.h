@@ -16,4 +16,12 @@ void cell_copy(const struct db_res *r, int row, int col, char *dst, size_t n);
 enum code store_exec1(struct store *st, const char *sql, const struct db_param *p, int n,
 		      struct db_res **ret);
 
+struct store_tx;
+/* The connection a transaction runs on. */
+struct db *store_tx_db(struct store_tx *tx);
+
+struct outbox_mail;
+/* Inserts a queued mail on db (inside the caller's transaction). */
+enum code outbox_insert_db(struct db *db, const struct outbox_mail *m);
+
 #endif

@@ -116,20 +116,35 @@ static void test_trim(void **state)
 static void test_excerpt(void **state)
 {
 	struct arena *a = *state;
+	/* The `value`: as read, at most N characters, valid UTF-8. */
 	assert_string_equal(norm_excerpt(a, "abc", 3, 10), "abc");
-	assert_string_equal(norm_excerpt(a, "abcdef", 6, 3), "abc\xE2\x80\xA6");
+	assert_string_equal(norm_excerpt(a, "abcdef", 6, 3), "abc");
+	assert_string_equal(norm_excerpt(a, " a\nb\tc ", 7, 10), " a\nb\tc ");
 	assert_string_equal(norm_excerpt(a, "a\xFF" "b", 3, 10), "a\xEF\xBF\xBD" "b");
-	assert_string_equal(norm_excerpt(a, "a\nb\tc", 5, 10), "a b c");
-	assert_string_equal(norm_excerpt(a, "a\0b", 3, 10), "a b");
+	assert_string_equal(norm_excerpt(a, "a\0b", 3, 10), "a\xEF\xBF\xBD" "b");
 	assert_string_equal(norm_excerpt(a, "\xC3\xA9\xC3\xA9\xC3\xA9", 6, 2),
-			    "\xC3\xA9\xC3\xA9\xE2\x80\xA6");
+			    "\xC3\xA9\xC3\xA9");
 	assert_string_equal(norm_excerpt(a, "", 0, 5), "");
 	assert_string_equal(norm_excerpt(a, NULL, 0, 5), "");
+	assert_string_equal(norm_excerpt(a, "abc", 3, 0), "");
+	assert_string_equal(norm_excerpt(a, "abc", 3, SIZE_MAX), "abc");
+	/* 201 emoji: 200 characters survive, each 4 bytes. */
+	char emoji[201 * 4];
+	for (int i = 0; i < 201; i++)
+		memcpy(emoji + 4 * i, "\xF0\x9F\x9A\x9A", 4);
+	assert_int_equal(strlen(norm_excerpt(a, emoji, sizeof(emoji), 200)), 800);
 	char *big = malloc(10000);
 	memset(big, '\xFF', 10000);
-	char *e = norm_excerpt(a, big, 10000, 200);
+	assert_int_equal(strlen(norm_excerpt(a, big, 10000, 200)), 200 * 3);
+	/* The quote for messages: one line, a cut marked with an ellipsis. */
+	char *e = norm_quote(a, big, 10000, 200);
 	assert_int_equal(strlen(e), 200 * 3 + 3);
 	free(big);
+	assert_string_equal(norm_quote(a, "abcdef", 6, 3), "abc\xE2\x80\xA6");
+	assert_string_equal(norm_quote(a, "a\nb\tc\x7F" "d", 7, 10), "a b c d");
+	assert_string_equal(norm_quote(a, "\xC2\x85x", 3, 10), " x");   /* C1 NEL */
+	assert_string_equal(norm_quote(a, "a\0b", 3, 10), "a\xEF\xBF\xBD" "b");
+	assert_string_equal(norm_quote(a, "abc", 3, 3), "abc");
 }
 
 /* ---- Text ---- */
@@ -986,6 +1001,125 @@ static void test_messages(void **state)
 	assert_non_null(m);
 }
 
+/* ---- The examples of docs/jobs-schema.md, run through the real code ---- */
+
+struct doc_case {
+	enum field f;
+	const char *raw;
+	size_t len; /* 0: strlen(raw) */
+	enum weight_unit column;
+	enum code code;
+	const char *message;
+};
+
+static const struct doc_case doc_cases[] = {
+	{ FIELD_LOAD_DATE, "13/45/2026", 0, WUNIT_NONE, CODE_TYPE_MISMATCH,
+	  "loadDate \"13/45/2026\" is not a date (there is no such day): use YYYY-MM-DD or M/D/YYYY, month first." },
+	{ FIELD_LOAD_DATE, "Jan 5", 0, WUNIT_NONE, CODE_TYPE_MISMATCH,
+	  "loadDate \"Jan 5\" is not a date: use YYYY-MM-DD or M/D/YYYY." },
+	{ FIELD_LOAD_DATE, "0226-01-05", 0, WUNIT_NONE, CODE_TYPE_MISMATCH,
+	  "loadDate \"0226-01-05\" has a year outside 1900-2199: check the year; use YYYY-MM-DD or M/D/YYYY." },
+	{ FIELD_LOAD_DATE, " ", 0, WUNIT_NONE, CODE_MISSING_REQUIRED,
+	  "loadDate is required but the cell is empty or no column is mapped to it: fill it in." },
+	{ FIELD_WEIGHT, "heavy", 0, WUNIT_NONE, CODE_TYPE_MISMATCH,
+	  "weight \"heavy\" is not a weight: use a number with an optional unit, e.g. 25000, 12,500.5 lb, 12.5 t or 1,200 kg." },
+	{ FIELD_WEIGHT, "12 stone", 0, WUNIT_NONE, CODE_TYPE_MISMATCH,
+	  "weight \"12 stone\" has a unit that is not known: use lb, lbs, #, ton, tons, tn, t, tonne, mt or kg." },
+	{ FIELD_WEIGHT, "12 kg", 0, WUNIT_LB, CODE_TYPE_MISMATCH,
+	  "weight \"12 kg\" has a unit that differs from the row's weightUnit: give the unit in one place, or make them agree." },
+	{ FIELD_WEIGHT, "-5", 0, WUNIT_NONE, CODE_TYPE_MISMATCH,
+	  "weight \"-5\" is negative: a weight must be zero or more." },
+	{ FIELD_WEIGHT, "2,000,000 t", 0, WUNIT_NONE, CODE_TYPE_MISMATCH,
+	  "weight \"2,000,000 t\" is over 1,000,000,000 lb: check the number and its unit." },
+	{ FIELD_WEIGHT_UNIT, "stone", 0, WUNIT_NONE, CODE_TYPE_MISMATCH,
+	  "weightUnit \"stone\" is not a weight unit: use lb, lbs, #, ton, tons, tn, t, tonne, mt or kg." },
+	{ FIELD_RATE, "1.255", 0, WUNIT_NONE, CODE_TYPE_MISMATCH,
+	  "rate \"1.255\" has more than two decimals: round it to whole cents, e.g. 1250.55." },
+	{ FIELD_RATE, "-$5", 0, WUNIT_NONE, CODE_TYPE_MISMATCH,
+	  "rate \"-$5\" is negative: a rate must be zero or more." },
+	{ FIELD_RATE, "ten", 0, WUNIT_NONE, CODE_TYPE_MISMATCH,
+	  "rate \"ten\" is not an amount: use a number such as 1250, 1,250.50 or $1,250.00." },
+	{ FIELD_PICKUP_STATE, "Ontario", 0, WUNIT_NONE, CODE_TYPE_MISMATCH,
+	  "pickupState \"Ontario\" is not a US state: use the USPS code (e.g. NY) or the full name (New York)." },
+	{ FIELD_PICKUP_ZIP, "K1A 0B6", 0, WUNIT_NONE, CODE_TYPE_MISMATCH,
+	  "pickupZip \"K1A 0B6\" is not a ZIP code: use 5 digits (01234) or ZIP+4 (01234-5678)." },
+	{ FIELD_NOTES, "a\0b", 3, WUNIT_NONE, CODE_TYPE_MISMATCH,
+	  "notes \"a\xEF\xBF\xBD" "b\" contains a NUL character: remove it from the cell." },
+	{ FIELD_WEIGHT, "12.5 t", 0, WUNIT_NONE, CODE_UNIT_NORMALIZED,
+	  "weight \"12.5 t\" was converted to 27557.75 lb: nothing to do if that is right; send pounds to avoid the conversion." },
+};
+
+/* Each example gets its code and exact message from norm_field() and
+ * norm_message(), as the pipeline would produce them. */
+static void test_doc_examples(void **state)
+{
+	struct arena *a = *state;
+	for (size_t i = 0; i < N(doc_cases); i++) {
+		const struct doc_case *c = &doc_cases[i];
+		size_t len = c->len ? c->len : strlen(c->raw);
+		struct norm_value v = { 0 };
+		enum norm_why why = NORM_WHY_NONE;
+		enum code rc = norm_field(a, c->f, c->raw, len, c->column, &v, &why);
+		if (rc == CODE_OK && v.converted)
+			rc = CODE_UNIT_NORMALIZED;
+		const char *m = norm_message(a, c->f, rc, why, c->raw, len, v.text);
+		if (rc != c->code || strcmp(m, c->message) != 0) {
+			print_error("example %zu: rc %d\n got  %s\n want %s\n", i,
+				    rc, m, c->message);
+			fail();
+		}
+	}
+}
+
+static char *read_doc(void)
+{
+	const char *root = getenv("LOADLINE_SOURCE_ROOT");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/docs/jobs-schema.md", root ? root : ".");
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return NULL;
+	static char doc[256 * 1024];
+	size_t n = fread(doc, 1, sizeof(doc) - 1, fp);
+	fclose(fp);
+	doc[n] = '\0';
+	return doc;
+}
+
+/* The user docs cannot drift from the code: every field, every per-row
+ * code and every example message above appears in docs/jobs-schema.md. */
+static void test_doc_matches_code(void **state)
+{
+	(void)state;
+	const char *doc = read_doc();
+	assert_non_null(doc);
+	char want[128];
+	for (int f = 0; f < FIELD__COUNT; f++) {
+		snprintf(want, sizeof(want), "`%s`", field_name((enum field)f));
+		if (!strstr(doc, want)) {
+			print_error("docs/jobs-schema.md lacks %s\n", want);
+			fail();
+		}
+	}
+	for (int c = 1; c < CODE__COUNT; c++) {
+		enum code_kind k = code_kind((enum code)c);
+		if (k != CODE_KIND_ROW_ERROR && k != CODE_KIND_ROW_WARNING)
+			continue;
+		snprintf(want, sizeof(want), "| `%s` |", code_name((enum code)c));
+		if (!strstr(doc, want)) {
+			print_error("docs/jobs-schema.md lacks a row for %s\n", want);
+			fail();
+		}
+	}
+	for (size_t i = 0; i < N(doc_cases); i++) {
+		if (!strstr(doc, doc_cases[i].message)) {
+			print_error("docs/jobs-schema.md lacks: %s\n",
+				    doc_cases[i].message);
+			fail();
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1015,6 +1149,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_field_caps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_messages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_doc_examples, setup, teardown),
+		cmocka_unit_test(test_doc_matches_code),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,101 @@
+"""Per-token rate limiting (PRODUCT §3 RATE_LIMIT_EXCEEDED; issue 2 item 5;
+lead: LOADLINE_RATE_LIMIT=N/window, burst N, every request with a token
+counts, 429 with Retry-After, RateLimit-* headers on every /api response
+that carries a token, one token's flood never affects another)."""
+import time
+
+from harness.checks import assert_problem
+
+
+def _int_header(r, name):
+    v = r.headers.get(name)
+    assert v is not None, "%s missing on %s %s -> %d" % (
+        name, r.request.method, r.request.path_url, r.status_code)
+    assert v.strip().isdigit(), "%s: %r is not a non-negative integer" % (name, v)
+    return int(v)
+
+
+def test_limit_then_429_with_headers(start_server):
+    """PRODUCT §3: N requests pass with RateLimit-Limit/-Remaining/-Reset,
+    the next is 429 RATE_LIMIT_EXCEEDED with Retry-After >= 1."""
+    srv = start_server(env={"LOADLINE_RATE_LIMIT": "5/60s"})
+    remaining = []
+    for i in range(5):
+        r = srv.get("/api/v1/whoami")
+        assert r.status_code == 200, (i, r.status_code, r.text)
+        assert _int_header(r, "RateLimit-Limit") == 5
+        remaining.append(_int_header(r, "RateLimit-Remaining"))
+        assert 0 <= _int_header(r, "RateLimit-Reset") <= 60
+    assert remaining == [4, 3, 2, 1, 0], remaining
+    r = srv.get("/api/v1/whoami")
+    assert_problem(r, 429, "RATE_LIMIT_EXCEEDED", srv)
+    ra = _int_header(r, "Retry-After")
+    assert 1 <= ra <= 60, ra
+    assert _int_header(r, "RateLimit-Limit") == 5
+    assert _int_header(r, "RateLimit-Remaining") == 0
+    assert 1 <= _int_header(r, "RateLimit-Reset") <= 60
+    # the alias path shares the budget of the token
+    assert srv.get("/v1/whoami").status_code == 429
+
+
+def test_404_and_405_count_against_the_limit(start_server):
+    """PRODUCT §3: every request made with the token counts, a 404 too."""
+    srv = start_server(env={"LOADLINE_RATE_LIMIT": "4/60s"})
+    r = srv.get("/api/v1/nope")
+    assert r.status_code == 404
+    assert _int_header(r, "RateLimit-Remaining") == 3
+    assert _int_header(r, "RateLimit-Limit") == 4
+    r = srv.get("/api/v1/also-nope")
+    assert r.status_code == 404
+    r = srv.post("/api/v1/whoami")
+    assert r.status_code == 405
+    assert _int_header(r, "RateLimit-Remaining") == 1
+    assert srv.get("/api/v1/whoami").status_code == 200
+    assert_problem(srv.get("/api/v1/whoami"), 429, "RATE_LIMIT_EXCEEDED", srv)
+    assert_problem(srv.get("/api/v1/nope"), 429, "RATE_LIMIT_EXCEEDED", srv)
+
+
+def test_flood_of_one_token_leaves_others_alone(start_server):
+    """Issue 2 item 5: one token's flood never slows another organization;
+    the limit is per token (a second token of the same org is separate)."""
+    srv = start_server(env={"LOADLINE_RATE_LIMIT": "3/60s"})
+    other = srv.new_org("Other Org")
+    same_org_token = srv.mint(srv.org.id, name="second")
+    for _ in range(3):
+        assert srv.get("/api/v1/whoami").status_code == 200
+    for _ in range(5):
+        assert srv.get("/api/v1/whoami").status_code == 429
+    for tok in (other.token, same_org_token):
+        r = srv.get("/api/v1/whoami", token=tok)
+        assert r.status_code == 200, r.text
+        assert _int_header(r, "RateLimit-Remaining") == 2
+    assert srv.get("/api/v1/whoami").status_code == 429
+
+
+def test_limit_recovers_after_retry_after(start_server):
+    """PRODUCT §3 / SPEC: 429 is transient; after Retry-After seconds the
+    token is served again."""
+    srv = start_server(env={"LOADLINE_RATE_LIMIT": "2/2s"})
+    assert srv.get("/api/v1/whoami").status_code == 200
+    assert srv.get("/api/v1/whoami").status_code == 200
+    r = srv.get("/api/v1/whoami")
+    assert r.status_code == 429
+    ra = _int_header(r, "Retry-After")
+    assert 1 <= ra <= 2, ra
+    time.sleep(ra + 0.1)  # the contract is a wait of Retry-After seconds
+    r = srv.get("/api/v1/whoami")
+    assert r.status_code == 200, r.text
+    assert _int_header(r, "RateLimit-Limit") == 2
+
+
+def test_unauthenticated_requests_do_not_spend_a_token(start_server):
+    """Lead: the limit counts requests made with the token; requests without
+    one (healthz, docs, 401s) never spend its budget."""
+    srv = start_server(env={"LOADLINE_RATE_LIMIT": "2/60s"})
+    for _ in range(5):
+        assert srv.get("/healthz", token=None).status_code == 200
+        assert srv.get("/api/v1/whoami", token=None).status_code == 401
+        assert srv.get("/api/v1/openapi.json", token=None).status_code == 200
+    r = srv.get("/api/v1/whoami")
+    assert r.status_code == 200
+    assert _int_header(r, "RateLimit-Remaining") == 1

@@ -1,0 +1,87 @@
+"""Hostile or unusual HTTP traffic never crashes the server (issue 2 "Bad
+input": malformed requests get problem responses or a closed connection,
+never a crash; sanitizers are checked at teardown of every server)."""
+import socket
+import threading
+
+from harness.checks import assert_request_id
+
+RAW = {
+    "garbage_line": b"GARBAGE\r\n\r\n",
+    "binary": bytes(range(256)) * 4 + b"\r\n\r\n",
+    "http_0_9": b"GET /api/v1/whoami\r\n\r\n",
+    "bad_version": b"GET /api/v1/whoami HTTP/9.9\r\nHost: x\r\n\r\n",
+    "negative_content_length": b"POST /api/v1/whoami HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
+    "huge_content_length": b"POST /api/v1/whoami HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999\r\n\r\n",
+    "bad_chunking": (b"POST /api/v1/whoami HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                     b"zz\r\nhello\r\n0\r\n\r\n"),
+    "header_without_colon": b"GET /api/v1/whoami HTTP/1.1\r\nHost: x\r\nNoColonHere\r\n\r\n",
+    "nul_in_path": b"GET /api/v1/who\x00ami HTTP/1.1\r\nHost: x\r\n\r\n",
+    "percent_garbage": b"GET /api/v1/%zz%00%ff/../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n",
+    "auth_nul": b"GET /api/v1/whoami HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ll_live_\x00abc\r\n\r\n",
+    "auth_utf8": "GET /api/v1/whoami HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ll_live_éé€\r\n\r\n".encode(),
+    "truncated_headers": b"GET /api/v1/whoami HTTP/1.1\r\nHost: x\r\nAuthori",
+}
+
+
+def _raw(srv, data, timeout=5):
+    s = socket.create_connection(("127.0.0.1", srv.port), timeout=timeout)
+    try:
+        s.sendall(data)
+        try:
+            s.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+        chunks = []
+        while True:
+            try:
+                b = s.recv(65536)
+            except (socket.timeout, ConnectionResetError):
+                break
+            if not b:
+                break
+            chunks.append(b)
+        return b"".join(chunks)
+    finally:
+        s.close()
+
+
+def test_malformed_http_never_crashes(server):
+    """Issue 2 "Bad input": malformed requests, never a crash; the server
+    still serves afterwards (and exits cleanly, sanitizer-clean)."""
+    for name, data in RAW.items():
+        resp = _raw(server, data)
+        if resp and name != "http_0_9":
+            assert resp.startswith(b"HTTP/1."), (name, resp[:200])
+            status = int(resp.split(b" ", 2)[1])
+            assert 400 <= status < 500 or (name == "bad_version" and status == 505), \
+                (name, resp[:300])
+        assert server.get("/healthz", token=None).status_code == 200, name
+    r = server.get("/api/v1/whoami")
+    assert r.status_code == 200
+
+
+def test_concurrent_requests_from_two_orgs(server):
+    """Issue 2 item 2 (thread pool): parallel requests of two organizations
+    are all answered correctly, each with its own organization and request id."""
+    other = server.new_org("Parallel Org")
+    results = []
+    lock = threading.Lock()
+
+    def worker(tok, want):
+        for _ in range(15):
+            r = server.get("/api/v1/whoami", token=tok)
+            with lock:
+                results.append((r.status_code, r.json().get("organization", {}).get("id"),
+                                want, assert_request_id(r)))
+
+    threads = [threading.Thread(target=worker, args=(t, o))
+               for t, o in [(server.token, server.org.id), (other.token, other.id)] * 4]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert len(results) == 8 * 15
+    assert all(st == 200 and got == want for st, got, want, _ in results), \
+        [r for r in results if r[0] != 200 or r[1] != r[2]][:5]
+    assert len({r[3] for r in results}) == len(results)
