@@ -488,6 +488,38 @@ static void test_xlsx_bombs(void **state)
 	free(zeros);
 }
 
+/* Parts each far under the ratio limit, together past the size limit
+ * (lowered here to 256 KiB so that the package stays small). */
+static void test_xlsx_total_limit(void **state)
+{
+	(void)state;
+	static char noise[3][120 * 1024];
+	uint32_t x = 12345;
+	for (size_t i = 0; i < sizeof(noise); i++) {
+		x = x * 1103515245u + 12345u;
+		((char *)noise)[i] = (char)('a' + (x >> 16) % 26);
+	}
+	struct xg_part p[] = {
+		{"xl/media/a.bin", noise[0], sizeof(noise[0])},
+		{"xl/media/b.bin", noise[1], sizeof(noise[1])},
+		{"xl/media/c.bin", noise[2], sizeof(noise[2])},
+	};
+	void *z;
+	size_t len;
+	assert_int_equal(xlsxgen_workbook(p, 3, 1, &z, &len), 0);
+	struct sheet_limits lim;
+	sheet_limits_default(&lim);
+	lim.max_uncompressed = 256 * 1024;
+	char *got = render_lim(z, len, &lim);
+	assert_string_equal(got, "!MALFORMED_XLSX");
+	free(got);
+	lim.max_uncompressed = 1024 * 1024;
+	got = render_lim(z, len, &lim);
+	assert_string_equal(got, "1:Job|Load|Date\n2:7|L1|2023-03-15\n");
+	free(got);
+	free(z);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -508,6 +540,7 @@ int main(void)
 		cmocka_unit_test(test_xlsx_hostile_xml),
 		cmocka_unit_test(test_xlsx_macros),
 		cmocka_unit_test(test_xlsx_bombs),
+		cmocka_unit_test(test_xlsx_total_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
