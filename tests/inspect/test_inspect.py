@@ -49,6 +49,9 @@ def test_fixture(rel):
     expected = json.loads((EXPECTED / (rel + ".json")).read_text())
     rc, out, err = inspect(DATA / rel)
     got = json.loads(out)
+    # Nothing on stderr: in the service that is the log, and a hostile file
+    # must not write there (libxml2 would, by default).
+    assert err == b"", err
     if "error" in expected:
         assert rc == 1, (out, err)
         assert got["error"]["code"] == expected["error"]["code"], got
