@@ -37,8 +37,11 @@ static void read_all(const void *file, size_t len)
 			break;
 		assert(row->number > last);
 		last = row->number;
-		for (size_t i = 0; i < row->ncells; i++)
-			assert(strlen(row->cells[i]) <= row->lens[i]);
+		assert(row->ncells <= SHEET_MAX_COLUMNS);
+		for (size_t i = 0; i < row->ncells; i++) {
+			assert(strlen(row->cells[i]) == row->lens[i]);
+			assert(utf8_valid_prefix(row->cells[i], row->lens[i]) == row->lens[i]);
+		}
 	}
 	sheet_free(s);
 }
