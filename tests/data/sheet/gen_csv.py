@@ -92,6 +92,9 @@ def hand_made():
           ok("utf-8", ";", [["Weight", "Rate"], ["12,5", "1.250,00"]]))
     write("quoted_delimiter_in_header.csv", b'"a;b",c\n1,2\n',
           ok("utf-8", ",", [["a;b", "c"], ["1", "2"]]))
+    # Excel's delimiter hint line: not a row, the header is row 1.
+    write("excel_sep_line.csv", b"sep=;\r\nJob;Load,No\r\nJ1;1,5\r\n",
+          ok("utf-8", ";", [["Job", "Load,No"], ["J1", "1,5"]]))
     write("unterminated_quote.csv", b'Job,Load\nJ1,"L1\nJ2,L2\n', err("MALFORMED_CSV"))
     write("nul_byte.csv", b"Job,Load\nJ1,L\x001\n", err("MALFORMED_CSV"))
     write("empty.csv", b"", err("EMPTY_FILE"))

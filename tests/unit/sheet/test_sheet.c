@@ -224,6 +224,11 @@ static void test_csv_basic(void **state)
 	/* Blank rows are skipped but keep their numbers; so does a header that
 	 * comes after blank lines. */
 	assert_csv("\n\na,b\n\n1,2\n,\n  ,\t\n3,4\n", "3:a|b\n5:1|2\n8:3|4\n");
+	/* Excel's "sep=" line names the delimiter and is not a row. */
+	assert_csv("sep=;\r\na;b,c\r\n1;2\r\n", "1:a|b,c\n2:1|2\n");
+	assert_csv("SEP=\t\na\tb\n1\t2", "1:a|b\n2:1|2\n");
+	assert_csv("sep=|\na|b\n", "1:sep=|\n2:a|b\n");
+	assert_csv("sep=;x\n1\n", "1:sep=|x\n2:1\n");  /* not a hint: ; splits */
 	/* Cells keep their spaces; trailing empty cells stay. */
 	assert_csv("a,b,c\n 1 ,,\n", "1:a|b|c\n2: 1 ||\n");
 }
