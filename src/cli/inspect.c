@@ -43,12 +43,13 @@ static char *read_file(const char *path, size_t max, size_t *ret_len, int *ret_o
 		fclose(f);
 		return NULL;
 	}
+	errno = 0;
 	size_t n = fread(data, 1, max + 1, f);
-	int err = ferror(f);
+	int err = ferror(f) ? (errno ? errno : EIO) : 0;
 	fclose(f);
 	if (err) {
 		free(data);
-		errno = EIO;
+		errno = err;
 		return NULL;
 	}
 	*ret_over = n > max;

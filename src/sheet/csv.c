@@ -3,6 +3,7 @@
  * libcsv). */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "sheet_int.h"
 
@@ -136,6 +137,25 @@ static char detect_delimiter(const char *p, size_t len)
 	return ',';
 }
 
+/* Excel writes and honours a first line "sep=;" naming the delimiter; it is
+ * not a row (Excel does not show it), so the header after it is row 1.
+ * Only the three delimiters Loadline reads are honoured.
+ * Returns the length of that line, 0 when there is none. */
+static size_t sep_line(const char *p, size_t len, char *ret_delim)
+{
+	if (len < 5 || strncasecmp(p, "sep=", 4) || !memchr(",;\t", p[4], 3))
+		return 0;
+	size_t n = 5;
+	if (n < len && p[n] == '\r')
+		n++;
+	if (n < len && p[n] == '\n')
+		n++;
+	if (n == 5 && n < len)
+		return 0;  /* more text on the line: an ordinary header */
+	*ret_delim = p[4];
+	return n;
+}
+
 enum code csv_reader_open(const char *data, size_t len, const struct sheet_limits *lim,
 			  struct sheet_info *info, struct sheet_reader **ret, const char **ret_msg)
 {
@@ -147,7 +167,11 @@ enum code csv_reader_open(const char *data, size_t len, const struct sheet_limit
 	bool utf8 = utf8_valid_prefix(data + start, len - start) == len - start;
 	info->format = SHEET_CSV;
 	info->encoding = !utf8 ? "windows-1252" : bom ? "utf-8-bom" : "utf-8";
-	info->delimiter = detect_delimiter(data + start, len - start);
+	size_t sep = sep_line(data + start, len - start, &info->delimiter);
+	if (sep)
+		start += sep;
+	else
+		info->delimiter = detect_delimiter(data + start, len - start);
 	if (memchr(data, '\0', len)) {
 		*ret_msg = "the text contains a NUL byte, so it is not a CSV export";
 		return CODE_MALFORMED_CSV;

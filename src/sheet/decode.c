@@ -95,3 +95,92 @@ int cp1252_to_utf8(struct buf *b, const char *s, size_t n)
 	}
 	return 0;
 }
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* The UTF-16 unit of a "_xHHHH_" escape at p[0..n), or -1. */
+static long escape_at(const char *p, size_t n)
+{
+	if (n < 7 || p[0] != '_' || p[1] != 'x' || p[6] != '_')
+		return -1;
+	long v = 0;
+	for (int i = 2; i < 6; i++) {
+		int h = hexval(p[i]);
+		if (h < 0)
+			return -1;
+		v = v * 16 + h;
+	}
+	return v;
+}
+
+static size_t put_utf8(char *out, unsigned long cp)
+{
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xC0 | (cp >> 6));
+		out[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (char)(0xE0 | (cp >> 12));
+		out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		out[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	out[0] = (char)(0xF0 | (cp >> 18));
+	out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+	out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+	out[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
+size_t xstring_unescape(char *p, size_t n)
+{
+	char *q = n ? memchr(p, '_', n) : NULL;
+	if (!q)
+		return n;
+	size_t r = (size_t)(q - p), w = r;
+	while (r < n) {
+		long u = p[r] == '_' ? escape_at(p + r, n - r) : -1;
+		if (u < 0) {
+			p[w++] = p[r++];
+			continue;
+		}
+		r += 7;
+		unsigned long cp = (unsigned long)u;
+		if (cp >= 0xD800 && cp <= 0xDBFF) {
+			long lo = escape_at(p + r, n - r);
+			if (lo >= 0xDC00 && lo <= 0xDFFF) {
+				cp = 0x10000 + ((cp - 0xD800) << 10) + ((unsigned long)lo - 0xDC00);
+				r += 7;
+			} else {
+				cp = 0xFFFD;
+			}
+		} else if ((cp >= 0xDC00 && cp <= 0xDFFF) || cp == 0) {
+			cp = 0xFFFD;  /* a lone surrogate; NUL cannot be in a C string */
+		}
+		/* The UTF-8 form is never longer than the 7 or 14 escape bytes. */
+		w += put_utf8(p + w, cp);
+	}
+	return w;
+}
+
+void buf_unescape_xstring(struct buf *b, size_t from)
+{
+	if (b->len <= from)
+		return;
+	b->len = from + xstring_unescape(b->data + from, b->len - from);
+	b->data[b->len] = '\0';
+}

@@ -125,13 +125,19 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
 }
 
+bool rowbuf_cell_is_blank(const struct rowbuf *rb, size_t i)
+{
+	const char *p = rb->text.data + rb->offs[i];
+	for (size_t j = 0; j < rb->lens[i]; j++)
+		if (!is_space(p[j]))
+			return false;
+	return true;
+}
+
 bool rowbuf_is_blank(const struct rowbuf *rb)
 {
-	for (size_t i = 0; i < rb->n; i++) {
-		const char *p = rb->text.data + rb->offs[i];
-		for (size_t j = 0; j < rb->lens[i]; j++)
-			if (!is_space(p[j]))
-				return false;
-	}
+	for (size_t i = 0; i < rb->n; i++)
+		if (!rowbuf_cell_is_blank(rb, i))
+			return false;
 	return true;
 }

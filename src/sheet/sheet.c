@@ -72,15 +72,8 @@ static enum code next_nonblank(struct sheet *s, struct rowbuf *rb, bool *ret_eof
 static size_t counted_columns(const struct rowbuf *rb)
 {
 	size_t n = rb->n;
-	while (n > 0) {
-		struct rowbuf one = *rb;
-		one.n = 1;
-		one.offs = rb->offs + n - 1;
-		one.lens = rb->lens + n - 1;
-		if (!rowbuf_is_blank(&one))
-			break;
+	while (n > 0 && rowbuf_cell_is_blank(rb, n - 1))
 		n--;
-	}
 	return n;
 }
 

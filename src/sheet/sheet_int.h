@@ -33,12 +33,15 @@ int rowbuf_append(struct rowbuf *rb, const char *p, size_t n);
 int rowbuf_append_cp1252(struct rowbuf *rb, const char *p, size_t n);
 int rowbuf_end_cell(struct rowbuf *rb);
 int rowbuf_add_cell(struct rowbuf *rb, const char *p, size_t n);
+/* Decodes "_xHHHH_" escapes in b from byte `from` on (see xstring_unescape). */
+void buf_unescape_xstring(struct buf *b, size_t from);
 /* Adds empty cells until the row has `ncells` cells (XLSX gaps). */
 int rowbuf_pad(struct rowbuf *rb, size_t ncells);
 /* Points rb->row at the cells; valid until the next change to rb. */
 const struct sheet_row *rowbuf_finish(struct rowbuf *rb);
-/* True when every cell is empty or ASCII whitespace. */
+/* True when every cell (or cell i) is empty or ASCII whitespace. */
 bool rowbuf_is_blank(const struct rowbuf *rb);
+bool rowbuf_cell_is_blank(const struct rowbuf *rb, size_t i);
 
 /* A format reader.  next() fills rb with the next physical row (blank rows
  * too, so that numbers are right) or sets *ret_eof.  On error it returns a
@@ -65,6 +68,12 @@ size_t utf8_valid_prefix(const char *p, size_t n);
 /* Appends p[0..n), read as Windows-1252, to b as UTF-8 (the five unassigned
  * bytes map to the C1 controls, as WHATWG does).  0 or -1 (cap). */
 int cp1252_to_utf8(struct buf *b, const char *p, size_t n);
+
+/* Decodes OOXML's "_xHHHH_" escapes (ECMA-376 Part 1, 22.4.2.4: Excel writes
+ * a CR in a cell as "_x000D_", a literal "_x" as "_x005F_x") in place in
+ * p[0..n); returns the new length (never longer; the caller terminates).
+ * NUL and lone surrogates become U+FFFD. */
+size_t xstring_unescape(char *p, size_t n);
 
 /* sniff.c: like sheet_sniff, plus a static description of what was seen
  * ("a PDF document") for messages. */

@@ -33,6 +33,9 @@ struct xentry {
 	zip_file_t *zf;
 	size_t inflated;
 	uint64_t comp_size;
+	uint64_t size;        /* as declared: more than this is an error */
+	char tail[16];        /* last bytes seen, for the DTD scan across reads */
+	size_t tail_len;
 };
 
 /* Opens the zip and checks every entry's declared sizes, ratios, and

@@ -38,6 +38,7 @@ enum code xsst_load(struct xzip *z, const char *name, struct xsst *sst, const ch
 			r = -1;
 			break;
 		}
+		buf_unescape_xstring(&sst->pool, off);
 		if (buf_append(&sst->pool, "", 1) || push_off(sst, off)) {
 			*ret_msg = "the shared strings are larger than the expansion limit";
 			r = -1;

@@ -2,6 +2,7 @@
  * at a time, cells placed by their r= references and rendered as text
  * (shared/inline strings, booleans, errors, dates, General numbers). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,7 +102,10 @@ static enum code cell_text(struct xsheet *x, const char *t, unsigned long style,
 {
 	const char *v = buf_str(&x->val);
 	int rc;
-	if (!t || !strcmp(t, "n")) {
+	if (x->val.len == 0) {
+		/* A cell with a style and no value, whatever its type says. */
+		rc = rowbuf_add_cell(rb, "", 0);
+	} else if (!t || !strcmp(t, "n")) {
 		rc = number_text(x, v, style, rb);
 	} else if (!strcmp(t, "s")) {
 		unsigned long i;
@@ -118,7 +122,8 @@ static enum code cell_text(struct xsheet *x, const char *t, unsigned long style,
 		rc = iso_text(v, rb);
 	} else {
 		/* inlineStr, str (formula text), e (error text like #DIV/0!) */
-		rc = rowbuf_add_cell(rb, v, x->val.len);
+		buf_unescape_xstring(&x->val, 0);
+		rc = rowbuf_add_cell(rb, buf_str(&x->val), x->val.len);
 	}
 	if (rc) {
 		*ret_msg = "a row is larger than the expansion limit";
@@ -151,12 +156,51 @@ static enum code cell_value(struct xsheet *x, const char **ret_msg)
 	}
 }
 
+/* The cell's r, t and s attributes in one pass over its attributes (this
+ * runs for every cell, so it matters); copied, as the reader's strings die
+ * at its next move. */
+struct cell_attrs {
+	char ref[16], t[16];
+	bool has_ref, has_t;
+	unsigned long style;
+};
+
+static void copy_attr(char *dst, size_t size, const char *v, bool *has)
+{
+	*has = true;
+	if (!v || strlen(v) >= size)
+		v = "!";  /* too long to be valid: fails as a reference, reads as text */
+	snprintf(dst, size, "%s", v);
+}
+
+static void cell_attrs(struct xsheet *x, struct cell_attrs *a)
+{
+	memset(a, 0, sizeof(*a));
+	xmlTextReaderPtr xr = x->part.xr;
+	if (xmlTextReaderMoveToFirstAttribute(xr) != 1)
+		return;
+	do {
+		const char *name = (const char *)xmlTextReaderConstLocalName(xr);
+		if (!name || name[1])
+			continue;
+		const char *v = (const char *)xmlTextReaderConstValue(xr);
+		if (name[0] == 'r')
+			copy_attr(a->ref, sizeof(a->ref), v, &a->has_ref);
+		else if (name[0] == 't')
+			copy_attr(a->t, sizeof(a->t), v, &a->has_t);
+		else if (name[0] == 's' && parse_uint(v, SIZE_MAX, &a->style))
+			a->style = 0;
+	} while (xmlTextReaderMoveToNextAttribute(xr) == 1);
+	xmlTextReaderMoveToElement(xr);
+}
+
 static enum code read_cell(struct xsheet *x, struct rowbuf *rb, size_t *next_col,
 			   const char **ret_msg)
 {
-	const char *ref = xpart_attr(&x->part, "r");
+	struct cell_attrs a;
+	cell_attrs(x, &a);
 	size_t col = *next_col;
-	if (ref && parse_ref(ref, &col, NULL)) {
+	if (a.has_ref && parse_ref(a.ref, &col, NULL)) {
 		*ret_msg = "a cell has a malformed reference (r attribute)";
 		return CODE_MALFORMED_XLSX;
 	}
@@ -164,16 +208,6 @@ static enum code read_cell(struct xsheet *x, struct rowbuf *rb, size_t *next_col
 		*ret_msg = "cells of a row are out of order or repeated";
 		return CODE_MALFORMED_XLSX;
 	}
-	/* Type and style are copied: the reader's attribute strings die at the
-	 * next read. */
-	char t[16] = "";
-	const char *ta = xpart_attr(&x->part, "t");
-	bool has_t = ta != NULL;
-	if (ta)
-		snprintf(t, sizeof(t), "%s", ta);
-	unsigned long style = 0;
-	if (parse_uint(xpart_attr(&x->part, "s"), SIZE_MAX, &style))
-		style = 0;
 	buf_clear(&x->val);
 	if (!xmlTextReaderIsEmptyElement(x->part.xr)) {
 		enum code rc = cell_value(x, ret_msg);
@@ -187,7 +221,7 @@ static enum code read_cell(struct xsheet *x, struct rowbuf *rb, size_t *next_col
 		*ret_msg = "a row is larger than the expansion limit";
 		return CODE_MALFORMED_XLSX;
 	}
-	return cell_text(x, has_t ? t : NULL, style, rb, ret_msg);
+	return cell_text(x, a.has_t ? a.t : NULL, a.style, rb, ret_msg);
 }
 
 static enum code read_row(struct xsheet *x, struct rowbuf *rb, const char **ret_msg)

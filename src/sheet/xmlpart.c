@@ -16,16 +16,37 @@ static xmlParserInputPtr deny_loader(const char *url, const char *id, xmlParserC
 	return NULL;
 }
 
+/* Some libxml2 errors (encoding conversion, I/O) bypass a reader's own
+ * error handler and go to its global one, which prints to stderr: a hostile
+ * upload must not write to the service's log that way. */
+static void quiet_generic(void *ctx, const char *msg, ...)
+{
+	(void)ctx;
+	(void)msg;
+}
+
+static void quiet_structured(void *ctx, xmlErrorPtr error)
+{
+	(void)ctx;
+	(void)error;
+}
+
 static void init_once(void)
 {
 	xmlInitParser();
 	xmlSetExternalEntityLoader(deny_loader);
+	xmlThrDefSetGenericErrorFunc(NULL, quiet_generic);
+	xmlThrDefSetStructuredErrorFunc(NULL, quiet_structured);
 }
 
 void xml_init(void)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	pthread_once(&once, init_once);
+	/* The handlers are per thread in libxml2; this thread may predate the
+	 * defaults set above. */
+	xmlSetGenericErrorFunc(NULL, quiet_generic);
+	xmlSetStructuredErrorFunc(NULL, quiet_structured);
 }
 
 int xpart_read(struct xpart *p, const char **ret_msg)

@@ -96,6 +96,31 @@ bool xzip_has(struct xzip *z, const char *name)
 	return zip_name_locate(z->za, name, ZIP_FL_NOCASE) >= 0;
 }
 
+/* Prologue bytes scanned for a DTD: XML allows one only before the root
+ * element, which every OOXML writer puts in the first few hundred bytes. */
+#define DTD_SCAN_WINDOW 4096
+
+/* OOXML never has a DTD: refusing "<!DOCTYPE" before libxml2 sees it means
+ * no entity declaration is ever parsed, let alone expanded.  (Parts in
+ * UTF-16 do not match here; xpart_read refuses their DTD node instead.) */
+static bool declares_dtd(struct xentry *e, const char *p, size_t n)
+{
+	static const char pat[] = "<!DOCTYPE";
+	const size_t k = sizeof(pat) - 1;
+	char win[16 + 64];
+	for (size_t i = 0; i < n; i += 64) {
+		size_t m = n - i < 64 ? n - i : 64;
+		memcpy(win, e->tail, e->tail_len);
+		memcpy(win + e->tail_len, p + i, m);
+		size_t wl = e->tail_len + m;
+		if (memmem(win, wl, pat, k))
+			return true;
+		e->tail_len = wl < k - 1 ? wl : k - 1;
+		memcpy(e->tail, win + wl - e->tail_len, e->tail_len);
+	}
+	return false;
+}
+
 /* The read callback handed to libxml2: inflates and enforces the limits on
  * the bytes actually produced. */
 static int entry_read(void *ctx, char *out, int len)
@@ -109,8 +134,16 @@ static int entry_read(void *ctx, char *out, int len)
 		z->err = "a part of the workbook is corrupt (bad compressed data or checksum)";
 		return -1;
 	}
+	if (e->inflated < DTD_SCAN_WINDOW && declares_dtd(e, out, (size_t)n)) {
+		z->err = "the workbook's XML declares a DTD or entities, which XLSX never does";
+		return -1;
+	}
 	e->inflated += (size_t)n;
 	z->inflated += (size_t)n;
+	if (e->inflated > e->size) {
+		z->err = "a part of the workbook is larger than its zip header says (corrupt or hostile)";
+		return -1;
+	}
 	if (z->inflated > z->lim->max_uncompressed ||
 	    too_dense(e->inflated, e->comp_size, z->lim->max_ratio) ||
 	    too_dense(z->inflated, z->file_len, z->lim->max_ratio)) {
@@ -137,6 +170,7 @@ int xpart_open(struct xzip *z, const char *name, struct xpart *p, const char **r
 		return -1;
 	}
 	p->e.comp_size = st.comp_size;
+	p->e.size = st.size;
 	p->e.zf = zip_fopen_index(z->za, (zip_uint64_t)idx, 0);
 	if (!p->e.zf) {
 		*ret_msg = "a part of the workbook cannot be opened (encrypted or unsupported compression)";

@@ -1,0 +1,551 @@
+/* Unit tests for src/sheet: number formats, sniffing, the CSV reader, and
+ * the XLSX reader on packages built in memory (hostile ones included).
+ * The fixture files under tests/data/sheet are checked by tests/inspect. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "sheet/sheet.h"
+#include "xlsxgen.h"
+
+/* Reads a whole file through the API and renders it as text:
+ * "N:cell|cell\n" per row, header first, then "!CODE" on an error. */
+static char *render_lim(const void *data, size_t len, const struct sheet_limits *lim)
+{
+	struct buf b;
+	buf_init(&b, 1 << 24);
+	struct sheet *s = NULL;
+	const char *msg = NULL;
+	enum code rc = sheet_open(data, len, lim, &s, &msg);
+	assert_non_null(msg);
+	const struct sheet_row *row = rc ? NULL : sheet_header(s);
+	while (row) {
+		buf_printf(&b, "%u:", row->number);
+		for (size_t i = 0; i < row->ncells; i++) {
+			assert_int_equal(strlen(row->cells[i]), row->lens[i]);
+			buf_printf(&b, "%s%s", i ? "|" : "", row->cells[i]);
+		}
+		buf_putc(&b, '\n');
+		rc = sheet_next_row(s, &row);
+		if (rc)
+			row = NULL;
+	}
+	if (rc) {
+		assert_true(s ? sheet_message(s)[0] != 0 : msg[0] != 0);
+		buf_printf(&b, "!%s", code_name(rc));
+	}
+	sheet_free(s);
+	return buf_steal(&b, NULL);
+}
+
+static char *render(const void *data, size_t len)
+{
+	struct sheet_limits lim;
+	sheet_limits_default(&lim);
+	return render_lim(data, len, &lim);
+}
+
+#define assert_reads(data, len, expected) do { \
+		char *got_ = render((data), (len)); \
+		assert_string_equal(got_, (expected)); \
+		free(got_); \
+	} while (0)
+
+#define assert_csv(text, expected) assert_reads((text), strlen(text), (expected))
+
+/* ---- number formats ---- */
+
+static void assert_date(double serial, int d1904, const char *expected)
+{
+	char out[32];
+	int rc = sheet_format_date(serial, d1904, out, sizeof(out));
+	if (!expected) {
+		assert_int_equal(rc, -1);
+		return;
+	}
+	assert_int_equal(rc, 0);
+	assert_string_equal(out, expected);
+}
+
+static void test_dates_1900(void **state)
+{
+	(void)state;
+	assert_date(1, 0, "1900-01-01");
+	assert_date(59, 0, "1900-02-28");
+	assert_date(60, 0, "1900-02-29");  /* Excel's fictitious day */
+	assert_date(61, 0, "1900-03-01");
+	assert_date(45000, 0, "2023-03-15");
+	assert_date(45351.5, 0, "2024-02-29T12:00:00");
+	assert_date(45000.999999, 0, "2023-03-16");  /* rounds to the next midnight */
+	assert_date(2958465, 0, "9999-12-31");
+	assert_date(2958466, 0, NULL);
+	assert_date(0.5, 0, NULL);
+	assert_date(-1, 0, NULL);
+	assert_date(NAN, 0, NULL);
+	char small[10];
+	assert_int_equal(sheet_format_date(45000, 0, small, sizeof(small)), -1);
+}
+
+static void test_dates_1904(void **state)
+{
+	(void)state;
+	assert_date(0, 1, "1904-01-01");
+	assert_date(43538, 1, "2023-03-15");  /* 45000 - 1462 */
+	assert_date(2957003, 1, "9999-12-31");
+	assert_date(2957004, 1, NULL);
+	char t[16];
+	assert_int_equal(sheet_format_time(0.75, t, sizeof(t)), 0);
+	assert_string_equal(t, "18:00:00");
+	assert_int_equal(sheet_format_time(45000.5, t, sizeof(t)), 0);
+	assert_string_equal(t, "12:00:00");
+}
+
+static void assert_general(double v, const char *expected)
+{
+	char out[32];
+	assert_int_equal(sheet_format_general(v, out, sizeof(out)), 0);
+	assert_string_equal(out, expected);
+}
+
+static void test_general(void **state)
+{
+	(void)state;
+	assert_general(0.1 + 0.2, "0.3");
+	assert_general(100000, "100000");
+	assert_general(12.5, "12.5");
+	assert_general(-0.0, "0");
+	assert_general(-42, "-42");
+	assert_general(1e15, "1000000000000000");
+	assert_general(123456789012345678.0, "123456789012346000");
+	assert_general(1.5e21, "1.5E+21");
+	assert_general(0.000123, "0.000123");
+	assert_general(1.5e-11, "1.5E-11");
+	assert_general(1.0 / 3, "0.333333333333333");
+	assert_general(2.675, "2.675");
+	/* Found by fuzz_format: 15 digits of -DBL_MAX round past DBL_MAX. */
+	assert_general(-1.7976931348623157e308, "-1.79769313486232E+308");
+	assert_general(5e-324, "4.94065645841247E-324");
+	char out[4];
+	assert_int_equal(sheet_format_general(123456, out, sizeof(out)), -1);
+	assert_int_equal(sheet_format_general(INFINITY, out, sizeof(out)), -1);
+}
+
+static void test_numfmt_is_date(void **state)
+{
+	(void)state;
+	assert_int_equal(sheet_numfmt_is_date(14, NULL), SHEET_NUMFMT_DATE);
+	assert_int_equal(sheet_numfmt_is_date(22, NULL), SHEET_NUMFMT_DATE);
+	assert_int_equal(sheet_numfmt_is_date(20, NULL), SHEET_NUMFMT_TIME);
+	assert_int_equal(sheet_numfmt_is_date(45, NULL), SHEET_NUMFMT_TIME);
+	assert_int_equal(sheet_numfmt_is_date(0, NULL), 0);
+	assert_int_equal(sheet_numfmt_is_date(49, NULL), 0);
+	assert_int_equal(sheet_numfmt_is_date(164, "yyyy-mm-dd"), SHEET_NUMFMT_DATE);
+	assert_int_equal(sheet_numfmt_is_date(164, "[$-409]mmmm d, yyyy;@"), SHEET_NUMFMT_DATE);
+	assert_int_equal(sheet_numfmt_is_date(164, "d-mmm"), SHEET_NUMFMT_DATE);
+	assert_int_equal(sheet_numfmt_is_date(164, "mmm"), SHEET_NUMFMT_DATE);
+	assert_int_equal(sheet_numfmt_is_date(164, "h:mm AM/PM"), SHEET_NUMFMT_TIME);
+	assert_int_equal(sheet_numfmt_is_date(164, "[h]:mm:ss"), SHEET_NUMFMT_TIME);
+	assert_int_equal(sheet_numfmt_is_date(164, "mm:ss"), SHEET_NUMFMT_TIME);
+	assert_int_equal(sheet_numfmt_is_date(164, "0.00"), 0);
+	assert_int_equal(sheet_numfmt_is_date(164, "General"), 0);
+	assert_int_equal(sheet_numfmt_is_date(164, "#,##0 \"days\""), 0);
+	assert_int_equal(sheet_numfmt_is_date(164, "[Red]#,##0;[Blue]-#,##0"), 0);
+	assert_int_equal(sheet_numfmt_is_date(164, "0.00E+00"), 0);
+	assert_int_equal(sheet_numfmt_is_date(164, "\\d0"), 0);
+	assert_int_equal(sheet_numfmt_is_date(164, "[$$-409]#,##0.00"), 0);
+	/* A custom code overrides the built-in meaning of its id. */
+	assert_int_equal(sheet_numfmt_is_date(14, "0.00"), 0);
+}
+
+/* ---- sniffing ---- */
+
+static void test_sniff(void **state)
+{
+	(void)state;
+	assert_int_equal(sheet_sniff("", 0), SHEET_CSV);
+	assert_int_equal(sheet_sniff("a,b\n1,2\n", 8), SHEET_CSV);
+	assert_int_equal(sheet_sniff("a,b\n1,\0\n", 8), SHEET_CSV);  /* stray NUL */
+	assert_int_equal(sheet_sniff("%PDF-1.7\n", 9), SHEET_UNKNOWN);
+	assert_int_equal(sheet_sniff("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16), SHEET_UNKNOWN);
+	assert_int_equal(sheet_sniff("\xff\xfe" "a\0,\0b\0", 8), SHEET_UNKNOWN);
+	unsigned char bin[256];
+	for (int i = 0; i < 256; i++)
+		bin[i] = (unsigned char)i;
+	assert_int_equal(sheet_sniff(bin, sizeof(bin)), SHEET_UNKNOWN);
+
+	/* OLE2: plain (.xls) versus an encrypted OOXML package. */
+	unsigned char ole[1024] = {0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1};
+	assert_int_equal(sheet_sniff(ole, sizeof(ole)), SHEET_UNKNOWN);
+	const char *name = "EncryptionInfo";
+	for (size_t i = 0; name[i]; i++)
+		ole[512 + 128 + 2 * i] = (unsigned char)name[i];
+	assert_int_equal(sheet_sniff(ole, sizeof(ole)), SHEET_XLSX);
+	struct sheet *s = NULL;
+	const char *msg = NULL;
+	struct sheet_limits lim;
+	sheet_limits_default(&lim);
+	assert_int_equal(sheet_open(ole, sizeof(ole), &lim, &s, &msg), CODE_MALFORMED_XLSX);
+	assert_non_null(strstr(msg, "password"));
+	assert_null(s);
+
+	/* A zip that is not a workbook, a workbook, and a damaged zip. */
+	struct xg_part other = {"word/document.xml", "<w/>", (size_t)-1};
+	void *z;
+	size_t zlen;
+	assert_int_equal(xlsxgen_zip(&other, 1, 1, &z, &zlen), 0);
+	assert_int_equal(sheet_sniff(z, zlen), SHEET_UNKNOWN);
+	assert_int_equal(sheet_open(z, zlen, &lim, &s, &msg), CODE_UNSUPPORTED_MIME);
+	free(z);
+	assert_int_equal(xlsxgen_workbook(NULL, 0, 1, &z, &zlen), 0);
+	assert_int_equal(sheet_sniff(z, zlen), SHEET_XLSX);
+	assert_int_equal(sheet_sniff(z, zlen / 2), SHEET_XLSX);
+	assert_int_equal(sheet_open(z, zlen / 2, &lim, &s, &msg), CODE_MALFORMED_XLSX);
+	free(z);
+}
+
+/* ---- CSV ---- */
+
+static void test_csv_basic(void **state)
+{
+	(void)state;
+	assert_csv("a,b\n1,2\n", "1:a|b\n2:1|2\n");
+	assert_csv("a,b\r\n1,2\r\n3,4", "1:a|b\n2:1|2\n3:3|4\n");
+	assert_csv("a,b\r1,2\r", "1:a|b\n2:1|2\n");
+	assert_csv("a;b\n1;2,5\n", "1:a|b\n2:1|2,5\n");
+	assert_csv("a\tb\n1\t2\n", "1:a|b\n2:1|2\n");
+	assert_csv("\xEF\xBB\xBF" "a,b\n1,2\n", "1:a|b\n2:1|2\n");
+	/* Blank rows are skipped but keep their numbers; so does a header that
+	 * comes after blank lines. */
+	assert_csv("\n\na,b\n\n1,2\n,\n  ,\t\n3,4\n", "3:a|b\n5:1|2\n8:3|4\n");
+	/* Excel's "sep=" line names the delimiter and is not a row. */
+	assert_csv("sep=;\r\na;b,c\r\n1;2\r\n", "1:a|b,c\n2:1|2\n");
+	assert_csv("SEP=\t\na\tb\n1\t2", "1:a|b\n2:1|2\n");
+	assert_csv("sep=|\na|b\n", "1:sep=|\n2:a|b\n");
+	assert_csv("sep=;x\n1\n", "1:sep=|x\n2:1\n");  /* not a hint: ; splits */
+	/* Cells keep their spaces; trailing empty cells stay. */
+	assert_csv("a,b,c\n 1 ,,\n", "1:a|b|c\n2: 1 ||\n");
+}
+
+static void test_csv_quotes(void **state)
+{
+	(void)state;
+	assert_csv("a,b\n\"x,y\",\"say \"\"hi\"\"\"\n", "1:a|b\n2:x,y|say \"hi\"\n");
+	/* An embedded newline keeps the record one spreadsheet row. */
+	assert_csv("a,b\n\"line1\nline2\",z\n3,4\n", "1:a|b\n2:line1\nline2|z\n3:3|4\n");
+	/* "","" is a blank row: skipped. */
+	assert_csv("a,b\n\"\",\"\"\n\"q\"x,ab\"c\n", "1:a|b\n3:qx|ab\"c\n");
+	assert_csv("a,b\n1,\"open\n2,3\n", "1:a|b\n!MALFORMED_CSV");
+	assert_csv("\"a,b\n", "!MALFORMED_CSV");
+}
+
+static void test_csv_encoding(void **state)
+{
+	(void)state;
+	/* Windows-1252: é, the euro sign, curly quotes. */
+	assert_csv("caf\xe9,\x80\n\x93q\x94,x\n", "1:café|€\n2:“q”|x\n");
+	assert_csv("caf\xc3\xa9,x\n1,2\n", "1:café|x\n2:1|2\n");
+	struct sheet *s;
+	const char *msg;
+	struct sheet_limits lim;
+	sheet_limits_default(&lim);
+	const char *text = "\xEF\xBB\xBFx;y\n1;2\n";
+	assert_int_equal(sheet_open(text, strlen(text), &lim, &s, &msg), CODE_OK);
+	assert_string_equal(sheet_info(s)->encoding, "utf-8-bom");
+	assert_int_equal(sheet_info(s)->delimiter, ';');
+	assert_int_equal(sheet_info(s)->format, SHEET_CSV);
+	sheet_free(s);
+	text = "a\xff\tb\n";
+	assert_int_equal(sheet_open(text, strlen(text), &lim, &s, &msg), CODE_OK);
+	assert_string_equal(sheet_info(s)->encoding, "windows-1252");
+	assert_int_equal(sheet_info(s)->delimiter, '\t');
+	sheet_free(s);
+}
+
+static void test_csv_limits(void **state)
+{
+	(void)state;
+	assert_csv("", "!EMPTY_FILE");
+	assert_csv("\n\r\n  \n", "!EMPTY_FILE");
+	assert_csv("\xEF\xBB\xBF", "!EMPTY_FILE");
+	assert_csv("a,b\n\n", "1:a|b\n!EMPTY_FILE");
+	assert_reads("a,b\n1,\0\n", 8, "!MALFORMED_CSV");
+
+	struct buf b;
+	buf_init(&b, 1 << 20);
+	for (int i = 0; i < 101; i++)
+		buf_printf(&b, "h%d,", i);
+	buf_puts(&b, "\n1\n");
+	assert_csv(buf_str(&b), "!TOO_MANY_HEADERS");
+	/* 100 named columns and then blank ones: fine. */
+	buf_clear(&b);
+	for (int i = 0; i < 100; i++)
+		buf_printf(&b, "h%d,", i);
+	buf_puts(&b, ",,,,\n1\n");
+	char *got = render(b.data, b.len);
+	assert_non_null(strstr(got, "2:1\n"));
+	free(got);
+
+	buf_clear(&b);
+	buf_puts(&b, "h\n");
+	for (int i = 0; i < 750; i++)
+		buf_printf(&b, "%d\n\n", i);
+	struct sheet_limits lim;
+	sheet_limits_default(&lim);
+	got = render_lim(b.data, b.len, &lim);
+	assert_non_null(strstr(got, "1500:749\n"));
+	assert_null(strstr(got, "!"));
+	free(got);
+	buf_puts(&b, "x\n");
+	got = render_lim(b.data, b.len, &lim);
+	assert_non_null(strstr(got, "!TOO_MANY_ROWS"));
+	free(got);
+	lim.max_rows = 2;
+	got = render_lim("h\n1\n2\n3\n", 8, &lim);
+	assert_string_equal(got, "1:h\n2:1\n3:2\n!TOO_MANY_ROWS");
+	free(got);
+	buf_done(&b);
+}
+
+/* ---- XLSX ---- */
+
+static char *render_xlsx(const struct xg_part *over, size_t n)
+{
+	void *z;
+	size_t len;
+	assert_int_equal(xlsxgen_workbook(over, n, 1, &z, &len), 0);
+	char *got = render(z, len);
+	free(z);
+	return got;
+}
+
+#define assert_xlsx(over, n, expected) do { \
+		char *got_ = render_xlsx((over), (n)); \
+		assert_string_equal(got_, (expected)); \
+		free(got_); \
+	} while (0)
+
+#define SHEET_HEAD "<worksheet xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\"><sheetData>"
+#define SHEET_TAIL "</sheetData></worksheet>"
+#define SHEET(rows) {"xl/worksheets/sheet1.xml", SHEET_HEAD rows SHEET_TAIL, (size_t)-1}
+
+static void test_xlsx_basic(void **state)
+{
+	(void)state;
+	/* The default workbook: shared strings with rich runs, inline string,
+	 * a date-styled number. */
+	assert_xlsx(NULL, 0, "1:Job|Load|Date\n2:7|L1|2023-03-15\n");
+}
+
+static void test_xlsx_cells(void **state)
+{
+	(void)state;
+	struct xg_part p[] = {SHEET(
+		"<row r=\"2\"><c r=\"B2\" t=\"s\"><v>0</v></c><c r=\"D2\" t=\"s\"><v>1</v></c></row>"
+		"<row r=\"4\"><c r=\"A4\" t=\"b\"><v>1</v></c><c r=\"B4\" t=\"b\"><v>0</v></c>"
+		"<c r=\"C4\" t=\"e\"><v>#DIV/0!</v></c><c r=\"D4\" t=\"str\"><f>A1&amp;\"x\"</f><v>a&lt;x</v></c>"
+		"<c r=\"E4\"><f>1+1</f><v>2</v></c><c r=\"F4\" s=\"2\"><v>45000.25</v></c>"
+		"<c r=\"G4\" s=\"3\"><v>0.5</v></c><c r=\"H4\"><v>1E+5</v></c><c r=\"I4\"><v>0.30000000000000004</v></c>"
+		"<c r=\"J4\" t=\"d\"><v>2024-01-05T00:00:00Z</v></c><c r=\"K4\" t=\"inlineStr\"><is><r><t xml:space=\"preserve\"> a</t></r><r><t>b </t></r><rPh><t>PH</t></rPh></is></c></row>"
+		"<row r=\"5\" spans=\"1:3\"><c r=\"A5\" t=\"s\"/><c r=\"B5\" t=\"b\" s=\"1\"><v></v></c></row>"
+		"<row><c><v>1</v></c><c/><c r=\"D6\"><v>3</v></c></row>")};
+	assert_xlsx(p, 1,
+		    "2:|Job||Load\n4:TRUE|FALSE|#DIV/0!|a<x|2|2023-03-15T06:00:00|12:00:00|100000|0.3|2024-01-05| ab \n"
+		    "6:1|||3\n");
+}
+
+static void test_xlsx_escapes(void **state)
+{
+	(void)state;
+	/* Excel's ST_Xstring escapes: CR, a literal "_x" (escaped underscore), a
+	 * surrogate pair, a lone surrogate, NUL; malformed ones stay as text. */
+	struct xg_part p[] = {
+		{"xl/sharedStrings.xml", "<sst><si><t>a_x000D_\nb</t></si><si><t>_x005F_x000D_</t></si>"
+					 "<si><r><t>_xD83D_</t></r><r><t>_xDE00_!</t></r></si></sst>", (size_t)-1},
+		SHEET("<row r=\"1\"><c t=\"s\"><v>0</v></c><c t=\"s\"><v>1</v></c><c t=\"s\"><v>2</v></c></row>"
+		      "<row r=\"2\"><c t=\"inlineStr\"><is><t>x_xD800_y_x0000_z</t></is></c>"
+		      "<c t=\"str\"><v>_x00e9_ _x12_ _xZZZZ_ _x0041</v></c></row>"),
+	};
+	assert_xlsx(p, 2, "1:a\r\nb|_x000D_|\U0001F600!\n2:x\uFFFDy\uFFFDz|\u00e9 _x12_ _xZZZZ_ _x0041\n");
+}
+
+static void test_xlsx_workbook(void **state)
+{
+	(void)state;
+	/* A hidden first sheet is skipped; the 1904 date system applies. */
+	struct xg_part p[] = {
+		{"xl/workbook.xml",
+		 "<workbook xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\" "
+		 "xmlns:r=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships\">"
+		 "<workbookPr date1904=\"1\"/><sheets><sheet name=\"H\" sheetId=\"2\" state=\"hidden\" r:id=\"rId9\"/>"
+		 "<sheet name=\"V\" sheetId=\"1\" r:id=\"rId1\"/></sheets></workbook>", (size_t)-1},
+		{"xl/_rels/workbook.xml.rels",
+		 "<Relationships xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\">"
+		 "<Relationship Id=\"rId1\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet\" Target=\"/xl/worksheets/sheet1.xml\"/>"
+		 "<Relationship Id=\"rId9\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet\" Target=\"worksheets/../worksheets/hidden.xml\"/>"
+		 "<Relationship Id=\"rId2\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings\" Target=\"sharedStrings.xml\"/>"
+		 "<Relationship Id=\"rId3\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles\" Target=\"styles.xml\"/>"
+		 "</Relationships>", (size_t)-1},
+		{"xl/worksheets/hidden.xml", SHEET_HEAD "<row r=\"1\"><c t=\"inlineStr\"><is><t>hidden</t></is></c></row>" SHEET_TAIL, (size_t)-1},
+	};
+	assert_xlsx(p, 3, "1:Job|Load|Date\n2:7|L1|2027-03-16\n");
+	/* Only a hidden sheet: nothing to read. */
+	p[0].data = "<workbook xmlns:r=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships\">"
+		    "<sheets><sheet name=\"H\" state=\"hidden\" r:id=\"rId1\"/></sheets></workbook>";
+	assert_xlsx(p, 1, "!EMPTY_FILE");
+}
+
+static void test_xlsx_limits(void **state)
+{
+	(void)state;
+	struct xg_part p[] = {SHEET("<row r=\"1\"><c r=\"A1\"><v>1</v></c></row>")};
+	assert_xlsx(p, 1, "1:1\n!EMPTY_FILE");
+	struct xg_part empty[] = {SHEET("")};
+	assert_xlsx(empty, 1, "!EMPTY_FILE");
+	struct xg_part wide[] = {SHEET("<row r=\"1\"><c r=\"CW1\"><v>1</v></c></row><row r=\"2\"><c r=\"A2\"><v>1</v></c></row>")};
+	assert_xlsx(wide, 1, "!TOO_MANY_HEADERS");  /* CW = column 101 */
+	struct xg_part ok100[] = {SHEET("<row r=\"1\"><c r=\"CV1\"><v>1</v></c><c r=\"XFD1\"/></row><row r=\"2\"><c r=\"A2\"><v>2</v></c></row>")};
+	char *got = render_xlsx(ok100, 1);
+	assert_non_null(strstr(got, "2:2\n"));
+	free(got);
+	struct xg_part bad[][1] = {
+		{SHEET("<row r=\"1\"><c r=\"B1\"><v>1</v></c><c r=\"A1\"><v>1</v></c></row>")},
+		{SHEET("<row r=\"2\"><c><v>1</v></c></row><row r=\"1\"><c><v>1</v></c></row>")},
+		{SHEET("<row r=\"1\"><c r=\"XFE1\"><v>1</v></c></row>")},
+		{SHEET("<row r=\"1\"><c t=\"s\"><v>99</v></c></row>")},
+		{SHEET("<row r=\"1\"><c><v>1</v></c>")},
+		{SHEET("<row r=\"0\"><c><v>1</v></c></row>")},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		got = render_xlsx(bad[i], 1);
+		assert_non_null(strstr(got, "!MALFORMED_XLSX"));
+		free(got);
+	}
+}
+
+static void test_xlsx_hostile_xml(void **state)
+{
+	(void)state;
+	struct xg_part laughs[] = {{"xl/worksheets/sheet1.xml",
+		"<?xml version=\"1.0\"?><!DOCTYPE lolz [<!ENTITY lol \"lol\">"
+		"<!ENTITY lol2 \"&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;\">"
+		"<!ENTITY lol3 \"&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;\">"
+		"<!ENTITY lol4 \"&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;\">"
+		"<!ENTITY lol5 \"&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;\">"
+		"<!ENTITY lol6 \"&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;\">"
+		"<!ENTITY lol7 \"&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;\">"
+		"<!ENTITY lol8 \"&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;\">"
+		"<!ENTITY lol9 \"&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;\">]>"
+		SHEET_HEAD "<row r=\"1\"><c t=\"inlineStr\"><is><t>&lol9;</t></is></c></row>" SHEET_TAIL, (size_t)-1}};
+	assert_xlsx(laughs, 1, "!MALFORMED_XLSX");
+	struct xg_part xxe[] = {{"xl/sharedStrings.xml",
+		"<?xml version=\"1.0\"?><!DOCTYPE sst [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>"
+		"<sst><si><t>&x;</t></si></sst>", (size_t)-1}};
+	assert_xlsx(xxe, 1, "!MALFORMED_XLSX");
+	struct xg_part corrupt[] = {{"xl/styles.xml", "<styleSheet><cellXfs>", (size_t)-1}};
+	assert_xlsx(corrupt, 1, "!MALFORMED_XLSX");
+}
+
+static void test_xlsx_macros(void **state)
+{
+	(void)state;
+	struct xg_part vba[] = {{"xl/vbaProject.bin", "\xD0\xCF\x11\xE0", 4}};
+	assert_xlsx(vba, 1, "!MACRO_REJECTED");
+	struct xg_part xlsm[] = {{"[Content_Types].xml",
+		"<Types xmlns=\"http://schemas.openxmlformats.org/package/2006/content-types\">"
+		"<Override PartName=\"/xl/workbook.xml\" ContentType=\"application/vnd.ms-excel.sheet.macroEnabled.main+xml\"/>"
+		"</Types>", (size_t)-1}};
+	assert_xlsx(xlsm, 1, "!MACRO_REJECTED");
+}
+
+static void test_xlsx_bombs(void **state)
+{
+	(void)state;
+	/* One part of 60 MB of zeros inside a worksheet: past 50 MB. */
+	size_t big = 60u * 1024 * 1024;
+	char *zeros = malloc(big);
+	memset(zeros, ' ', big);
+	memcpy(zeros, SHEET_HEAD, strlen(SHEET_HEAD));
+	struct xg_part p[] = {{"xl/worksheets/sheet1.xml", zeros, big}};
+	assert_xlsx(p, 1, "!MALFORMED_XLSX");
+	/* 3 MB that deflates past 100x: the ratio limit. */
+	p[0].len = 3u * 1024 * 1024;
+	assert_xlsx(p, 1, "!MALFORMED_XLSX");
+	/* The same under the limits reads. */
+	struct sheet_limits lim;
+	sheet_limits_default(&lim);
+	lim.max_ratio = 10000;
+	void *z;
+	size_t len;
+	memcpy(zeros + p[0].len - strlen(SHEET_TAIL), SHEET_TAIL, strlen(SHEET_TAIL));
+	memcpy(zeros + strlen(SHEET_HEAD), "<row><c><v>1</v></c></row><row><c><v>2</v></c></row>", 52);
+	assert_int_equal(xlsxgen_workbook(p, 1, 1, &z, &len), 0);
+	char *got = render_lim(z, len, &lim);
+	assert_string_equal(got, "1:1\n2:2\n");
+	free(got);
+	free(z);
+	free(zeros);
+}
+
+/* Parts each far under the ratio limit, together past the size limit
+ * (lowered here to 256 KiB so that the package stays small). */
+static void test_xlsx_total_limit(void **state)
+{
+	(void)state;
+	static char noise[3][120 * 1024];
+	uint32_t x = 12345;
+	for (size_t i = 0; i < sizeof(noise); i++) {
+		x = x * 1103515245u + 12345u;
+		((char *)noise)[i] = (char)('a' + (x >> 16) % 26);
+	}
+	struct xg_part p[] = {
+		{"xl/media/a.bin", noise[0], sizeof(noise[0])},
+		{"xl/media/b.bin", noise[1], sizeof(noise[1])},
+		{"xl/media/c.bin", noise[2], sizeof(noise[2])},
+	};
+	void *z;
+	size_t len;
+	assert_int_equal(xlsxgen_workbook(p, 3, 1, &z, &len), 0);
+	struct sheet_limits lim;
+	sheet_limits_default(&lim);
+	lim.max_uncompressed = 256 * 1024;
+	char *got = render_lim(z, len, &lim);
+	assert_string_equal(got, "!MALFORMED_XLSX");
+	free(got);
+	lim.max_uncompressed = 1024 * 1024;
+	got = render_lim(z, len, &lim);
+	assert_string_equal(got, "1:Job|Load|Date\n2:7|L1|2023-03-15\n");
+	free(got);
+	free(z);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dates_1900),
+		cmocka_unit_test(test_dates_1904),
+		cmocka_unit_test(test_general),
+		cmocka_unit_test(test_numfmt_is_date),
+		cmocka_unit_test(test_sniff),
+		cmocka_unit_test(test_csv_basic),
+		cmocka_unit_test(test_csv_quotes),
+		cmocka_unit_test(test_csv_encoding),
+		cmocka_unit_test(test_csv_limits),
+		cmocka_unit_test(test_xlsx_basic),
+		cmocka_unit_test(test_xlsx_cells),
+		cmocka_unit_test(test_xlsx_escapes),
+		cmocka_unit_test(test_xlsx_workbook),
+		cmocka_unit_test(test_xlsx_limits),
+		cmocka_unit_test(test_xlsx_hostile_xml),
+		cmocka_unit_test(test_xlsx_macros),
+		cmocka_unit_test(test_xlsx_bombs),
+		cmocka_unit_test(test_xlsx_total_limit),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
