@@ -79,7 +79,10 @@ static json_t *diag_json(struct arena *a, const struct colmap *map, const struct
 	json_t *o = json_object();
 	json_object_set_new(o, "code", json_string(code_name(d->code)));
 	json_object_set_new(o, "field", d->field < FIELD__COUNT ? json_string(field_name(d->field)) : json_null());
-	json_object_set_new(o, "column", d->col >= 0 ? json_string(map->headers[d->col]) : json_null());
+	/* Header texts come from the reader as UTF-8; norm_excerpt guarantees it
+	 * even so, since json_string refuses anything else. */
+	json_object_set_new(o, "column", d->col >= 0 ? json_string(norm_excerpt(a, map->headers[d->col],
+				strlen(map->headers[d->col]), 200)) : json_null());
 	json_object_set_new(o, "cell", d->col >= 0 ? json_string(cell_ref(a, d->col, r->number)) : json_null());
 	json_object_set_new(o, "value", d->value ? json_string(d->value) : json_null());
 	json_object_set_new(o, "message", json_string(d->message ? d->message : code_summary(d->code)));
@@ -171,8 +174,8 @@ static bool in_file_duplicate(struct arena *a, struct parsed *p, int i)
 			r->bucket = BUCKET_FAILED;
 			const char *msg = arena_printf(a, "Row %u already has jobCode \"%s\" and loadNo \"%s\" with "
 						       "different values; keep one row per load or give this one its own "
-						       "loadNo.", e->number, norm_excerpt(a, job, strlen(job), 60),
-						       norm_excerpt(a, no, strlen(no), 60));
+						       "loadNo.", e->number, norm_quote(a, job, strlen(job), 60),
+						       norm_quote(a, no, strlen(no), 60));
 			row_add_error(r, CODE_UNIQUE_VIOLATION, FIELD_LOAD_NO, p->map.field_col[FIELD_LOAD_NO],
 				      norm_excerpt(a, r->raw[FIELD_LOAD_NO], r->raw_len[FIELD_LOAD_NO], 200), msg);
 		}

@@ -22,7 +22,7 @@ static const char *raw_excerpt(struct write_ctx *w, const struct row *r, enum fi
 static void lookup_miss(struct write_ctx *w, struct row *r, enum field f, const char *what)
 {
 	const char *msg = arena_printf(w->a, "No %s named \"%s\" in your organization; the row was saved without "
-				       "it. Add it in the web app or correct the name.", what, norm_excerpt(w->a,
+				       "it. Add it in the web app or correct the name.", what, norm_quote(w->a,
 				       r->v[f].text, r->v[f].len, 60));
 	row_add_warning(r, CODE_LOOKUP_MISS, f, w->map->field_col[f], raw_excerpt(w, r, f), msg);
 }
@@ -80,7 +80,7 @@ static enum code resolve_named(struct write_ctx *w, struct row *r, enum field_gr
 	enum code rc = store_locations_by_name(w->tx, w->a, w->org_id, key, found, 2, &n);
 	if (rc)
 		return rc;
-	const char *shown = norm_excerpt(w->a, name, strlen(name), 60);
+	const char *shown = norm_quote(w->a, name, strlen(name), 60);
 	if (n >= 2) {
 		group_warning(w, r, CODE_LOCATION_NAME_AMBIGUOUS, g, PART_NAME, arena_printf(w->a,
 			"More than one saved location is named \"%s\"; the oldest was used. Rename the duplicates in "
