@@ -653,7 +653,7 @@ static void bench_backend(const char *url, struct result *r)
 		meter_stop(&m, false, &repush_ms, &repush_cpu);
 		if (strcmp(again.state, "SKIPPED") || again.skipped != ROWS)
 			die("re-push of rep %d ended %s with %d skipped", rep, again.state, again.skipped);
-		fprintf(out, "  rep %d: floor %.1f ms (cpu %.1f), import %.1f ms (cpu %.1f, worker commit %.1f), "
+		fprintf(out, "  rep %d: floor %.1f ms (cpu %.1f), import %.1f ms (cpu %.1f, worker write txn %.1f), "
 			"re-push %.1f ms (cpu %.1f)\n", rep, floor_ms, floor_cpu, import_ms, import_cpu, cm, repush_ms,
 			repush_cpu);
 		if (rep < 0)
@@ -682,7 +682,7 @@ static void bench_backend(const char *url, struct result *r)
 
 static void report_header(void)
 {
-	printf("\n| Backend | Floor ms | Import ms (median / min) | Import / floor | Worker commit ms | "
+	printf("\n| Backend | Floor ms | Import ms (median / min) | Import / floor | Worker write txn ms | "
 	       "Re-push ms (median / min) | Rows/s |\n");
 	printf("|---|---|---|---|---|---|---|\n");
 }
