@@ -47,6 +47,7 @@ def test_clean_file_succeeds_and_reads_back(server):
     assert run["dryRun"] is False and run["kind"] == "jobs" and run["object"] == "import_run"
     assert counts(run) == {"succeeded": 4, "warnings": 0, "failed": 0, "skipped": 0}
     assert run.get("rowCount") == 4
+    assert run.get("fileName") == "loads.csv"
     assert run["file"]["format"] == "csv" and run["file"]["delimiter"] == ","
     assert parse_ts(run["startedAt"]) <= parse_ts(run["finishedAt"])
     assert "nextAction" not in run and not run.get("error")
@@ -377,6 +378,9 @@ def test_value_normalization(server):
     ]
     run, res = import_file(server, csv_bytes(data, headers=headers))
     assert run["state"] == "SUCCEEDED", (run, res)
+    # SPEC per-row result: source echoes projectName only when present
+    assert res["succeeded"][0]["source"] == {"loadNo": "1", "jobCode": "J-NORM"}
+    assert res["succeeded"][1]["source"]["projectName"] == "Later Name"
     ls = [load(server, e["createdRecordIds"][0]) for e in res["succeeded"]]
     assert [l["loadDate"] for l in ls] == ["2026-11-05", "2026-11-05", "2026-01-09"]
     assert [round(float(l["rate"]), 2) for l in ls] == [1250.0, 1250.0, 0.5]
