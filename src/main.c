@@ -2,6 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/config.h"
+#include "base/ids.h"
 #include "cli/cli.h"
 
 static const struct {
@@ -25,8 +27,40 @@ static void usage(FILE *f)
 	fputs("\nAll commands take --db URL (default sqlite:./data/loadline.db, or $LOADLINE_DB).\n", f);
 }
 
+/* Removes "--db URL" / "--db=URL" from anywhere in argv into g_config.db. */
+static int take_db_option(int *argc, char **argv)
+{
+	int out = 1;
+	for (int i = 1; i < *argc; i++) {
+		const char *v = NULL;
+		if (!strcmp(argv[i], "--db")) {
+			if (i + 1 >= *argc) {
+				fputs("loadline: --db needs a URL (sqlite:PATH or postgres://...)\n", stderr);
+				return -1;
+			}
+			v = argv[++i];
+		} else if (!strncmp(argv[i], "--db=", 5)) {
+			v = argv[i] + 5;
+		}
+		if (v) {
+			if (strlen(v) >= sizeof g_config.db) {
+				fputs("loadline: --db URL is too long\n", stderr);
+				return -1;
+			}
+			snprintf(g_config.db, sizeof g_config.db, "%s", v);
+			continue;
+		}
+		argv[out++] = argv[i];
+	}
+	*argc = out;
+	argv[out] = NULL;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (config_load() || ids_init() || take_db_option(&argc, argv))
+		return 2;
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;

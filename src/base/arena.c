@@ -136,17 +136,23 @@ char *arena_strdup(struct arena *a, const char *s)
 
 char *arena_printf(struct arena *a, const char *fmt, ...)
 {
+	/* Measure into a small buffer (not NULL: GCC's sanitizer builds warn on
+	 * a NULL destination), then format again only when it did not fit. */
+	char small[256];
 	va_list ap, ap2;
 	va_start(ap, fmt);
 	va_copy(ap2, ap);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	int n = vsnprintf(small, sizeof small, fmt, ap);
 	va_end(ap);
 	if (n < 0) {
 		va_end(ap2);
 		return arena_strdup(a, "");
 	}
 	char *p = arena_alloc(a, (size_t)n + 1);
-	vsnprintf(p, (size_t)n + 1, fmt, ap2);
+	if ((size_t)n < sizeof small)
+		memcpy(p, small, (size_t)n + 1);
+	else
+		vsnprintf(p, (size_t)n + 1, fmt, ap2);
 	va_end(ap2);
 	return p;
 }

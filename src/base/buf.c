@@ -70,9 +70,10 @@ int buf_putc(struct buf *b, char c)
 
 int buf_printf(struct buf *b, const char *fmt, ...)
 {
+	char small[2];
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	int n = vsnprintf(small, sizeof small, fmt, ap);
 	va_end(ap);
 	if (n < 0 || reserve(b, (size_t)n))
 		return -1;

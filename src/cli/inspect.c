@@ -1,4 +1,172 @@
-/* loadline inspect FILE: placeholder until the readers land. */
+/* loadline inspect FILE: prints, as JSON, what the readers see in a file:
+ * format, encoding, delimiter, header row and data rows, or the parse-level
+ * error.  Exit 0 when read, 1 on a parse error, 2 on a usage error. */
+#include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
-int cli_inspect(int argc, char **argv) { (void)argc; (void)argv; fputs("inspect: not yet\n", stderr); return 1; }
+#include "sheet/sheet.h"
+
+#define DEFAULT_MAX_FILE_BYTES 5242880u
+
+static int usage(void)
+{
+	fputs("usage: loadline inspect [--max-rows N] FILE\n", stderr);
+	return 2;
+}
+
+/* A whole decimal number in 1..max, or 0 when it is not one. */
+static size_t parse_count(const char *s, size_t max)
+{
+	if (!s || *s < '0' || *s > '9')
+		return 0;
+	errno = 0;
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end || v == 0 || v > max)
+		return 0;
+	return (size_t)v;
+}
+
+/* Reads at most max bytes; *ret_over when the file is larger.  NULL on an
+ * I/O error (errno set). */
+static char *read_file(const char *path, size_t max, size_t *ret_len, int *ret_over)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *data = malloc(max + 1);
+	if (!data) {
+		fclose(f);
+		return NULL;
+	}
+	size_t n = fread(data, 1, max + 1, f);
+	int err = ferror(f);
+	fclose(f);
+	if (err) {
+		free(data);
+		errno = EIO;
+		return NULL;
+	}
+	*ret_over = n > max;
+	*ret_len = n > max ? max : n;
+	return data;
+}
+
+static json_t *cells_json(const struct sheet_row *row)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < row->ncells; i++)
+		json_array_append_new(a, json_stringn(row->cells[i], row->lens[i]));
+	return a;
+}
+
+static void put_info(json_t *out, const struct sheet_info *info)
+{
+	static const char *const names[] = {[SHEET_CSV] = "csv", [SHEET_XLSX] = "xlsx"};
+	if (info->format == SHEET_UNKNOWN)
+		return;
+	json_object_set_new(out, "format", json_string(names[info->format]));
+	json_object_set_new(out, "encoding", info->encoding ? json_string(info->encoding) : json_null());
+	char d[2] = {info->delimiter, 0};
+	json_object_set_new(out, "delimiter", info->delimiter ? json_string(d) : json_null());
+}
+
+static void put_error(json_t *out, enum code rc, const char *message)
+{
+	json_object_set_new(out, "error", json_pack("{s:s, s:s}", "code", code_name(rc),
+						    "message", message ? message : ""));
+}
+
+/* Reads every row into out; returns the code of the first error. */
+static enum code read_rows(struct sheet *s, json_t *out)
+{
+	const struct sheet_row *h = sheet_header(s);
+	json_object_set_new(out, "headerRow", json_integer(h->number));
+	json_object_set_new(out, "headers", cells_json(h));
+	json_t *rows = json_array();
+	json_object_set_new(out, "rows", rows);
+	for (;;) {
+		const struct sheet_row *row;
+		enum code rc = sheet_next_row(s, &row);
+		if (rc || !row)
+			return rc;
+		json_array_append_new(rows, json_pack("{s:I, s:o}", "row", (json_int_t)row->number,
+						      "cells", cells_json(row)));
+	}
+}
+
+static int emit(json_t *out, int status)
+{
+	json_dumpf(out, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', stdout);
+	json_decref(out);
+	return status;
+}
+
+int cli_inspect(int argc, char **argv)
+{
+	struct sheet_limits lim;
+	sheet_limits_default(&lim);
+	size_t env_rows = parse_count(getenv("LOADLINE_MAX_ROWS"), 1000000000);
+	if (env_rows)
+		lim.max_rows = env_rows;
+	size_t max_bytes = parse_count(getenv("LOADLINE_MAX_FILE_BYTES"), (size_t)1 << 40);
+	if (!max_bytes)
+		max_bytes = DEFAULT_MAX_FILE_BYTES;
+
+	const char *path = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--max-rows") && i + 1 < argc) {
+			if (!(lim.max_rows = parse_count(argv[++i], 1000000000)))
+				return usage();
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage();
+			return 0;
+		} else if ((argv[i][0] == '-' && argv[i][1]) || path) {
+			return usage();
+		} else {
+			path = argv[i];
+		}
+	}
+	if (!path)
+		return usage();
+
+	size_t len = 0;
+	int over = 0;
+	char *data = read_file(path, max_bytes, &len, &over);
+	if (!data) {
+		fprintf(stderr, "loadline inspect: cannot read %s: %s\n", path, strerror(errno));
+		return 2;
+	}
+	json_t *out = json_object();
+	if (over) {
+		free(data);
+		put_error(out, CODE_TOO_LARGE, "the file is larger than LOADLINE_MAX_FILE_BYTES");
+		return emit(out, 1);
+	}
+	struct sheet *s = NULL;
+	const char *msg = NULL;
+	struct sheet_info info = {0};
+	enum code rc = sheet_open_info(data, len, &lim, &s, &msg, &info);
+	put_info(out, &info);
+	if (!rc) {
+		rc = read_rows(s, out);
+		if (rc) {
+			/* Partial rows would suggest the file was read: drop them. */
+			json_object_del(out, "headerRow");
+			json_object_del(out, "headers");
+			json_object_del(out, "rows");
+			msg = sheet_message(s);
+		}
+	}
+	if (rc)
+		put_error(out, rc, msg);
+	int status = emit(out, rc ? 1 : 0);
+	sheet_free(s);
+	free(data);
+	return status;
+}

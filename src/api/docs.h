@@ -1,0 +1,14 @@
+/* Error reference documents generated from the code table. */
+#ifndef LOADLINE_API_DOCS_H
+#define LOADLINE_API_DOCS_H
+
+#include "base/codes.h"
+
+/* HTML page for one code (malloc'd). */
+char *docs_error_html(enum code c);
+/* HTML index of every code (malloc'd). */
+char *docs_index_html(void);
+/* docs/errors.md (malloc'd). */
+char *docs_errors_markdown(void);
+
+#endif

@@ -1,0 +1,29 @@
+/* Every endpoint the router can reach (internal to src/api). */
+#ifndef LOADLINE_API_ENDPOINTS_H
+#define LOADLINE_API_ENDPOINTS_H
+
+#include "api.h"
+
+extern const struct endpoint ep_whoami;
+extern const struct endpoint ep_openapi;
+extern const struct endpoint ep_healthz;
+extern const struct endpoint ep_import_upload;
+extern const struct endpoint ep_run_get;
+extern const struct endpoint ep_run_list;
+extern const struct endpoint ep_run_results;
+extern const struct endpoint ep_load_get;
+extern const struct endpoint ep_project_get;
+extern const struct endpoint ep_location_get;
+extern const struct endpoint ep_locations_search;
+
+struct run;
+struct location_rec;
+/* The import_run body (new reference). */
+json_t *run_json(const struct run *r);
+json_t *location_json(const struct location_rec *l);
+
+/* Serves the error reference page for a code, or the index. */
+void docs_error_page(struct http_request *req, struct http_response *res, const char *code);
+void docs_error_index(struct http_request *req, struct http_response *res);
+
+#endif

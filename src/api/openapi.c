@@ -1,0 +1,485 @@
+/* OpenAPI document: paths, parameters, headers and responses.  The schemas
+ * are in openapi_schemas.c.  Each operation names the codes its endpoint
+ * can answer with; the problem responses, grouped by status, are generated
+ * from the code table, and the codes every request can meet are added here
+ * once (see add_problems). */
+#include "openapi.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/codes.h"
+#include "base/config.h"
+#include "endpoints.h"
+#include "openapi_schemas.h"
+#include "paging.h"
+
+/* What an operation is subject to. */
+enum {
+	OP_AUTH = 1,    /* Bearer token and rate limit (every /api path but openapi.json) */
+	OP_NO_BODY = 2, /* takes no body: one over 64 KiB is answered TOO_LARGE */
+};
+
+/* Codes any request can meet before or around its endpoint (api.c). */
+#define CODES_ANY "URI_TOO_LONG HEADERS_TOO_LARGE INTERNAL_ERROR"
+#define CODES_AUTH "UNAUTHORIZED RATE_LIMIT_EXCEEDED SERVICE_UNAVAILABLE"
+#define CODES_NO_BODY "TOO_LARGE"
+
+static json_t *header_ref(const char *name)
+{
+	return oa_ref_to("headers", name);
+}
+
+/* The headers of a response with this status: X-Request-Id always; the
+ * rate-limit headers once the token was accepted (so not on 401, 414, 431);
+ * the challenge on 401; Retry-After on 429 and 503. */
+static json_t *headers_for(int status, unsigned flags)
+{
+	json_t *h = json_object();
+	json_object_set_new(h, "X-Request-Id", header_ref("X-Request-Id"));
+	if ((flags & OP_AUTH) && status != 401 && status != 414 && status != 431) {
+		json_object_set_new(h, "RateLimit-Limit", header_ref("RateLimit-Limit"));
+		json_object_set_new(h, "RateLimit-Remaining", header_ref("RateLimit-Remaining"));
+		json_object_set_new(h, "RateLimit-Reset", header_ref("RateLimit-Reset"));
+	}
+	if (status == 401)
+		json_object_set_new(h, "WWW-Authenticate", header_ref("WWW-Authenticate"));
+	if (status == 429 || status == 503)
+		json_object_set_new(h, "Retry-After", header_ref("Retry-After"));
+	return h;
+}
+
+/* The problem schema a code's body follows when it is the only code of a
+ * response (its envelope has extra members). */
+static const char *problem_base(enum code c)
+{
+	return c == CODE_IMPORT_IN_PROGRESS ? "ImportInProgressProblem" : "Problem";
+}
+
+static const char *summary_for(enum code c, unsigned flags)
+{
+	if (c == CODE_TOO_LARGE && (flags & OP_NO_BODY))
+		return "This endpoint takes no request body and one over 64 KiB was sent.";
+	return code_summary(c);
+}
+
+/* A problem response for status listing the codes of the table that have
+ * that status and are words of codes. */
+static json_t *problem_response(int status, const char *codes, unsigned flags)
+{
+	json_t *names = json_array();
+	struct buf d;
+	buf_init(&d, 64 * 1024);
+	enum code only = CODE_OK;
+	for (int i = 1; i < CODE__COUNT; i++) {
+		enum code c = (enum code)i;
+		if (code_status(c) != status || !oa_has_word(codes, code_name(c)))
+			continue;
+		json_array_append_new(names, json_string(code_name(c)));
+		buf_printf(&d, "%s`%s`: %s", d.len ? " " : "", code_name(c), summary_for(c, flags));
+		only = json_array_size(names) == 1 ? c : CODE_OK;
+	}
+	json_t *schema = json_pack("{s:[o,{s:{s:{s:o}}}]}", "allOf", oa_ref(only ? problem_base(only) : "Problem"),
+				   "properties", "code", "enum", names);
+	json_t *r = json_pack("{s:s,s:o,s:{s:{s:o}}}", "description", buf_str(&d), "headers", headers_for(status, flags),
+			      "content", "application/problem+json", "schema", schema);
+	buf_done(&d);
+	return r;
+}
+
+/* Asserts that every word of list is a code with an HTTP status: a typo
+ * would otherwise drop a response silently. */
+static void check_codes(const char *list)
+{
+	json_t *w = oa_words(list);
+	size_t i;
+	json_t *v;
+	json_array_foreach(w, i, v)
+		assert(code_status(code_from_name(json_string_value(v))) >= 400);
+	json_decref(w);
+}
+
+/* Adds to r one problem response per status, in status order, for the
+ * endpoint's codes plus those every request of its kind can meet. */
+static void add_problems(json_t *r, const char *codes, unsigned flags)
+{
+	check_codes(codes);
+	char all[1024];
+	snprintf(all, sizeof all, "%s %s %s %s", codes, CODES_ANY, flags & OP_AUTH ? CODES_AUTH : "",
+		 flags & OP_NO_BODY ? CODES_NO_BODY : "");
+	for (int status = 400; status < 600; status++) {
+		bool any = false;
+		for (int i = 1; i < CODE__COUNT && !any; i++)
+			any = code_status((enum code)i) == status && oa_has_word(all, code_name((enum code)i));
+		if (any) {
+			char key[8];
+			snprintf(key, sizeof key, "%d", status);
+			json_object_set_new(r, key, problem_response(status, all, flags));
+		}
+	}
+}
+
+static json_t *json_ok(const char *d, const char *schema, unsigned flags)
+{
+	return json_pack("{s:s,s:o,s:{s:{s:o}}}", "description", d, "headers", headers_for(200, flags), "content",
+			 "application/json", "schema", oa_ref(schema));
+}
+
+static json_t *param(const char *name)
+{
+	return oa_ref_to("parameters", name);
+}
+
+static json_t *operation(const char *id, const char *tag, const char *summary, const char *d, json_t *params,
+			 json_t *responses)
+{
+	json_t *op = json_pack("{s:s,s:[s],s:s,s:s}", "operationId", id, "tags", tag, "summary", summary,
+			       "description", d);
+	if (params)
+		json_object_set_new(op, "parameters", params);
+	json_object_set_new(op, "responses", responses);
+	return op;
+}
+
+static json_t *public_op(json_t *op)
+{
+	json_object_set_new(op, "security", json_array());
+	return op;
+}
+
+/* ---- operations, one per route ---- */
+
+static json_t *op_health(void)
+{
+	json_t *r = json_object();
+	json_object_set_new(r, "200", json_ok("Serving, and the database is reachable.", "Health", 0));
+	add_problems(r, "SERVICE_UNAVAILABLE", OP_NO_BODY);
+	return public_op(operation("health", "Service", "Liveness and database reachability",
+		"No token needed; not rate-limited. 503 when the database cannot be reached.", NULL, r));
+}
+
+static json_t *op_openapi(void)
+{
+	json_t *r = json_object();
+	json_object_set_new(r, "200", json_pack("{s:s,s:o,s:{s:{s:{s:s}}}}", "description", "This document.",
+		"headers", headers_for(200, 0), "content", "application/json", "schema", "type", "object"));
+	add_problems(r, "", OP_NO_BODY);
+	return public_op(operation("openapi", "Service", "This OpenAPI 3.1 document",
+		"No token needed; not rate-limited. Generated from the route list and the code table.", NULL, r));
+}
+
+static json_t *whoami(const char *id, const char *summary)
+{
+	json_t *r = json_object();
+	json_object_set_new(r, "200", json_ok("The key and the organization it is bound to.", "ApiKey", OP_AUTH));
+	add_problems(r, "", OP_AUTH | OP_NO_BODY);
+	return operation(id, "Identity", summary, "Verifies that a token is live and returns the organization it is "
+		"bound to. Intended as a deploy smoke test.", NULL, r);
+}
+
+static json_t *op_whoami(void)
+{
+	return whoami("whoami", "Verify a token");
+}
+
+static json_t *op_whoami_alias(void)
+{
+	return whoami("whoamiContractPath", "Verify a token (contract path /v1/whoami)");
+}
+
+static json_t *upload_body(void)
+{
+	json_t *file = json_pack("{s:s,s:s,s:s}", "type", "string", "contentMediaType", "application/octet-stream",
+		"description", "The spreadsheet: CSV (UTF-8 with or without BOM, else Windows-1252; delimiter , ; "
+		"or tab) or XLSX (first visible worksheet). The format is judged by the bytes, so any part "
+		"Content-Type is accepted. At most 5 MB (LOADLINE_MAX_FILE_BYTES) and 750 data rows "
+		"(LOADLINE_MAX_ROWS). Its rows are described by the JobsRow schema (x-row-schema).");
+	json_t *schema = json_pack("{s:s,s:[s],s:{s:o}}", "type", "object", "required", "file", "properties",
+				   "file", file);
+	json_t *enc = json_pack("{s:{s:s}}", "file", "contentType", "text/csv, text/plain, application/vnd.ms-excel, "
+		"application/octet-stream, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet");
+	return json_pack("{s:b,s:s,s:{s:{s:o,s:o}}}", "required", 1, "description", "multipart/form-data with exactly "
+		"one part named `file`; other form fields are ignored.", "content", "multipart/form-data", "schema",
+		schema, "encoding", enc);
+}
+
+static json_t *op_import_upload(void)
+{
+	json_t *ok = json_pack("{s:s,s:o,s:{s:{s:o}}}", "description", "Accepted: the run is QUEUED. Poll Location "
+		"after Retry-After seconds, doubling the delay up to 30 s, until the state is terminal or nextAction "
+		"is present.", "headers", headers_for(202, OP_AUTH), "content", "application/json", "schema",
+		oa_ref("ImportRun"));
+	json_t *h = json_object_get(ok, "headers");
+	json_object_set_new(h, "Location", header_ref("Location"));
+	json_object_set_new(h, "Retry-After", header_ref("Retry-After"));
+	json_t *r = json_object();
+	json_object_set_new(r, "202", ok);
+	add_problems(r, "MISSING_FILE INVALID_KIND IDEMPOTENCY_KEY_RESERVED EMPTY_BODY MALFORMED_MULTIPART "
+		     "INVALID_HEADER IMPORT_IN_PROGRESS TOO_LARGE UNSUPPORTED_MIME", OP_AUTH);
+	json_t *op = operation("createImport", "Imports", "Upload a file for import", "Streams the file part to "
+		"storage (over the size limit it is refused while streaming) and queues a run; processing is "
+		"asynchronous. The kind is checked first, then Idempotency-Key, Service-Dry-Run, an empty body and "
+		"the Content-Type. A file with identical contents and kind whose run is QUEUED or RUNNING (or awaits "
+		"mapping confirmation) is refused with 409 IMPORT_IN_PROGRESS and existingRunUrl. A zero-byte file "
+		"is accepted and its run fails EMPTY_FILE; other parse-level problems also end the run FAILED "
+		"(ParseErrorCode) rather than failing the upload.",
+		json_pack("[o,o,o]", param("ImportKind"), param("ServiceDryRun"), param("IdempotencyKey")), r);
+	json_object_set_new(op, "requestBody", upload_body());
+	json_object_set_new(op, "x-row-schema", oa_ref("JobsRow"));
+	return op;
+}
+
+static json_t *op_run_list(void)
+{
+	json_t *r = json_object();
+	json_object_set_new(r, "200", json_ok("A page of runs.", "ImportRunList", OP_AUTH));
+	add_problems(r, "INVALID_LIMIT INVALID_CURSOR", OP_AUTH | OP_NO_BODY);
+	return operation("listImportRuns", "Imports", "List import runs", "The organization's runs, newest first.",
+			 json_pack("[o,o]", param("Limit"), param("Cursor")), r);
+}
+
+static json_t *op_run_get(void)
+{
+	json_t *ok = json_ok("The run.", "ImportRun", OP_AUTH);
+	json_t *same = json_pack("{s:s,s:o}", "description", "Not Modified: If-None-Match matches the current ETag "
+				 "(or is *). No body.", "headers", headers_for(304, OP_AUTH));
+	json_t *hs[] = {json_object_get(ok, "headers"), json_object_get(same, "headers")};
+	for (size_t i = 0; i < 2; i++) {
+		json_object_set_new(hs[i], "ETag", header_ref("ETag"));
+		json_object_set_new(hs[i], "Cache-Control", header_ref("Cache-Control"));
+	}
+	json_t *r = json_object();
+	json_object_set_new(r, "200", ok);
+	json_object_set_new(r, "304", same);
+	add_problems(r, "NOT_FOUND", OP_AUTH | OP_NO_BODY);
+	return operation("getImportRun", "Imports", "Read an import run", "A run of another organization is 404, "
+		"never revealed. Poll from the upload's Retry-After (5 s), doubling up to 30 s; stop at a terminal "
+		"state or when nextAction is present. Send the ETag back in If-None-Match to get 304 while nothing "
+		"changed.", json_pack("[o,o]", param("RunId"), param("IfNoneMatch")), r);
+}
+
+static json_t *op_run_results(void)
+{
+	json_t *r = json_object();
+	json_object_set_new(r, "200", json_ok("A page of the bucket's rows.", "RowResultList", OP_AUTH));
+	add_problems(r, "NOT_FOUND INVALID_BUCKET INVALID_LIMIT INVALID_CURSOR RUN_NOT_TERMINAL", OP_AUTH | OP_NO_BODY);
+	return operation("listImportRunResults", "Imports", "Read per-row results of a terminal run",
+		"Rows of one bucket in rowIndex order. Each row is in exactly one of succeeded, failed, skipped; a "
+		"committed row with warnings is in warnings too. Checked in this order: the run (404), the bucket, "
+		"limit and cursor, then that the run is terminal (409 RUN_NOT_TERMINAL).",
+		json_pack("[o,o,o,o]", param("RunId"), param("Bucket"), param("Limit"), param("Cursor")), r);
+}
+
+static json_t *get_record(const char *id, const char *what, const char *schema, const char *id_param)
+{
+	char summary[64], d[160];
+	snprintf(summary, sizeof summary, "Read a %s", what);
+	snprintf(d, sizeof d, "The %s with this id in the token's organization; any other id is 404.", what);
+	json_t *r = json_object();
+	json_object_set_new(r, "200", json_ok(summary, schema, OP_AUTH));
+	add_problems(r, "NOT_FOUND", OP_AUTH | OP_NO_BODY);
+	return operation(id, "Records", summary, d, json_pack("[o]", param(id_param)), r);
+}
+
+static json_t *op_load_get(void)
+{
+	return get_record("getLoad", "load", "Load", "LoadId");
+}
+
+static json_t *op_project_get(void)
+{
+	return get_record("getProject", "project", "Project", "ProjectId");
+}
+
+static json_t *op_location_get(void)
+{
+	return get_record("getLocation", "location", "Location", "LocationId");
+}
+
+static json_t *op_locations_search(void)
+{
+	json_t *r = json_object();
+	json_object_set_new(r, "200", json_ok("A page of matching locations.", "LocationList", OP_AUTH));
+	add_problems(r, "INVALID_REQUEST INVALID_LIMIT INVALID_CURSOR", OP_AUTH | OP_NO_BODY);
+	return operation("searchLocations", "Records", "Search saved locations", "Address search: by name (ignoring "
+		"case and surrounding whitespace) or by street, city or ZIP text. An empty or missing q lists every "
+		"location. A q over 200 characters is 400 INVALID_REQUEST.",
+		json_pack("[o,o,o]", param("LocationQuery"), param("Limit"), param("Cursor")), r);
+}
+
+/* ---- the document ---- */
+
+/* One entry per route of api.c; the unit test checks that none is missing. */
+static const struct {
+	const char *method, *path;
+	json_t *(*build)(void);
+} ops[] = {
+	{"get", "/healthz", op_health},
+	{"get", "/api/v1/openapi.json", op_openapi},
+	{"get", "/api/v1/whoami", op_whoami},
+	{"get", "/v1/whoami", op_whoami_alias},
+	{"post", "/api/v1/imports/{kind}", op_import_upload},
+	{"get", "/api/v1/imports/runs", op_run_list},
+	{"get", "/api/v1/imports/runs/{id}", op_run_get},
+	{"get", "/api/v1/imports/runs/{id}/results/{bucket}", op_run_results},
+	{"get", "/api/v1/loads/{id}", op_load_get},
+	{"get", "/api/v1/projects/{id}", op_project_get},
+	{"get", "/api/v1/locations", op_locations_search},
+	{"get", "/api/v1/locations/{id}", op_location_get},
+};
+
+static json_t *paths(void)
+{
+	json_t *p = json_object();
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+		json_t *item = json_object_get(p, ops[i].path);
+		if (!item) {
+			item = json_object();
+			json_object_set_new(p, ops[i].path, item);
+		}
+		json_object_set_new(item, ops[i].method, ops[i].build());
+	}
+	return p;
+}
+
+static json_t *header(const char *d, json_t *schema, bool required)
+{
+	return json_pack("{s:s,s:b,s:o}", "description", d, "required", required, "schema", schema);
+}
+
+static json_t *headers(void)
+{
+	json_t *h = json_object();
+	json_object_set_new(h, "X-Request-Id", header("Request identifier, on every response; problem bodies repeat "
+		"it as requestId.", json_pack("{s:s,s:s}", "type", "string", "pattern", "^req_[0-9A-Za-z]+$"), true));
+	json_object_set_new(h, "RateLimit-Limit", header("Requests the token may make per window (LOADLINE_RATE_LIMIT, "
+		"default 600 per 60 s). On every response once the token is accepted, except a 503 when the "
+		"database was unreachable while checking it.", oa_type("integer"), false));
+	json_object_set_new(h, "RateLimit-Remaining", header("Requests left in the current window; every request "
+		"with the token counts, a 404 too.", oa_type("integer"), false));
+	json_object_set_new(h, "RateLimit-Reset", header("Seconds until the window resets.", oa_type("integer"), false));
+	json_object_set_new(h, "Retry-After", header("Seconds to wait before the next request (the first poll, after "
+		"an upload).", oa_type("integer"), true));
+	json_object_set_new(h, "WWW-Authenticate", header("The Bearer challenge: `Bearer realm=\"loadline\"`.",
+							  oa_type("string"), true));
+	json_object_set_new(h, "Location", header("Path of the new run: /api/v1/imports/runs/<run id>.",
+		json_pack("{s:s,s:s}", "type", "string", "pattern", "^/api/v1/imports/runs/run_"), true));
+	json_object_set_new(h, "ETag", header("Strong validator of the run's current representation.",
+					      oa_type("string"), true));
+	json_object_set_new(h, "Cache-Control", header("`no-cache`: revalidate with If-None-Match.", oa_type("string"),
+						       true));
+	return h;
+}
+
+static json_t *in_param(const char *name, const char *in, bool required, const char *d, json_t *schema)
+{
+	return json_pack("{s:s,s:s,s:b,s:s,s:o}", "name", name, "in", in, "required", required, "description", d,
+			 "schema", schema);
+}
+
+static json_t *parameters(void)
+{
+	json_t *p = json_object();
+	json_object_set_new(p, "Limit", in_param("limit", "query", false, "Page size, a whole number from 1 to "
+		"1000; anything else is 400 INVALID_LIMIT.", json_pack("{s:s,s:i,s:i,s:i}", "type", "integer",
+		"minimum", 1, "maximum", PAGE_MAX, "default", PAGE_DEFAULT)));
+	json_object_set_new(p, "Cursor", in_param("cursor", "query", false, "Opaque page cursor taken from "
+		"nextPageUrl, bound to its list; anything else is 400 INVALID_CURSOR. Following nextPageUrl is "
+		"equivalent.", oa_type("string")));
+	json_object_set_new(p, "RunId", in_param("id", "path", true, "The run's id (the SPEC's {transactionId}).",
+						 oa_type("string")));
+	json_object_set_new(p, "LoadId", in_param("id", "path", true, "The load's id.", oa_type("string")));
+	json_object_set_new(p, "ProjectId", in_param("id", "path", true, "The project's id.", oa_type("string")));
+	json_object_set_new(p, "LocationId", in_param("id", "path", true, "The location's id.", oa_type("string")));
+	json_object_set_new(p, "Bucket", in_param("bucket", "path", true, "Results bucket; anything else is 400 "
+		"INVALID_BUCKET.", json_pack("{s:s,s:[s,s,s,s]}", "type", "string", "enum", "succeeded", "failed",
+		"warnings", "skipped")));
+	json_object_set_new(p, "ImportKind", in_param("kind", "path", true, "Import kind; `jobs` is the only one in "
+		"v1, anything else is 400 INVALID_KIND.", json_pack("{s:s,s:[s]}", "type", "string", "enum", "jobs")));
+	json_object_set_new(p, "ServiceDryRun", in_param("Service-Dry-Run", "header", false, "`true` runs the whole "
+		"pipeline without writing anything (dryRun: true, same results). Compared ignoring case; any value "
+		"but true or false is 400 INVALID_HEADER.", json_pack("{s:s,s:[s,s]}", "type", "string", "enum",
+		"true", "false")));
+	json_object_set_new(p, "IdempotencyKey", in_param("Idempotency-Key", "header", false, "Reserved: any "
+		"non-empty value is 400 IDEMPOTENCY_KEY_RESERVED. Re-pushing a file is already safe.",
+		json_pack("{s:s,s:i}", "type", "string", "maxLength", 0)));
+	json_object_set_new(p, "IfNoneMatch", in_param("If-None-Match", "header", false, "An ETag this run returned "
+		"before (or *): 304 while it still matches.", oa_type("string")));
+	json_object_set_new(p, "LocationQuery", in_param("q", "query", false, "Search text: a location name, or "
+		"street, city or ZIP text; at most 200 characters.", json_pack("{s:s,s:i}", "type", "string",
+		"maxLength", 200)));
+	return p;
+}
+
+static json_t *method_not_allowed(void)
+{
+	json_t *resp = problem_response(405, code_name(CODE_METHOD_NOT_ALLOWED), OP_AUTH);
+	json_object_set_new(json_object_get(resp, "headers"), "Allow", json_pack("{s:s,s:b,s:{s:s}}", "description",
+		"The methods the path takes.", "required", 1, "schema", "type", "string"));
+	json_object_set_new(resp, "description", json_string("Answered to a method a path does not declare (HEAD is "
+		"answered as GET), so it belongs to no operation. Under /api and /v1 the token is checked first."));
+	return resp;
+}
+
+static json_t *components(void)
+{
+	json_t *c = json_object();
+	json_object_set_new(c, "securitySchemes", json_pack("{s:{s:s,s:s,s:s}}", "bearerAuth", "type", "http",
+		"scheme", "bearer", "bearerFormat", "ll_live_ + 38 base62 characters"));
+	json_object_set_new(c, "parameters", parameters());
+	json_object_set_new(c, "headers", headers());
+	json_object_set_new(c, "responses", json_pack("{s:o}", "MethodNotAllowed", method_not_allowed()));
+	json_object_set_new(c, "schemas", openapi_schemas());
+	return c;
+}
+
+static json_t *error_codes(void)
+{
+	json_t *a = json_array();
+	for (int i = 1; i < CODE__COUNT; i++) {
+		enum code c = (enum code)i;
+		json_t *e = json_pack("{s:s,s:s,s:s,s:s}", "code", code_name(c), "kind", code_kind_name(code_kind(c)),
+				      "summary", code_summary(c), "hint", code_hint(c));
+		if (code_status(c))
+			json_object_set_new(e, "status", json_integer(code_status(c)));
+		json_array_append_new(a, e);
+	}
+	return a;
+}
+
+static const char *intro =
+	"Bulk import of loads from CSV/XLSX files, reads of what was imported, and token verification. Every "
+	"endpoint under /api/v1 (and /v1/whoami) needs `Authorization: Bearer <token>` and is rate-limited per "
+	"token (RateLimit-Limit/-Remaining/-Reset on its responses); /healthz and this document need neither. "
+	"Every response carries X-Request-Id. GET paths also answer HEAD; other methods get 405 (see "
+	"components.responses.MethodNotAllowed). Errors are RFC 7807 problem bodies whose `code` is stable; "
+	"x-error-codes lists every code, and {docs_url}/api/errors/<CODE> explains each. Lists are "
+	"`{object: \"list\", data, nextPageUrl}`: follow nextPageUrl until it is null.";
+
+json_t *openapi_document(const char *server_url)
+{
+	json_t *doc = json_object();
+	json_object_set_new(doc, "openapi", json_string("3.1.0"));
+	json_object_set_new(doc, "info", json_pack("{s:s,s:s,s:s}", "title", "Loadline API", "version", "1.0.0",
+						   "description", intro));
+	if (server_url)
+		json_object_set_new(doc, "servers", json_pack("[{s:s}]", "url", server_url));
+	json_object_set_new(doc, "security", json_pack("[{s:[]}]", "bearerAuth"));
+	json_object_set_new(doc, "tags", json_pack("[{s:s},{s:s},{s:s},{s:s}]", "name", "Imports", "name", "Records",
+						   "name", "Identity", "name", "Service"));
+	json_object_set_new(doc, "paths", paths());
+	json_object_set_new(doc, "components", components());
+	json_object_set_new(doc, "x-error-codes", error_codes());
+	return doc;
+}
+
+static void serve(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
+{
+	(void)ctx;
+	api_json(req, res, 200, openapi_document(g_config.base_url));
+}
+
+const struct endpoint ep_openapi = {.finish = serve};

@@ -1,0 +1,544 @@
+/* components.schemas of the OpenAPI document: every body the API sends,
+ * written once.  Code enums come from the code table, run states from the
+ * state table, and JobsRow from the jobs schema table, so none of them can
+ * drift from the code that emits them. */
+#include "openapi_schemas.h"
+
+#include <assert.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/codes.h"
+#include "base/ids.h"
+#include "import/run_state.h"
+#include "import/schema.h"
+
+/* ---- small builders ---- */
+
+json_t *oa_ref_to(const char *section, const char *name)
+{
+	char r[160];
+	snprintf(r, sizeof r, "#/components/%s/%s", section, name);
+	return json_pack("{s:s}", "$ref", r);
+}
+
+json_t *oa_ref(const char *name)
+{
+	return oa_ref_to("schemas", name);
+}
+
+json_t *oa_type(const char *type)
+{
+	return json_pack("{s:s}", "type", type);
+}
+
+json_t *oa_nullable(const char *type)
+{
+	return json_pack("{s:[s,s]}", "type", type, "null");
+}
+
+json_t *oa_with(json_t *schema, const char *key, json_t *value)
+{
+	json_object_set_new(schema, key, value);
+	return schema;
+}
+
+json_t *oa_withs(json_t *schema, const char *key, const char *value)
+{
+	return oa_with(schema, key, json_string(value));
+}
+
+bool oa_has_word(const char *list, const char *word)
+{
+	size_t wl = strlen(word);
+	for (const char *p = list; p && *p;) {
+		while (*p == ' ')
+			p++;
+		size_t n = strcspn(p, " ");
+		if (n == wl && !memcmp(p, word, n))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+json_t *oa_words(const char *list)
+{
+	json_t *a = json_array();
+	for (const char *p = list; p && *p;) {
+		while (*p == ' ')
+			p++;
+		size_t n = strcspn(p, " ");
+		if (n)
+			json_array_append_new(a, json_stringn(p, n));
+		p += n;
+	}
+	return a;
+}
+
+static json_t *desc(json_t *schema, const char *text)
+{
+	return oa_withs(schema, "description", text);
+}
+
+static json_t *const_str(const char *value)
+{
+	return json_pack("{s:s,s:s}", "type", "string", "const", value);
+}
+
+static json_t *str_enum(const char *words)
+{
+	return oa_with(oa_type("string"), "enum", oa_words(words));
+}
+
+/* A string of at most max characters, nullable or not. */
+static json_t *text(size_t max, bool nullable)
+{
+	json_t *s = nullable ? oa_nullable("string") : oa_type("string");
+	return max ? oa_with(s, "maxLength", json_integer((json_int_t)max)) : s;
+}
+
+/* An id of the form prefix_ + 22 base62 characters. */
+static json_t *id_schema(const char *prefix, bool nullable)
+{
+	char pat[64];
+	snprintf(pat, sizeof pat, "^%s_[0-9A-Za-z]{%d}$", prefix, ID_RANDOM_CHARS);
+	return oa_withs(nullable ? oa_nullable("string") : oa_type("string"), "pattern", pat);
+}
+
+static json_t *count(const char *what)
+{
+	return desc(oa_with(oa_type("integer"), "minimum", json_integer(0)), what);
+}
+
+/* {"type":"object","description":d,"required":[...],"properties":{...}}.
+ * The variadic part is (name, schema) pairs ending with NULL; schemas are
+ * stolen.  Every word of required must name a property. */
+static json_t *object_of(const char *d, const char *required, ...)
+{
+	json_t *props = json_object();
+	va_list ap;
+	va_start(ap, required);
+	for (const char *k; (k = va_arg(ap, const char *));)
+		json_object_set_new(props, k, va_arg(ap, json_t *));
+	va_end(ap);
+	json_t *o = oa_type("object");
+	if (d)
+		desc(o, d);
+	json_t *req = oa_words(required);
+	size_t i;
+	json_t *v;
+	json_array_foreach(req, i, v)
+		assert(json_object_get(props, json_string_value(v)));
+	oa_with(o, "required", req);
+	return oa_with(o, "properties", props);
+}
+
+static json_t *closed(json_t *object_schema)
+{
+	return oa_with(object_schema, "additionalProperties", json_false());
+}
+
+static json_t *array_of(json_t *items)
+{
+	return oa_with(oa_type("array"), "items", items);
+}
+
+/* ---- codes and states, from their tables ---- */
+
+static int is_sync(enum code c) { return code_status(c) >= 400; }
+static int is_parse(enum code c) { return code_kind(c) == CODE_KIND_PARSE; }
+static int is_row_error(enum code c) { return code_kind(c) == CODE_KIND_ROW_ERROR; }
+static int is_row_warning(enum code c) { return code_kind(c) == CODE_KIND_ROW_WARNING; }
+
+static json_t *code_enum(int (*want)(enum code), const char *d)
+{
+	json_t *a = json_array();
+	for (int i = 1; i < CODE__COUNT; i++)
+		if (want((enum code)i))
+			json_array_append_new(a, json_string(code_name((enum code)i)));
+	return desc(oa_with(oa_type("string"), "enum", a), d);
+}
+
+static json_t *run_state(void)
+{
+	json_t *all = json_array(), *terminal = json_array();
+	for (int s = 0; s < RUN__COUNT; s++) {
+		json_array_append_new(all, json_string(run_state_name((enum run_state)s)));
+		if (run_state_terminal((enum run_state)s))
+			json_array_append_new(terminal, json_string(run_state_name((enum run_state)s)));
+	}
+	json_t *o = desc(oa_with(oa_type("string"), "enum", all), "State of an import run. QUEUED and RUNNING "
+			 "are non-terminal; the states in x-terminal-states are final. There is no COMPLETED state.");
+	return oa_with(o, "x-terminal-states", terminal);
+}
+
+/* ---- problems ---- */
+
+static json_t *problem(void)
+{
+	return object_of("RFC 7807 problem body (application/problem+json). Clients branch on `code`, never on "
+		"`detail`.", "type title status detail instance code requestId docUrl",
+		"type", desc(oa_withs(oa_type("string"), "format", "uri"), "Error reference URL: "
+			     "{docs_url}/api/errors/<CODE>, a page the service itself serves."),
+		"title", desc(oa_type("string"), "HTTP reason phrase of status."),
+		"status", desc(oa_type("integer"), "HTTP status of the response."),
+		"detail", desc(oa_type("string"), "Human-readable explanation; its text may change."),
+		"instance", desc(oa_type("string"), "The request path."),
+		"code", code_enum(is_sync, "Stable wire code (permanent for v1)."),
+		"requestId", desc(oa_withs(oa_type("string"), "pattern", "^req_[0-9A-Za-z]+$"),
+				  "Same as the response's X-Request-Id header."),
+		"docUrl", desc(oa_withs(oa_type("string"), "format", "uri"), "Same as type."),
+		NULL);
+}
+
+static json_t *import_in_progress_problem(void)
+{
+	json_t *extra = object_of(NULL, "code existingRunUrl",
+		"code", const_str(code_name(CODE_IMPORT_IN_PROGRESS)),
+		"existingRunUrl", desc(oa_withs(oa_type("string"), "pattern", "^/api/v1/imports/runs/run_"),
+			"Path of the run already importing this file (prefix it with the base address); poll it "
+			"instead of pushing again."),
+		NULL);
+	return json_pack("{s:s,s:[o,o]}", "description", "Problem body of IMPORT_IN_PROGRESS: the envelope plus "
+			 "existingRunUrl.", "allOf", oa_ref("Problem"), extra);
+}
+
+/* ---- import runs ---- */
+
+static json_t *next_action(void)
+{
+	return object_of("Present on a QUEUED run staged for a one-time column-mapping confirmation by a person in "
+		"the web application. Stop polling when it appears.", "type url expiresAt",
+		"type", const_str("review_in_app"),
+		"url", desc(oa_withs(oa_type("string"), "format", "uri"), "Deep link (under {app_url}) to the "
+			    "mapping confirmation screen."),
+		"expiresAt", desc(oa_ref("Timestamp"), "72 hours after the run was created; unconfirmed, the run "
+				  "then ends FAILED with STAGING_EXPIRED."),
+		NULL);
+}
+
+static json_t *run_error(void)
+{
+	return object_of("Why a FAILED run could not produce per-row results (present on FAILED runs only).",
+		"code message", "code", oa_ref("ParseErrorCode"),
+		"message", desc(oa_type("string"), "What was wrong, in words; branch on code, not on this."),
+		NULL);
+}
+
+static json_t *run_counts(void)
+{
+	return object_of("Rows per bucket; a committed row with warnings counts in succeeded and in warnings.",
+		"succeeded warnings failed skipped",
+		"succeeded", count("Rows whose Load was created or updated."),
+		"warnings", count("Committed rows that carry warnings (also counted in succeeded)."),
+		"failed", count("Rows validation rejected."),
+		"skipped", count("No-op duplicate rows."),
+		NULL);
+}
+
+static json_t *run_file(void)
+{
+	json_t *enc = oa_with(oa_nullable("string"), "enum", json_pack("[s,s,s,s,n]", "utf-8", "utf-8-bom",
+								      "windows-1252", "xlsx"));
+	json_t *delim = oa_with(oa_nullable("string"), "enum", json_pack("[s,s,s,n]", ",", ";", "\t"));
+	return object_of("What the reader found in the file. encoding and delimiter are null until the file "
+		"is parsed; delimiter is null for XLSX.", "format encoding delimiter",
+		"format", desc(str_enum("csv xlsx"), "Judged by the file's bytes, not its name or part type."),
+		"encoding", desc(enc, "Text encoding of a CSV (text that is not valid UTF-8 is read as "
+			"Windows-1252), or xlsx."),
+		"delimiter", desc(delim, "CSV delimiter detected from the header line."),
+		NULL);
+}
+
+static json_t *import_run(void)
+{
+	return object_of("An import run (`object: import_run`). The upload returns it QUEUED; poll it until its "
+		"state is terminal or nextAction is present, then read the results.",
+		"id object kind state dryRun counts fileName rowCount file createdAt startedAt finishedAt",
+		"id", desc(id_schema("run", false), "The run id: `{id}` (the SPEC's `{transactionId}`) in run paths."),
+		"object", const_str("import_run"),
+		"kind", desc(str_enum("jobs"), "The import kind; `jobs` is the only one in v1."),
+		"state", oa_ref("RunState"),
+		"dryRun", desc(oa_type("boolean"), "True when the upload sent `Service-Dry-Run: true`: the run "
+			       "produced every result without writing anything."),
+		"nextAction", oa_ref("NextAction"),
+		"error", oa_ref("RunError"),
+		"counts", oa_ref("RunCounts"),
+		"fileName", desc(oa_type("string"), "File name from the part's Content-Disposition (`upload` when "
+				 "none was sent)."),
+		"rowCount", desc(oa_nullable("integer"), "Data rows read; null until the file is parsed and on "
+				 "FAILED runs."),
+		"file", oa_ref("RunFile"),
+		"createdAt", oa_ref("Timestamp"),
+		"startedAt", desc(oa_ref("TimestampOrNull"), "When a worker first claimed the run; null before."),
+		"finishedAt", desc(oa_ref("TimestampOrNull"), "When the run reached a terminal state; null before."),
+		NULL);
+}
+
+/* The list envelope around items of schema item. */
+static json_t *list_of(const char *item, const char *d)
+{
+	return object_of(d, "object data nextPageUrl",
+		"object", const_str("list"),
+		"data", array_of(oa_ref(item)),
+		"nextPageUrl", desc(oa_nullable("string"), "Path and query of the next page (prefix it with the base "
+				    "address and follow it as is); null on the last page."),
+		NULL);
+}
+
+/* ---- per-row results ---- */
+
+static json_t *row_source(void)
+{
+	return object_of("Echo of the row's natural keys as read (trimmed; at most 200 characters, then …). "
+		"A key whose cell is empty or unmapped is null.", "loadNo jobCode",
+		"loadNo", text(201, true), "jobCode", text(201, true),
+		"projectName", desc(text(201, false), "Present when the row has a project name."),
+		NULL);
+}
+
+static json_t *row_diag(const char *code_schema, const char *d)
+{
+	json_t *field = json_pack("{s:[o,{s:s}],s:s}", "oneOf", oa_ref("JobsField"), "type", "null",
+				  "description", "The schema field; null when the entry is about the row as a whole.");
+	return object_of(d, "code field column cell value message docUrl",
+		"code", oa_ref(code_schema),
+		"field", field,
+		"column", desc(oa_nullable("string"), "The file's header text for the field; null when unmapped."),
+		"cell", desc(oa_withs(oa_nullable("string"), "pattern", "^[A-Z]+[0-9]+$"), "A1 reference of the "
+			     "cell (e.g. C12); null when the field is unmapped."),
+		"value", desc(text(201, true), "The raw cell text as read (at most 200 characters, then …)."),
+		"message", desc(oa_type("string"), "One sentence saying what is wrong and what to do."),
+		"docUrl", desc(oa_withs(oa_type("string"), "format", "uri"), "{docs_url}/api/errors/<CODE>."),
+		NULL);
+}
+
+static json_t *row_index(void)
+{
+	return desc(oa_with(oa_type("integer"), "minimum", json_integer(2)), "The row's number as a spreadsheet "
+		    "shows it: the header row is 1 and ignored blank rows keep their numbers.");
+}
+
+static json_t *record_ids(void)
+{
+	return desc(array_of(oa_type("string")), "The Load's id first, then ids of Projects and Locations this "
+		    "row created or updated; [] in a dry run.");
+}
+
+static json_t *succeeded_row(void)
+{
+	return closed(object_of("An entry of the succeeded bucket: the Load was created or updated.",
+		"rowIndex source createdRecordIds", "rowIndex", row_index(), "source", oa_ref("RowSource"),
+		"createdRecordIds", record_ids(), NULL));
+}
+
+static json_t *warnings_row(void)
+{
+	return closed(object_of("An entry of the warnings bucket: the row committed (it is in succeeded too) "
+		"but something was normalized or resolved in a way worth flagging.",
+		"rowIndex source warnings createdRecordIds", "rowIndex", row_index(), "source", oa_ref("RowSource"),
+		"warnings", oa_with(array_of(oa_ref("RowWarning")), "minItems", json_integer(1)),
+		"createdRecordIds", record_ids(), NULL));
+}
+
+static json_t *failed_row(void)
+{
+	return closed(object_of("An entry of the failed bucket: validation rejected the row and nothing of it "
+		"was written.", "rowIndex source errors", "rowIndex", row_index(), "source", oa_ref("RowSource"),
+		"errors", oa_with(array_of(oa_ref("RowError")), "minItems", json_integer(1)), NULL));
+}
+
+static json_t *skipped_row(void)
+{
+	json_t *reason = desc(str_enum("duplicate_of_prior_import duplicate_in_file"), "duplicate_of_prior_import: "
+		"same natural key and content as the last import of it; duplicate_in_file: same key and content as "
+		"an earlier row of this file.");
+	return closed(object_of("An entry of the skipped bucket: a no-op duplicate.", "rowIndex source reason",
+		"rowIndex", row_index(), "source", oa_ref("RowSource"), "reason", reason, NULL));
+}
+
+static json_t *row_result(void)
+{
+	return json_pack("{s:s,s:[o,o,o,o]}", "description", "A per-row result; its shape is that of the bucket "
+		"it was read from.", "oneOf", oa_ref("SucceededRow"), oa_ref("WarningsRow"), oa_ref("FailedRow"),
+		oa_ref("SkippedRow"));
+}
+
+/* ---- records ---- */
+
+static json_t *load(void)
+{
+	return object_of("A load (`object: load`) as the last import of it wrote it.",
+		"id object projectId jobCode loadNo loadDate material truckType ticketNo weight weightUnit rate "
+		"notes pickupLocationId dropoffLocationId createdAt updatedAt",
+		"id", id_schema("load", false), "object", const_str("load"),
+		"projectId", id_schema("prj", false),
+		"jobCode", text(0, false), "loadNo", text(0, false),
+		"loadDate", desc(oa_withs(oa_type("string"), "format", "date"), "YYYY-MM-DD."),
+		"material", text(0, true), "truckType", text(0, true), "ticketNo", text(0, true),
+		"weight", desc(oa_nullable("number"), "Pounds, to 0.01 lb."),
+		"weightUnit", desc(const_str("lb"), "Always lb: weights are stored in pounds."),
+		"rate", desc(oa_withs(oa_nullable("string"), "pattern", "^-?[0-9]+\\.[0-9]{2}$"),
+			     "US dollars as a decimal string with two decimals (1250.00)."),
+		"notes", text(0, true),
+		"pickupLocationId", id_schema("loc", true), "dropoffLocationId", id_schema("loc", true),
+		"createdAt", oa_ref("Timestamp"), "updatedAt", oa_ref("Timestamp"),
+		NULL);
+}
+
+static json_t *project(void)
+{
+	return object_of("A project (`object: project`); ids are null where unset.",
+		"id object jobCode name customerId branchId projectManagerId pickupLocationId dropoffLocationId "
+		"createdAt updatedAt",
+		"id", id_schema("prj", false), "object", const_str("project"),
+		"jobCode", text(0, false), "name", text(0, false),
+		"customerId", id_schema("cus", true), "branchId", id_schema("brn", true),
+		"projectManagerId", id_schema("usr", true),
+		"pickupLocationId", id_schema("loc", true), "dropoffLocationId", id_schema("loc", true),
+		"createdAt", oa_ref("Timestamp"), "updatedAt", oa_ref("Timestamp"),
+		NULL);
+}
+
+static json_t *location(void)
+{
+	return object_of("A saved location (`object: location`); name is null for an unnamed one.",
+		"id object name street city state zip createdAt",
+		"id", id_schema("loc", false), "object", const_str("location"),
+		"name", text(0, true), "street", text(0, true), "city", text(0, true),
+		"state", desc(text(0, true), "USPS two-letter code."),
+		"zip", desc(oa_withs(oa_nullable("string"), "pattern", "^[0-9]{5}(-[0-9]{4})?$"), "ZIP or ZIP+4."),
+		"createdAt", oa_ref("Timestamp"),
+		NULL);
+}
+
+/* ---- identity ---- */
+
+static json_t *organization(void)
+{
+	return object_of(NULL, "id object name createdAt",
+		"id", id_schema("org", false), "object", const_str("organization"),
+		"name", oa_type("string"), "createdAt", oa_ref("Timestamp"), NULL);
+}
+
+static json_t *api_key(void)
+{
+	return object_of("The API key making the request and the organization it is bound to.",
+		"id object name prefix createdAt lastUsedAt organization",
+		"id", id_schema("key", false), "object", const_str("api_key"),
+		"name", desc(oa_type("string"), "The key's label (empty when it has none)."),
+		"prefix", desc(oa_withs(oa_type("string"), "pattern", "^ll_live_"), "The first characters of "
+			       "the token, for recognising it; the token itself is never shown again."),
+		"createdAt", oa_ref("Timestamp"),
+		"lastUsedAt", desc(oa_ref("TimestampOrNull"), "Null when the key was never used before."),
+		"organization", oa_ref("Organization"), NULL);
+}
+
+/* ---- the jobs file ---- */
+
+static const char *type_text(enum field_type t)
+{
+	switch (t) {
+	case FTYPE_TEXT: return "Text, trimmed.";
+	case FTYPE_DATE: return "Date: YYYY-MM-DD, M/D/YYYY, M/D/YY, or an XLSX date cell.";
+	case FTYPE_WEIGHT: return "The unit is in the cell (12.5 t) or in weightUnit; a bare number is pounds. lb/lbs/#; "
+		"ton/tons/tn = 2,000 lb; t/tonne/mt = 2,204.62 lb; kg = 2.20462 lb. A conversion warns "
+		"UNIT_NORMALIZED; an unknown unit is TYPE_MISMATCH.";
+	case FTYPE_UNIT: return "A weight unit word (lb, ton, t, kg, ...) for weight cells that carry none.";
+	case FTYPE_MONEY: return "Decimal amount in US dollars; $1,250.00 and 1250 both read.";
+	case FTYPE_STATE: return "Stored as the two-letter USPS code.";
+	case FTYPE_ZIP: return "5 or 9 digits; leading zeros a spreadsheet dropped are restored.";
+	}
+	return "";
+}
+
+static json_t *jobs_column(enum field f)
+{
+	const struct field_info *fi = field_info(f);
+	char d[512];
+	snprintf(d, sizeof d, "%s. %s", fi->label, type_text(fi->type));
+	json_t *s = desc(oa_with(oa_type("string"), "maxLength", json_integer((json_int_t)fi->max_chars)), d);
+	oa_withs(s, "x-field-type", field_type_name(fi->type));
+	if (fi->group != GROUP_NONE)
+		oa_withs(s, "x-address-group", group_prefix(fi->group));
+	return s;
+}
+
+static json_t *jobs_row(void)
+{
+	json_t *props = json_object(), *req = json_array();
+	for (int f = 0; f < FIELD__COUNT; f++) {
+		json_object_set_new(props, field_name((enum field)f), jobs_column((enum field)f));
+		if (field_required((enum field)f))
+			json_array_append_new(req, json_string(field_name((enum field)f)));
+	}
+	json_t *o = desc(oa_type("object"), "One data row of a jobs file (POST /api/v1/imports/jobs), keyed by "
+		"column. The first non-blank row is the header; a header cell maps to the field whose name it equals "
+		"(ignoring case and surrounding whitespace); other columns and blank headers are ignored. Each "
+		"row becomes one Load; a new jobCode creates its Project. Natural key: (jobCode, loadNo). Lengths "
+		"are in characters. Errors: MISSING_REQUIRED (a required field empty or unmapped), TYPE_MISMATCH "
+		"(a value that does not parse, or text over its length), UNIQUE_VIOLATION.");
+	oa_with(o, "required", req);
+	oa_with(o, "properties", props);
+	oa_with(o, "additionalProperties", json_true());
+	return oa_with(o, "x-natural-key", json_pack("[s,s]", field_name(FIELD_JOB_CODE), field_name(FIELD_LOAD_NO)));
+}
+
+static json_t *jobs_field(void)
+{
+	json_t *a = json_array();
+	for (int f = 0; f < FIELD__COUNT; f++)
+		json_array_append_new(a, json_string(field_name((enum field)f)));
+	return desc(oa_with(oa_type("string"), "enum", a), "A field of the jobs schema (a property of JobsRow).");
+}
+
+/* ---- the whole section ---- */
+
+static void put(json_t *s, const char *name, json_t *schema)
+{
+	json_object_set_new(s, name, schema);
+}
+
+json_t *openapi_schemas(void)
+{
+	json_t *s = json_object();
+	put(s, "Problem", problem());
+	put(s, "ImportInProgressProblem", import_in_progress_problem());
+	put(s, "ParseErrorCode", code_enum(is_parse, "error.code of a FAILED run: the file could not be read, or "
+					   "the run timed out or its staging expired."));
+	put(s, "RowErrorCode", code_enum(is_row_error, "Per-row error code (errors[].code): the row was not written."));
+	put(s, "RowWarningCode", code_enum(is_row_warning, "Per-row warning code (warnings[].code): the row committed."));
+	put(s, "Timestamp", desc(json_pack("{s:s,s:s,s:s,s:s}", "type", "string", "format", "date-time", "pattern",
+		"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$", "example",
+		"2026-11-21T15:04:05.123Z"), "ISO 8601 UTC with milliseconds and Z."));
+	put(s, "TimestampOrNull", desc(json_pack("{s:[s,s],s:s}", "type", "string", "null", "format", "date-time"),
+				       "A Timestamp, or null when the moment has not happened."));
+	put(s, "RunState", run_state());
+	put(s, "NextAction", next_action());
+	put(s, "RunError", run_error());
+	put(s, "RunCounts", run_counts());
+	put(s, "RunFile", run_file());
+	put(s, "ImportRun", import_run());
+	put(s, "ImportRunList", list_of("ImportRun", "A page of import runs, newest first."));
+	put(s, "RowSource", row_source());
+	put(s, "RowError", row_diag("RowErrorCode", "An entry of errors[] of a failed row."));
+	put(s, "RowWarning", row_diag("RowWarningCode", "An entry of warnings[] of a committed row."));
+	put(s, "SucceededRow", succeeded_row());
+	put(s, "WarningsRow", warnings_row());
+	put(s, "FailedRow", failed_row());
+	put(s, "SkippedRow", skipped_row());
+	put(s, "RowResult", row_result());
+	put(s, "RowResultList", list_of("RowResult", "A page of one bucket's per-row results, in rowIndex order."));
+	put(s, "Load", load());
+	put(s, "Project", project());
+	put(s, "Location", location());
+	put(s, "LocationList", list_of("Location", "A page of locations matching the search."));
+	put(s, "Organization", organization());
+	put(s, "ApiKey", api_key());
+	put(s, "Health", object_of(NULL, "status", "status", const_str("ok"), NULL));
+	put(s, "JobsField", jobs_field());
+	put(s, "JobsRow", jobs_row());
+	return s;
+}

@@ -1,0 +1,27 @@
+/* List paging: the `limit` parameter and opaque, tamper-evident cursors. */
+#ifndef LOADLINE_API_PAGING_H
+#define LOADLINE_API_PAGING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "api.h"
+
+#define PAGE_DEFAULT 100
+#define PAGE_MAX 1000
+
+/* Reads ?limit (1..1000, default 100); answers INVALID_LIMIT and returns
+ * false when it is anything else. */
+bool page_limit(struct http_request *req, struct http_response *res, int *ret);
+
+/* A cursor is "<position>.<scope-bound checksum>": a cursor from another
+ * list, or edited by hand, fails the check.  scope names the list (run id +
+ * bucket, or org id). */
+char *cursor_make(struct http_request *req, const char *scope, const char *position);
+/* Decodes ?cursor into position (NULL when absent); answers INVALID_CURSOR
+ * and returns false when it does not check out. */
+bool cursor_read(struct http_request *req, struct http_response *res, const char *scope, const char **ret_position);
+/* Builds "<path>?cursor=C[&limit=N]" with C percent-safe (base62 and '.', '_'). */
+char *next_page_url(struct http_request *req, const char *cursor, int limit, const char *extra_query);
+
+#endif

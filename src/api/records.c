@@ -1,0 +1,159 @@
+/* GET /api/v1/loads/{id}, /api/v1/projects/{id}, /api/v1/locations?q=. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "endpoints.h"
+#include "import/names.h"
+#include "import/normalize.h"
+#include "paging.h"
+#include "store/records.h"
+
+static bool found(struct http_request *req, struct http_response *res, enum code rc, const char *what)
+{
+	if (rc == CODE_NOT_FOUND)
+		api_problem(req, res, rc, arena_printf(req->arena, "No %s with this id in your organization.", what), NULL);
+	else if (rc)
+		api_problem(req, res, CODE_SERVICE_UNAVAILABLE, NULL, NULL);
+	return rc == CODE_OK;
+}
+
+static void get_load(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
+{
+	struct load_rec l;
+	if (!found(req, res, store_load_get(g_api.store, req->arena, ctx->org.id, route_param(&ctx->params, "id"), &l),
+		   "load"))
+		return;
+	char w[NORM_NUM_SIZE] = "", r[NORM_NUM_SIZE] = "";
+	if (l.has_weight)
+		norm_format_centilb(l.weight_centilb, w, sizeof w);
+	if (l.has_rate)
+		norm_format_cents(l.rate_cents, r, sizeof r);
+	json_t *o = json_object();
+	json_object_set_new(o, "id", json_string(l.id));
+	json_object_set_new(o, "object", json_string("load"));
+	json_object_set_new(o, "projectId", api_str(l.project_id));
+	json_object_set_new(o, "jobCode", api_str(l.job_code));
+	json_object_set_new(o, "loadNo", api_str(l.load_no));
+	json_object_set_new(o, "loadDate", api_str(l.load_date));
+	json_object_set_new(o, "material", api_str(l.material));
+	json_object_set_new(o, "truckType", api_str(l.truck_type));
+	json_object_set_new(o, "ticketNo", api_str(l.ticket_no));
+	/* weight is in pounds, as a JSON number with at most two decimals */
+	json_object_set_new(o, "weight", l.has_weight ? json_real((double)l.weight_centilb / 100.0) : json_null());
+	json_object_set_new(o, "weightUnit", json_string("lb"));
+	json_object_set_new(o, "rate", l.has_rate ? json_string(r) : json_null());
+	json_object_set_new(o, "notes", api_str(l.notes));
+	json_object_set_new(o, "pickupLocationId", api_str(l.pickup_location_id));
+	json_object_set_new(o, "dropoffLocationId", api_str(l.dropoff_location_id));
+	json_object_set_new(o, "createdAt", api_time(l.created_at));
+	json_object_set_new(o, "updatedAt", api_time(l.updated_at));
+	(void)w;
+	api_json(req, res, 200, o);
+}
+
+const struct endpoint ep_load_get = {.finish = get_load};
+
+static void get_project(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
+{
+	struct project_rec p;
+	if (!found(req, res, store_project_get(g_api.store, req->arena, ctx->org.id, route_param(&ctx->params, "id"), &p),
+		   "project"))
+		return;
+	json_t *o = json_object();
+	json_object_set_new(o, "id", json_string(p.id));
+	json_object_set_new(o, "object", json_string("project"));
+	json_object_set_new(o, "jobCode", api_str(p.job_code));
+	json_object_set_new(o, "name", api_str(p.name));
+	json_object_set_new(o, "customerId", api_str(p.customer_id));
+	json_object_set_new(o, "branchId", api_str(p.branch_id));
+	json_object_set_new(o, "projectManagerId", api_str(p.project_manager_id));
+	json_object_set_new(o, "pickupLocationId", api_str(p.pickup_location_id));
+	json_object_set_new(o, "dropoffLocationId", api_str(p.dropoff_location_id));
+	json_object_set_new(o, "createdAt", api_time(p.created_at));
+	json_object_set_new(o, "updatedAt", api_time(p.updated_at));
+	api_json(req, res, 200, o);
+}
+
+const struct endpoint ep_project_get = {.finish = get_project};
+
+json_t *location_json(const struct location_rec *l)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "id", json_string(l->id));
+	json_object_set_new(o, "object", json_string("location"));
+	json_object_set_new(o, "name", api_str(l->name));
+	json_object_set_new(o, "street", api_str(l->street));
+	json_object_set_new(o, "city", api_str(l->city));
+	json_object_set_new(o, "state", api_str(l->state));
+	json_object_set_new(o, "zip", api_str(l->zip));
+	json_object_set_new(o, "createdAt", api_time(l->created_at));
+	return o;
+}
+
+static void get_location(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
+{
+	struct location_rec l;
+	if (found(req, res, store_location_get(g_api.store, req->arena, ctx->org.id, route_param(&ctx->params, "id"), &l),
+		  "location"))
+		api_json(req, res, 200, location_json(&l));
+}
+
+const struct endpoint ep_location_get = {.finish = get_location};
+
+static void search_locations(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
+{
+	int limit;
+	const char *pos;
+	const char *q = http_query(req, "q");
+	if (!q)
+		q = "";
+	if (strlen(q) > 200) {
+		api_problem(req, res, CODE_INVALID_REQUEST, "q is longer than 200 characters.", NULL);
+		return;
+	}
+	char *scope = arena_printf(req->arena, "%s/locations/%s", ctx->org.id, q);
+	if (!page_limit(req, res, &limit) || !cursor_read(req, res, scope, &pos))
+		return;
+	int64_t after_created = 0;
+	const char *after_id = NULL;
+	if (pos) {
+		char *us = strchr(pos, '_');
+		after_created = strtoll(pos, NULL, 10);
+		after_id = us ? us + 1 : "";
+	}
+	size_t tl;
+	const char *t = norm_trim(q, strlen(q), &tl);
+	char *text = arena_strndup(req->arena, t, tl);
+	char *key = name_key(req->arena, q, strlen(q));
+	struct location_rec *locs = arena_alloc(req->arena, sizeof(*locs) * (size_t)(limit + 1));
+	int n = 0;
+	if (store_locations_search(g_api.store, req->arena, ctx->org.id, key ? key : "", text, after_created, after_id,
+				   limit + 1, locs, &n)) {
+		api_problem(req, res, CODE_SERVICE_UNAVAILABLE, NULL, NULL);
+		return;
+	}
+	json_t *data = json_array();
+	for (int i = 0; i < n && i < limit; i++)
+		json_array_append_new(data, location_json(&locs[i]));
+	json_t *next = json_null();
+	if (n > limit) {
+		char *p = arena_printf(req->arena, "%lld_%s", (long long)locs[limit - 1].created_at, locs[limit - 1].id);
+		char *qq = arena_printf(req->arena, "q=%s", q);   /* replaced below with an escaped form */
+		char *esc = arena_alloc(req->arena, strlen(q) * 3 + 3), *o = esc;
+		for (const unsigned char *s = (const unsigned char *)q; *s; s++) {
+			if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+			    *s == '-' || *s == '.' || *s == '_')
+				*o++ = (char)*s;
+			else
+				o += snprintf(o, 4, "%%%02X", *s);
+		}
+		*o = '\0';
+		qq = arena_printf(req->arena, "q=%s", esc);
+		next = json_string(next_page_url(req, cursor_make(req, scope, p), limit, qq));
+	}
+	api_json(req, res, 200, json_pack("{s:s,s:o,s:o}", "object", "list", "data", data, "nextPageUrl", next));
+}
+
+const struct endpoint ep_locations_search = {.finish = search_locations};

@@ -1,0 +1,170 @@
+/* GET /api/v1/imports/runs, /runs/{id}, /runs/{id}/results/{bucket}. */
+#include <sodium.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/config.h"
+#include "endpoints.h"
+#include "paging.h"
+#include "store/runs.h"
+
+json_t *run_json(const struct run *r)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "id", json_string(r->id));
+	json_object_set_new(o, "object", json_string("import_run"));
+	json_object_set_new(o, "kind", json_string(r->kind));
+	json_object_set_new(o, "state", json_string(run_state_name(r->state)));
+	json_object_set_new(o, "dryRun", json_boolean(r->dry_run));
+	if (r->staged && r->state == RUN_QUEUED) {
+		char url[1024];
+		snprintf(url, sizeof url, "%s/imports/runs/%s/review", g_config.app_url, r->id);
+		json_object_set_new(o, "nextAction", json_pack("{s:s,s:s,s:o}", "type", "review_in_app", "url", url,
+							       "expiresAt", api_time(r->expires_at)));
+	}
+	if (r->state == RUN_FAILED && *r->error_code)
+		json_object_set_new(o, "error", json_pack("{s:s,s:o}", "code", r->error_code, "message",
+							  api_str(*r->error_message ? r->error_message
+										    : code_summary(code_from_name(r->error_code)))));
+	json_object_set_new(o, "counts", json_pack("{s:i,s:i,s:i,s:i}", "succeeded", r->counts[0], "warnings",
+						   r->counts[1], "failed", r->counts[2], "skipped", r->counts[3]));
+	json_object_set_new(o, "fileName", api_str(r->file_name));
+	json_object_set_new(o, "rowCount", r->row_count >= 0 ? json_integer(r->row_count) : json_null());
+	json_object_set_new(o, "file", json_pack("{s:s,s:o,s:o}", "format", r->file_format,
+		"encoding", *r->file_encoding ? json_string(r->file_encoding) : json_null(),
+		"delimiter", *r->file_delimiter ? json_string(!strcmp(r->file_delimiter, "\\t") ? "\t" : r->file_delimiter)
+						: json_null()));
+	json_object_set_new(o, "createdAt", api_time(r->created_at));
+	json_object_set_new(o, "startedAt", api_time(r->started_at));
+	json_object_set_new(o, "finishedAt", api_time(r->finished_at));
+	return o;
+}
+
+/* Looks the run up in the caller's org; answers 404 (never revealing that
+ * another org's run exists) or 503 and returns false on failure. */
+static bool load_run(struct api_ctx *ctx, struct http_request *req, struct http_response *res, struct run *run)
+{
+	enum code rc = store_run_get(g_api.store, ctx->org.id, route_param(&ctx->params, "id"), run);
+	if (rc == CODE_NOT_FOUND)
+		api_problem(req, res, rc, "No import run with this id in your organization.", NULL);
+	else if (rc)
+		api_problem(req, res, CODE_SERVICE_UNAVAILABLE, NULL, NULL);
+	return rc == CODE_OK;
+}
+
+static void get_run(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
+{
+	struct run run;
+	if (!load_run(ctx, req, res, &run))
+		return;
+	json_t *o = run_json(&run);
+	char *body = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	unsigned char h[crypto_hash_sha256_BYTES];
+	crypto_hash_sha256(h, (const unsigned char *)body, strlen(body));
+	char hex[33], etag[40];
+	sodium_bin2hex(hex, sizeof hex, h, 16);
+	snprintf(etag, sizeof etag, "\"%s\"", hex);
+	const char *inm = http_header(req, "If-None-Match");
+	if (inm && (strstr(inm, etag) || !strcmp(inm, "*"))) {
+		http_respond(req, res, 304, NULL, NULL, 0);
+	} else {
+		http_respond(req, res, 200, "application/json", body, strlen(body));
+	}
+	http_add_header(req, res, "ETag", etag);
+	http_add_header(req, res, "Cache-Control", "no-cache");
+	free(body);
+}
+
+const struct endpoint ep_run_get = {.finish = get_run};
+
+static void list_runs(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
+{
+	int limit;
+	const char *pos;
+	if (!page_limit(req, res, &limit) || !cursor_read(req, res, ctx->org.id, &pos))
+		return;
+	int64_t after_created = 0;
+	const char *after_id = NULL;
+	if (pos) {
+		/* position: "<created_at base10>_<run id>" */
+		char *us = strchr(pos, '_');
+		after_created = strtoll(pos, NULL, 10);
+		after_id = us ? us + 1 : "";
+	}
+	struct run *runs = arena_alloc(req->arena, sizeof(struct run) * (size_t)(limit + 1));
+	int n = 0;
+	if (store_run_list(g_api.store, ctx->org.id, after_created, after_id, limit + 1, runs, &n)) {
+		api_problem(req, res, CODE_SERVICE_UNAVAILABLE, NULL, NULL);
+		return;
+	}
+	json_t *data = json_array();
+	for (int i = 0; i < n && i < limit; i++)
+		json_array_append_new(data, run_json(&runs[i]));
+	json_t *next = json_null();
+	if (n > limit) {
+		const struct run *last = &runs[limit - 1];
+		char *p = arena_printf(req->arena, "%lld_%s", (long long)last->created_at, last->id);
+		next = json_string(next_page_url(req, cursor_make(req, ctx->org.id, p), limit, NULL));
+	}
+	api_json(req, res, 200, json_pack("{s:s,s:o,s:o}", "object", "list", "data", data, "nextPageUrl", next));
+}
+
+const struct endpoint ep_run_list = {.finish = list_runs};
+
+static const char *const buckets[] = {"succeeded", "failed", "warnings", "skipped"};
+
+struct page {
+	json_t *data;
+	int last;
+};
+
+static void add_row(int row_index, const char *body, void *ctx)
+{
+	struct page *p = ctx;
+	json_t *o = json_loads(body, 0, NULL);
+	if (o)
+		json_array_append_new(p->data, o);
+	p->last = row_index;
+}
+
+static void get_results(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
+{
+	struct run run;
+	if (!load_run(ctx, req, res, &run))
+		return;
+	const char *bucket = route_param(&ctx->params, "bucket");
+	bool known = false;
+	for (size_t i = 0; i < 4; i++)
+		known |= !strcmp(bucket, buckets[i]);
+	if (!known) {
+		api_problem(req, res, CODE_INVALID_BUCKET, "bucket must be succeeded, failed, warnings or skipped.", NULL);
+		return;
+	}
+	int limit;
+	const char *pos;
+	char *scope = arena_printf(req->arena, "%s/%s", run.id, bucket);
+	if (!page_limit(req, res, &limit) || !cursor_read(req, res, scope, &pos))
+		return;
+	if (!run_state_terminal(run.state)) {
+		char *d = arena_printf(req->arena, "The run is %s; results exist once it is terminal. Poll the run first.",
+				       run_state_name(run.state));
+		api_problem(req, res, CODE_RUN_NOT_TERMINAL, d, NULL);
+		return;
+	}
+	struct page p = {json_array(), 0};
+	bool more = false;
+	if (store_results_page(g_api.store, run.id, bucket, pos ? (int)strtol(pos, NULL, 10) : 0, limit, add_row, &p, &more)) {
+		json_decref(p.data);
+		api_problem(req, res, CODE_SERVICE_UNAVAILABLE, NULL, NULL);
+		return;
+	}
+	json_t *next = json_null();
+	if (more)
+		next = json_string(next_page_url(req, cursor_make(req, scope, arena_printf(req->arena, "%d", p.last)),
+						 limit, NULL));
+	api_json(req, res, 200, json_pack("{s:s,s:o,s:o}", "object", "list", "data", p.data, "nextPageUrl", next));
+}
+
+const struct endpoint ep_run_results = {.finish = get_results};

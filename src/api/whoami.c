@@ -1,0 +1,36 @@
+/* GET /api/v1/whoami (and /v1/whoami), GET /healthz. */
+#include "base/clock.h"
+#include "endpoints.h"
+
+static void whoami(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
+{
+	const struct api_key *k = &ctx->key;
+	json_t *org = json_object();
+	json_object_set_new(org, "id", json_string(ctx->org.id));
+	json_object_set_new(org, "object", json_string("organization"));
+	json_object_set_new(org, "name", api_str(ctx->org.name));
+	json_object_set_new(org, "createdAt", api_time(ctx->org.created_at));
+	json_t *o = json_object();
+	json_object_set_new(o, "id", json_string(k->id));
+	json_object_set_new(o, "object", json_string("api_key"));
+	json_object_set_new(o, "name", api_str(k->name));
+	json_object_set_new(o, "prefix", json_string(k->prefix));
+	json_object_set_new(o, "createdAt", api_time(k->created_at));
+	json_object_set_new(o, "lastUsedAt", api_time(k->last_used_at));
+	json_object_set_new(o, "organization", org);
+	api_json(req, res, 200, o);
+}
+
+const struct endpoint ep_whoami = {.finish = whoami};
+
+static void healthz(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
+{
+	(void)ctx;
+	if (store_ping(g_api.store) != CODE_OK) {
+		api_problem(req, res, CODE_SERVICE_UNAVAILABLE, NULL, NULL);
+		return;
+	}
+	api_json(req, res, 200, json_pack("{s:s}", "status", "ok"));
+}
+
+const struct endpoint ep_healthz = {.finish = healthz};

@@ -1,0 +1,149 @@
+/* Environment configuration with validated values. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+
+struct config g_config;
+static int base_url_set, app_url_set, docs_url_set;
+
+static void copy(char *dst, size_t n, const char *src)
+{
+	snprintf(dst, n, "%s", src);
+}
+
+static int env_str(const char *name, char *dst, size_t n)
+{
+	const char *v = getenv(name);
+	if (!v || !*v)
+		return 0;
+	if (strlen(v) >= n) {
+		fprintf(stderr, "loadline: %s is too long (max %zu bytes)\n", name, n - 1);
+		return -1;
+	}
+	copy(dst, n, v);
+	return 1;
+}
+
+static int env_long(const char *name, long long min, long long max, long long *val)
+{
+	const char *v = getenv(name);
+	if (!v || !*v)
+		return 0;
+	errno = 0;
+	char *end;
+	long long x = strtoll(v, &end, 10);
+	if (errno || *end || x < min || x > max) {
+		fprintf(stderr, "loadline: %s must be a whole number from %lld to %lld, not \"%s\"\n",
+			name, min, max, v);
+		return -1;
+	}
+	*val = x;
+	return 1;
+}
+
+static int env_duration(const char *name, int64_t *val)
+{
+	const char *v = getenv(name);
+	if (!v || !*v)
+		return 0;
+	if (duration_parse(v, val) || *val <= 0) {
+		fprintf(stderr, "loadline: %s must be a duration like 30s, 5m or 72h, not \"%s\"\n", name, v);
+		return -1;
+	}
+	return 0;
+}
+
+int config_parse_rate(const char *s, int *ret_n, int64_t *ret_window_ms)
+{
+	const char *slash = strchr(s, '/');
+	if (!slash)
+		return -1;
+	errno = 0;
+	char *end;
+	long n = strtol(s, &end, 10);
+	if (errno || end != slash || n < 1 || n > 1000000)
+		return -1;
+	int64_t w;
+	if (duration_parse(slash + 1, &w) || w <= 0)
+		return -1;
+	*ret_n = (int)n;
+	*ret_window_ms = w;
+	return 0;
+}
+
+void config_derive_urls(void)
+{
+	if (!base_url_set)
+		snprintf(g_config.base_url, sizeof g_config.base_url, "http://%s", g_config.listen);
+	if (!app_url_set)
+		copy(g_config.app_url, sizeof g_config.app_url, g_config.base_url);
+	if (!docs_url_set)
+		snprintf(g_config.docs_url, sizeof g_config.docs_url, "%.500s/docs", g_config.base_url);
+	/* Trailing slashes would make "//api/errors" links. */
+	char *urls[] = {g_config.base_url, g_config.app_url, g_config.docs_url};
+	for (size_t i = 0; i < 3; i++) {
+		size_t n = strlen(urls[i]);
+		while (n > 0 && urls[i][n - 1] == '/')
+			urls[i][--n] = '\0';
+	}
+}
+
+int config_load(void)
+{
+	struct config *c = &g_config;
+	memset(c, 0, sizeof(*c));
+	copy(c->db, sizeof c->db, "sqlite:./data/loadline.db");
+	copy(c->listen, sizeof c->listen, "127.0.0.1:8080");
+	copy(c->mail_from, sizeof c->mail_from, "Loadline <loadline@localhost>");
+	c->rate_limit = 600;
+	c->rate_window_ms = 60000;
+	c->max_rows = 750;
+	c->max_file_bytes = 5242880;
+	c->staging_ttl_ms = 72LL * 3600 * 1000;
+	c->run_timeout_ms = 30LL * 60 * 1000;
+	c->sweep_interval_ms = 30000;
+	c->lease_ms = 30000;
+	c->workers = 2;
+	c->http_threads = 8;
+
+	int rc = 0, r;
+	rc |= env_str("LOADLINE_DB", c->db, sizeof c->db) < 0;
+	rc |= env_str("LOADLINE_LISTEN", c->listen, sizeof c->listen) < 0;
+	rc |= (r = env_str("LOADLINE_BASE_URL", c->base_url, sizeof c->base_url)) < 0;
+	base_url_set = r > 0;
+	rc |= (r = env_str("LOADLINE_APP_URL", c->app_url, sizeof c->app_url)) < 0;
+	app_url_set = r > 0;
+	rc |= (r = env_str("LOADLINE_DOCS_URL", c->docs_url, sizeof c->docs_url)) < 0;
+	docs_url_set = r > 0;
+	rc |= env_str("LOADLINE_SMTP_URL", c->smtp_url, sizeof c->smtp_url) < 0;
+	rc |= env_str("LOADLINE_MAIL_FROM", c->mail_from, sizeof c->mail_from) < 0;
+	rc |= env_str("LOADLINE_OIDC_ISSUER", c->oidc_issuer, sizeof c->oidc_issuer) < 0;
+	rc |= env_str("LOADLINE_OIDC_CLIENT_ID", c->oidc_client_id, sizeof c->oidc_client_id) < 0;
+	rc |= env_str("LOADLINE_OIDC_CLIENT_SECRET", c->oidc_client_secret, sizeof c->oidc_client_secret) < 0;
+
+	const char *rl = getenv("LOADLINE_RATE_LIMIT");
+	if (rl && *rl && config_parse_rate(rl, &c->rate_limit, &c->rate_window_ms)) {
+		fprintf(stderr, "loadline: LOADLINE_RATE_LIMIT must look like 600/60s (requests/window), not \"%s\"\n", rl);
+		rc = 1;
+	}
+	long long v;
+	if ((r = env_long("LOADLINE_MAX_ROWS", 1, 1000000, &v)) < 0) rc = 1;
+	else if (r) c->max_rows = (int)v;
+	if ((r = env_long("LOADLINE_MAX_FILE_BYTES", 1, 1LL << 30, &v)) < 0) rc = 1;
+	else if (r) c->max_file_bytes = (size_t)v;
+	if ((r = env_long("LOADLINE_HTTP_THREADS", 1, 256, &v)) < 0) rc = 1;
+	else if (r) c->http_threads = (int)v;
+	if ((r = env_long("LOADLINE_DEBUG_ROW_DELAY_MS", 0, 10000, &v)) < 0) rc = 1;
+	else if (r) c->debug_row_delay_ms = (int)v;
+	rc |= env_duration("LOADLINE_STAGING_TTL", &c->staging_ttl_ms) < 0;
+	rc |= env_duration("LOADLINE_RUN_TIMEOUT", &c->run_timeout_ms) < 0;
+	rc |= env_duration("LOADLINE_SWEEP_INTERVAL", &c->sweep_interval_ms) < 0;
+	rc |= env_duration("LOADLINE_LEASE", &c->lease_ms) < 0;
+	config_derive_urls();
+	return rc ? -1 : 0;
+}

@@ -1,0 +1,44 @@
+/* Configuration from the environment (PRODUCT.md §1); flags override fields
+ * after config_load.  One process-wide instance, read-only after start. */
+#ifndef LOADLINE_BASE_CONFIG_H
+#define LOADLINE_BASE_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct config {
+	char db[1024];           /* LOADLINE_DB; sqlite:./data/loadline.db */
+	char listen[256];        /* LOADLINE_LISTEN; 127.0.0.1:8080 */
+	char base_url[512];      /* LOADLINE_BASE_URL; http://<listen> */
+	char app_url[512];       /* LOADLINE_APP_URL; base URL */
+	char docs_url[512];      /* LOADLINE_DOCS_URL; <base>/docs */
+	char smtp_url[512];      /* LOADLINE_SMTP_URL; empty = outbox only */
+	char mail_from[256];     /* LOADLINE_MAIL_FROM */
+	char oidc_issuer[512];
+	char oidc_client_id[256];
+	char oidc_client_secret[256];
+	int rate_limit;          /* requests per window (LOADLINE_RATE_LIMIT "600/60s") */
+	int64_t rate_window_ms;
+	int max_rows;            /* LOADLINE_MAX_ROWS 750 */
+	size_t max_file_bytes;   /* LOADLINE_MAX_FILE_BYTES 5242880 */
+	int64_t staging_ttl_ms;  /* LOADLINE_STAGING_TTL 72h */
+	int64_t run_timeout_ms;  /* LOADLINE_RUN_TIMEOUT 30m */
+	int64_t sweep_interval_ms; /* LOADLINE_SWEEP_INTERVAL 30s */
+	int64_t lease_ms;        /* LOADLINE_LEASE 30s: a worker's claim on a run */
+	int workers;             /* serve --workers, default 2 */
+	int http_threads;        /* LOADLINE_HTTP_THREADS, default 8 */
+	int debug_row_delay_ms;  /* LOADLINE_DEBUG_ROW_DELAY_MS: fault-injection for
+				  * recovery tests (slows each written row); 0 in production */
+};
+
+extern struct config g_config;
+
+/* Fills g_config from defaults and the environment.  Returns 0, or -1 with a
+ * message on stderr naming the variable that is wrong. */
+int config_load(void);
+/* Recomputes the URLs that default from --listen, after flags changed it. */
+void config_derive_urls(void);
+/* Parses "N/WINDOW" such as "600/60s". */
+int config_parse_rate(const char *s, int *ret_n, int64_t *ret_window_ms);
+
+#endif

@@ -1,0 +1,54 @@
+/* Prefixed random ids from libsodium's CSPRNG. */
+#include "ids.h"
+
+#include <sodium.h>
+#include <string.h>
+
+static const char alphabet[] =
+	"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+int ids_init(void)
+{
+	return sodium_init() < 0 ? -1 : 0;
+}
+
+void base62_random(char *out, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		out[i] = alphabet[randombytes_uniform(62)];
+}
+
+void base62_encode_u64(unsigned long long v, char *out, size_t width)
+{
+	for (size_t i = width; i > 0; i--) {
+		out[i - 1] = alphabet[v % 62];
+		v /= 62;
+	}
+}
+
+int is_base62(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
+void id_new(const char *prefix, char out[ID_MAX])
+{
+	size_t pl = strlen(prefix);
+	if (pl > ID_MAX - ID_RANDOM_CHARS - 2)
+		pl = ID_MAX - ID_RANDOM_CHARS - 2;
+	memcpy(out, prefix, pl);
+	out[pl] = '_';
+	base62_random(out + pl + 1, ID_RANDOM_CHARS);
+	out[pl + 1 + ID_RANDOM_CHARS] = '\0';
+}
+
+int id_valid(const char *s, const char *prefix)
+{
+	size_t pl = strlen(prefix), n = strlen(s);
+	if (n != pl + 1 + ID_RANDOM_CHARS || strncmp(s, prefix, pl) || s[pl] != '_')
+		return 0;
+	for (size_t i = pl + 1; i < n; i++)
+		if (!is_base62(s[i]))
+			return 0;
+	return 1;
+}

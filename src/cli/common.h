@@ -1,0 +1,20 @@
+/* Helpers shared by the subcommands. */
+#ifndef LOADLINE_CLI_COMMON_H
+#define LOADLINE_CLI_COMMON_H
+
+#include "store/store.h"
+
+/* Value of "--name VALUE" or "--name=VALUE" in argv[1..argc), or NULL. */
+const char *opt(int argc, char **argv, const char *name);
+/* True when the bare flag appears. */
+int flag(int argc, char **argv, const char *name);
+/* Checks that every "--x" in argv[1..) is one of allowed (NULL-terminated
+ * list of names that take a value) or of bools (flags without a value, may
+ * be NULL); prints the problem and returns -1. */
+int opts_check(int argc, char **argv, const char *const *allowed, const char *const *bools,
+	       const char *usage);
+/* Opens the store named by g_config.db and applies migrations; prints the
+ * reason and returns NULL on failure. */
+struct store *cli_store(int pool);
+
+#endif

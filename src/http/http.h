@@ -1,0 +1,88 @@
+/* The HTTP server: libmicrohttpd glue with a per-request arena.
+ *
+ * The server knows nothing of routes or of the API.  For each request it
+ * calls the application's three hooks, in order:
+ *   on_headers  — headers are in; route, authenticate, maybe respond at once;
+ *   on_body     — zero or more chunks of the body (never when already answered);
+ *   on_complete — the body is complete; produce the response.
+ * A hook answers by calling one of the http_respond_* functions; once answered
+ * the rest of the body is read and dropped (bounded), then the response goes. */
+#ifndef LOADLINE_HTTP_HTTP_H
+#define LOADLINE_HTTP_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/ids.h"
+
+struct arena;
+
+#define HTTP_MAX_HEADERS_OUT 24
+#define HTTP_MAX_URL 8192
+#define HTTP_MAX_HEADER_BYTES (32 * 1024)
+
+struct http_request {
+	struct arena *arena;       /* freed when the response has been sent */
+	const char *method;
+	const char *path;          /* without the query string, %-decoded */
+	char request_id[ID_MAX];   /* "req_..." */
+	char org_id[ID_MAX];       /* set once authenticated; "" before (for the log) */
+	void *conn;                /* struct MHD_Connection */
+	void *app_data;            /* the application's per-request state */
+	size_t body_bytes;         /* bytes received so far */
+};
+
+struct http_header {
+	const char *name, *value;
+};
+
+struct http_response {
+	bool answered;
+	int status;
+	const char *content_type;
+	const char *body;          /* arena-owned or static */
+	size_t body_len;
+	struct http_header headers[HTTP_MAX_HEADERS_OUT];
+	int nheaders;
+};
+
+struct http_app {
+	void (*on_headers)(struct http_request *req, struct http_response *res);
+	void (*on_body)(struct http_request *req, struct http_response *res, const char *data, size_t size);
+	void (*on_complete)(struct http_request *req, struct http_response *res);
+	/* Called once per request after the response was sent (or the client went away). */
+	void (*on_done)(struct http_request *req, const struct http_response *res);
+	/* An unwanted body announced larger than max_discard is not read: the
+	 * answer goes out at once and the connection closes gracefully.  A
+	 * smaller one is read and dropped, up to max_discard_hard bytes (a
+	 * chunked body has no announced size). */
+	size_t max_discard;
+	size_t max_discard_hard;
+};
+
+/* Request accessors (values live as long as the request). NULL when absent. */
+const char *http_header(const struct http_request *req, const char *name);
+const char *http_query(const struct http_request *req, const char *name);
+/* Total size of all request header names and values. */
+size_t http_header_bytes(const struct http_request *req);
+
+/* Response builders: set status/body (copied into the request arena when
+ * copy is true) and mark the request answered.  Headers may be added before
+ * or after. */
+void http_respond(struct http_request *req, struct http_response *res, int status,
+		  const char *content_type, const char *body, size_t len);
+void http_add_header(struct http_request *req, struct http_response *res, const char *name,
+		     const char *value);
+
+struct http_server;
+
+/* Starts listening on "HOST:PORT" with a thread pool; returns NULL with a
+ * message on stderr when the address cannot be bound. */
+struct http_server *http_start(const char *listen, int threads, const struct http_app *app);
+/* Stops accepting, waits up to grace_ms for in-flight requests, stops. */
+void http_stop(struct http_server *srv, int grace_ms);
+/* The port actually bound (useful with port 0). */
+int http_port(const struct http_server *srv);
+
+#endif

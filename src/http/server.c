@@ -1,0 +1,312 @@
+/* libmicrohttpd glue: one arena per request, hooks into the application,
+ * bounded draining of unwanted bodies, graceful stop. */
+#include <microhttpd.h>
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/arena.h"
+#include "base/clock.h"
+#include "http.h"
+
+struct http_server {
+	struct MHD_Daemon *d;
+	const struct http_app *app;
+	atomic_int active;
+	int port;
+};
+
+struct conn_state {
+	struct http_request req;
+	struct http_response res;
+	size_t discarded;
+};
+
+const char *http_header(const struct http_request *req, const char *name)
+{
+	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
+}
+
+const char *http_query(const struct http_request *req, const char *name)
+{
+	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+static enum MHD_Result add_size(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	(void)kind;
+	size_t *total = cls;
+	*total += strlen(key) + (value ? strlen(value) : 0) + 4;
+	return MHD_YES;
+}
+
+size_t http_header_bytes(const struct http_request *req)
+{
+	size_t total = 0;
+	MHD_get_connection_values(req->conn, MHD_HEADER_KIND, add_size, &total);
+	return total;
+}
+
+void http_respond(struct http_request *req, struct http_response *res, int status,
+		  const char *content_type, const char *body, size_t len)
+{
+	res->answered = true;
+	res->status = status;
+	res->content_type = content_type ? arena_strdup(req->arena, content_type) : NULL;
+	res->body = body ? arena_strndup(req->arena, body, len) : NULL;
+	res->body_len = body ? len : 0;
+}
+
+void http_add_header(struct http_request *req, struct http_response *res, const char *name,
+		     const char *value)
+{
+	for (int i = 0; i < res->nheaders; i++) {
+		if (!strcasecmp(res->headers[i].name, name)) {
+			res->headers[i].value = arena_strdup(req->arena, value);
+			return;
+		}
+	}
+	if (res->nheaders == HTTP_MAX_HEADERS_OUT)
+		return;
+	res->headers[res->nheaders].name = arena_strdup(req->arena, name);
+	res->headers[res->nheaders].value = arena_strdup(req->arena, value);
+	res->nheaders++;
+}
+
+static enum MHD_Result send_response(struct MHD_Connection *c, struct conn_state *cs)
+{
+	struct http_response *res = &cs->res;
+	struct MHD_Response *r = MHD_create_response_from_buffer(res->body_len, (void *)(res->body ? res->body : ""),
+								 MHD_RESPMEM_MUST_COPY);
+	if (!r)
+		return MHD_NO;
+	if (res->content_type && res->status != 304)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, res->content_type);
+	MHD_add_response_header(r, "X-Request-Id", cs->req.request_id);
+	for (int i = 0; i < res->nheaders; i++)
+		MHD_add_response_header(r, res->headers[i].name, res->headers[i].value);
+	enum MHD_Result ret = MHD_queue_response(c, (unsigned)res->status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* A response sent before the request body was read makes libmicrohttpd
+ * close a socket that still has unread input, which the kernel turns into
+ * a reset that can destroy the response before the client reads it.  Such
+ * connections are marked, and closed gracefully in on_connection. */
+static void mark_lingering(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	if (ci && ci->socket_context)
+		*(int *)ci->socket_context = 1;
+}
+
+#define LINGER_MS 2000
+
+/* Half-closes, then drains what the client still sends (bounded in time),
+ * so the response arrives before the connection goes away. */
+static void linger_close(int fd)
+{
+	shutdown(fd, SHUT_WR);
+	char sink[16384];
+	double end = mono_ms() + LINGER_MS;
+	for (;;) {
+		double left = end - mono_ms();
+		if (left <= 0)
+			break;
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		if (poll(&p, 1, (int)left) <= 0)
+			break;
+		ssize_t n = recv(fd, sink, sizeof sink, MSG_DONTWAIT);
+		if (n <= 0 && !(n < 0 && (errno == EAGAIN || errno == EINTR)))
+			break;
+	}
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	(void)cls;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		*socket_context = calloc(1, sizeof(int));
+		return;
+	}
+	int *linger = *socket_context;
+	if (linger && *linger) {
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		if (ci)
+			linger_close(ci->connect_fd);
+	}
+	free(linger);
+	*socket_context = NULL;
+}
+
+/* True when the request announces (Content-Length) or may have (chunked)
+ * a body larger than limit. */
+static bool body_exceeds(const struct http_request *req, size_t limit)
+{
+	const char *cl = http_header(req, "Content-Length");
+	if (cl) {
+		char *end;
+		unsigned long long n = strtoull(cl, &end, 10);
+		return *end != '\0' || n > limit;
+	}
+	return http_header(req, "Transfer-Encoding") != NULL;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+				  const char *method, const char *version, const char *upload_data,
+				  size_t *upload_data_size, void **con_cls)
+{
+	(void)version;
+	struct http_server *srv = cls;
+	const struct http_app *app = srv->app;
+	struct conn_state *cs = *con_cls;
+	if (!cs) {
+		cs = calloc(1, sizeof(*cs));
+		if (!cs)
+			return MHD_NO;
+		atomic_fetch_add(&srv->active, 1);
+		*con_cls = cs;
+		cs->req.arena = arena_new();
+		cs->req.method = arena_strdup(cs->req.arena, method);
+		cs->req.path = arena_strdup(cs->req.arena, url);
+		cs->req.conn = c;
+		id_new("req", cs->req.request_id);
+		app->on_headers(&cs->req, &cs->res);
+		/* libmicrohttpd can only send a response before the body is read
+		 * from this first call; do so when the body is too big to drain. */
+		if (cs->res.answered && body_exceeds(&cs->req, app->max_discard)) {
+			mark_lingering(c);
+			return send_response(c, cs);
+		}
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		size_t n = *upload_data_size;
+		cs->req.body_bytes += n;
+		if (!cs->res.answered) {
+			*upload_data_size = 0;
+			app->on_body(&cs->req, &cs->res, upload_data, n);
+			return MHD_YES;
+		}
+		/* Already answered: drop the rest of the body so the client sees
+		 * our response rather than a reset.  A body that turns out larger
+		 * than announced-or-bounded ends the connection. */
+		*upload_data_size = 0;
+		cs->discarded += n;
+		return cs->discarded > app->max_discard_hard ? MHD_NO : MHD_YES;
+	}
+	if (!cs->res.answered)
+		app->on_complete(&cs->req, &cs->res);
+	if (!cs->res.answered)
+		http_respond(&cs->req, &cs->res, 500, "text/plain", "no response", 11);
+	return send_response(c, cs);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	(void)c;
+	(void)toe;
+	struct http_server *srv = cls;
+	struct conn_state *cs = *con_cls;
+	if (!cs)
+		return;
+	if (srv->app->on_done)
+		srv->app->on_done(&cs->req, &cs->res);
+	arena_free(cs->req.arena);
+	free(cs);
+	*con_cls = NULL;
+	atomic_fetch_sub(&srv->active, 1);
+}
+
+static int parse_listen(const char *listen, struct sockaddr_storage *ss, socklen_t *len)
+{
+	char host[256];
+	const char *colon = strrchr(listen, ':');
+	if (!colon || colon == listen || (size_t)(colon - listen) >= sizeof host)
+		return -1;
+	memcpy(host, listen, (size_t)(colon - listen));
+	host[colon - listen] = '\0';
+	char *h = host;
+	if (h[0] == '[') { /* [::1]:8080 */
+		h++;
+		char *e = strchr(h, ']');
+		if (e)
+			*e = '\0';
+	}
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
+	struct addrinfo *ai = NULL;
+	if (getaddrinfo(h, colon + 1, &hints, &ai) || !ai)
+		return -1;
+	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+	*len = ai->ai_addrlen;
+	freeaddrinfo(ai);
+	return 0;
+}
+
+struct http_server *http_start(const char *listen, int threads, const struct http_app *app)
+{
+	struct sockaddr_storage ss;
+	socklen_t sslen;
+	if (parse_listen(listen, &ss, &sslen)) {
+		fprintf(stderr, "loadline: cannot parse listen address \"%s\" (want HOST:PORT)\n", listen);
+		return NULL;
+	}
+	struct http_server *srv = calloc(1, sizeof(*srv));
+	if (!srv)
+		abort();
+	srv->app = app;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC;
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	srv->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, srv,
+				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				  MHD_OPTION_THREAD_POOL_SIZE, (unsigned)threads,
+				  MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+				  MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv,
+				  /* Beyond our own 8 KiB URL / 32 KiB header checks, MHD
+				   * refuses anything that would not fit this per-connection
+				   * budget with its own 431. */
+				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
+				  MHD_OPTION_CONNECTION_TIMEOUT, 60u,
+				  MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u,
+				  MHD_OPTION_END);
+	if (!srv->d) {
+		fprintf(stderr, "loadline: cannot listen on %s (address in use or not permitted)\n", listen);
+		free(srv);
+		return NULL;
+	}
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(srv->d, MHD_DAEMON_INFO_BIND_PORT);
+	srv->port = info ? info->port : 0;
+	return srv;
+}
+
+int http_port(const struct http_server *srv)
+{
+	return srv->port;
+}
+
+void http_stop(struct http_server *srv, int grace_ms)
+{
+	if (!srv)
+		return;
+	MHD_socket s = MHD_quiesce_daemon(srv->d);
+	if (s != MHD_INVALID_SOCKET)
+		close(s);
+	/* In-flight requests finish; new connections are refused. */
+	for (int waited = 0; atomic_load(&srv->active) > 0 && waited < grace_ms; waited += 20) {
+		struct timespec ts = {0, 20 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	MHD_stop_daemon(srv->d);
+	free(srv);
+}

@@ -1,0 +1,153 @@
+/* The `message` of per-row result entries: what is wrong, what to do. */
+#include "normalize_internal.h"
+
+/* ---- Messages ---- */
+
+#define QUOTE_CHARS 60
+
+/* The problem and the advice for a TYPE_MISMATCH, after `field "value" `. */
+static const char *mismatch_text(enum field_type t, enum norm_why why)
+{
+	bool money = t == FTYPE_MONEY;
+	switch (why) {
+	case NORM_WHY_BAD_UTF8:
+		return "is not valid UTF-8 text: save the file as UTF-8 (in Excel: CSV UTF-8).";
+	case NORM_WHY_NUL:
+		return "contains a NUL character: remove it from the cell.";
+	case NORM_WHY_NO_SUCH_DAY:
+		return "is not a date (there is no such day): use YYYY-MM-DD or M/D/YYYY, month first.";
+	case NORM_WHY_YEAR_RANGE:
+		return "has a year outside 1900-2199: check the year; use YYYY-MM-DD or M/D/YYYY.";
+	case NORM_WHY_NEGATIVE:
+		return money ? "is negative: a rate must be zero or more."
+			     : "is negative: a weight must be zero or more.";
+	case NORM_WHY_TOO_LARGE:
+		return money ? "is over $1,000,000,000: check the amount."
+			     : "is over 1,000,000,000 lb: check the number and its unit.";
+	case NORM_WHY_TOO_MANY_DECIMALS:
+		return "has more than two decimals: round it to whole cents, e.g. 1250.55.";
+	case NORM_WHY_UNKNOWN_UNIT:
+		if (t == FTYPE_UNIT)
+			break; /* the generic text of the unit type says it */
+		return "has a unit that is not known: use lb, lbs, #, ton, tons, tn, t, tonne, mt or kg.";
+	case NORM_WHY_UNIT_CONFLICT:
+		return "has a unit that differs from the row's weightUnit: give the unit in one place, or make them agree.";
+	default:
+		break;
+	}
+	switch (t) {
+	case FTYPE_DATE:
+		return "is not a date: use YYYY-MM-DD or M/D/YYYY.";
+	case FTYPE_WEIGHT:
+		return "is not a weight: use a number with an optional unit, e.g. 25000, 12,500.5 lb, 12.5 t or 1,200 kg.";
+	case FTYPE_UNIT:
+		return "is not a weight unit: use lb, lbs, #, ton, tons, tn, t, tonne, mt or kg.";
+	case FTYPE_MONEY:
+		return "is not an amount: use a number such as 1250, 1,250.50 or $1,250.00.";
+	case FTYPE_STATE:
+		return "is not a US state: use the USPS code (e.g. NY) or the full name (New York).";
+	case FTYPE_ZIP:
+		return "is not a ZIP code: use 5 digits (01234) or ZIP+4 (01234-5678).";
+	default:
+		return "cannot be read as text: correct the cell.";
+	}
+}
+
+static const char *too_long(struct arena *a, const char *name, const char *q,
+			    const char *raw, size_t raw_len, size_t max)
+{
+	size_t tlen, chars = 0, n;
+	const char *t = norm_trim(raw, raw_len, &tlen);
+	/* Counted as norm_text() does; a bad byte counts as one. */
+	for (size_t i = 0; i < tlen; i += n, chars++)
+		norm_utf8_next(t + i, tlen - i, &n);
+	return arena_printf(a, "%s \"%s\" is %zu characters long, over the limit "
+			    "of %zu: shorten it.", name, q, chars, max);
+}
+
+/* Words for the address group of a field ("pickup", "project pickup"). */
+static const char *group_words(enum field f)
+{
+	switch (field_group(f)) {
+	case GROUP_PROJECT_PICKUP: return "project pickup";
+	case GROUP_PROJECT_DROPOFF: return "project dropoff";
+	case GROUP_PICKUP: return "pickup";
+	case GROUP_DROPOFF: return "dropoff";
+	default: return "";
+	}
+}
+
+static const char *lookup_miss(struct arena *a, enum field f, const char *name,
+			       const char *q)
+{
+	if (field_group(f) != GROUP_NONE)
+		return arena_printf(a, "The %s address has a city, state or ZIP but "
+				    "no street: add %sStreet; the load was "
+				    "committed without a %s location.",
+				    group_words(f), group_prefix(field_group(f)),
+				    group_words(f));
+	const char *what = f == FIELD_PROJECT_MANAGER ?
+		"no user by name or e-mail" : f == FIELD_BRANCH ?
+		"no saved branch" : "no saved customer";
+	return arena_printf(a, "%s \"%s\" matches %s: add it in the web app or "
+			    "fix the name; the row was committed without it.",
+			    name, q, what);
+}
+
+static const char *location_text(enum code c)
+{
+	switch (c) {
+	case CODE_LOCATION_NAME_ADDRESS_MISMATCH:
+		return "matches a saved location whose street, city or ZIP "
+		       "differs: the saved location was used with its address "
+		       "unchanged; correct the row or edit the location in the "
+		       "web app.";
+	case CODE_LOCATION_NAME_LOOKUP_MISS:
+		return "matches no saved location and the row has no street to "
+		       "create one from: add the street, or create the location "
+		       "in the web app; the load was committed without it.";
+	default:
+		return "matches more than one saved location: the oldest was "
+		       "used; rename or remove the duplicates in the web app.";
+	}
+}
+
+const char *norm_message(struct arena *a, enum field f, enum code c,
+			 enum norm_why why, const char *raw, size_t raw_len,
+			 const char *normalized)
+{
+	const char *name = field_name(f) ? field_name(f) : "value";
+	const char *q = norm_quote(a, raw, raw_len, QUOTE_CHARS);
+	switch (c) {
+	case CODE_MISSING_REQUIRED:
+		return arena_printf(a, "%s is required but the cell is empty or "
+				    "no column is mapped to it: fill it in.", name);
+	case CODE_TYPE_MISMATCH:
+		if (why == NORM_WHY_TOO_LONG)
+			return too_long(a, name, q, raw, raw_len, field_max_chars(f));
+		return arena_printf(a, "%s \"%s\" %s", name, q,
+				    mismatch_text(field_type(f), why));
+	case CODE_UNIT_NORMALIZED:
+		return arena_printf(a, "%s \"%s\" was converted to %s lb: nothing "
+				    "to do if that is right; send pounds to avoid "
+				    "the conversion.", name, q,
+				    normalized ? normalized : "?");
+	case CODE_LOOKUP_MISS:
+		return lookup_miss(a, f, name, q);
+	case CODE_UNIQUE_VIOLATION:
+		return arena_printf(a, "%s \"%s\": the same jobCode and loadNo "
+				    "appear earlier in this file with different "
+				    "content: keep one row per load, or give this "
+				    "load its own loadNo.", name, q);
+	case CODE_LOCATION_NAME_ADDRESS_MISMATCH:
+	case CODE_LOCATION_NAME_LOOKUP_MISS:
+	case CODE_LOCATION_NAME_AMBIGUOUS:
+		return arena_printf(a, "%s \"%s\" %s", name, q, location_text(c));
+	default: {
+		const char *summary = code_summary(c);
+		return arena_printf(a, "%s \"%s\": %s", name, q,
+				    (summary && *summary) ? summary :
+				    "the value was rejected.");
+	}
+	}
+}

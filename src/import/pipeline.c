@@ -1,0 +1,291 @@
+/* Orchestration of a run: parse, check, write, results, outcome. */
+#include "pipeline.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "base/config.h"
+#include "base/log.h"
+#include "mapping.h"
+#include "rows.h"
+#include "store/records.h"
+#include "writer.h"
+
+struct parsed {
+	struct sheet *sheet;
+	struct colmap map;
+	struct row *rows;
+	int nrows;
+	char encoding[16], delimiter[4];
+};
+
+static enum code fail_run(struct store *st, const struct run *run, const char *owner, enum code c,
+			  const char *message, const struct parsed *p)
+{
+	struct run_move m = {.to = RUN_FAILED, .owner = owner, .error_code = code_name(c),
+			     .error_message = message, .row_count = -1, .finish = true,
+			     .file_encoding = p && *p->encoding ? p->encoding : NULL,
+			     .file_delimiter = p && *p->delimiter ? p->delimiter : NULL};
+	enum code rc = store_run_move(st, run->id, &m);
+	log_json("info", "run failed", json_pack("{s:s,s:s,s:s}", "runId", run->id, "orgId", run->org_id,
+		 "code", code_name(c)));
+	return rc == CODE_RUN_NOT_TERMINAL ? CODE_OK : rc;
+}
+
+/* Reads the whole file (at most max_rows rows) into checked rows, mapped
+ * with the org's confirmed mapping of its shape (or the template, or, for
+ * a dry run of a new shape, the proposal). */
+static enum code parse(struct store *st, const struct run *run, struct arena *a, const unsigned char *data,
+		       size_t len, struct parsed *p, const char **ret_msg)
+{
+	struct sheet_limits lim;
+	sheet_limits_default(&lim);
+	lim.max_rows = (size_t)g_config.max_rows;
+	enum code rc = sheet_open(data, len, &lim, &p->sheet, ret_msg);
+	if (rc)
+		return rc;
+	const struct sheet_info *info = sheet_info(p->sheet);
+	snprintf(p->encoding, sizeof p->encoding, "%s", info->encoding ? info->encoding : "");
+	if (info->delimiter)
+		snprintf(p->delimiter, sizeof p->delimiter, "%s", info->delimiter == '\t' ? "\\t" : (char[]){info->delimiter, 0});
+	char shape[65];
+	enum mapping_source source;
+	if ((rc = mapping_resolve(st, a, run->org_id, sheet_header(p->sheet), &p->map, shape, &source)))
+		return rc;
+	p->rows = arena_alloc(a, sizeof(struct row) * ((size_t)g_config.max_rows + 1));
+	const struct sheet_row *in;
+	while ((rc = sheet_next_row(p->sheet, &in)) == CODE_OK && in) {
+		if (p->nrows >= g_config.max_rows) {
+			rc = CODE_TOO_MANY_ROWS;
+			break;
+		}
+		row_check(a, &p->map, in, &p->rows[p->nrows++]);
+	}
+	if (rc)
+		*ret_msg = sheet_message(p->sheet);
+	return rc;
+}
+
+static const char *bucket_name(enum bucket b)
+{
+	return b == BUCKET_SUCCEEDED ? "succeeded" : b == BUCKET_FAILED ? "failed" : "skipped";
+}
+
+static json_t *diag_json(struct arena *a, const struct colmap *map, const struct row *r, const struct diag *d)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "code", json_string(code_name(d->code)));
+	json_object_set_new(o, "field", d->field < FIELD__COUNT ? json_string(field_name(d->field)) : json_null());
+	json_object_set_new(o, "column", d->col >= 0 ? json_string(map->headers[d->col]) : json_null());
+	json_object_set_new(o, "cell", d->col >= 0 ? json_string(cell_ref(a, d->col, r->number)) : json_null());
+	json_object_set_new(o, "value", d->value ? json_string(d->value) : json_null());
+	json_object_set_new(o, "message", json_string(d->message ? d->message : code_summary(d->code)));
+	char *url = arena_printf(a, "%s/api/errors/%s", g_config.docs_url, code_name(d->code));
+	json_object_set_new(o, "docUrl", json_string(url));
+	return o;
+}
+
+static json_t *source_json(struct arena *a, const struct row *r)
+{
+	json_t *s = json_object();
+	enum field keys[] = {FIELD_LOAD_NO, FIELD_JOB_CODE, FIELD_PROJECT_NAME};
+	for (size_t i = 0; i < 3; i++) {
+		enum field f = keys[i];
+		size_t tl = 0;
+		const char *t = r->raw[f] ? norm_trim(r->raw[f], r->raw_len[f], &tl) : NULL;
+		json_t *v = t && tl ? json_string(norm_excerpt(a, t, tl, 200)) : json_null();
+		if (f == FIELD_PROJECT_NAME && json_is_null(v))
+			json_decref(v);
+		else
+			json_object_set_new(s, field_name(f), v ? v : json_null());
+	}
+	return s;
+}
+
+static json_t *diags_json(struct arena *a, const struct colmap *map, const struct row *r, const struct diag *d, int n)
+{
+	json_t *arr = json_array();
+	for (int i = 0; i < n; i++)
+		json_array_append_new(arr, diag_json(a, map, r, &d[i]));
+	return arr;
+}
+
+static json_t *ids_json(const struct row *r, bool dry)
+{
+	json_t *arr = json_array();
+	for (int i = 0; !dry && i < r->nids; i++)
+		json_array_append_new(arr, json_string(r->ids[i]));
+	return arr;
+}
+
+static enum code put(struct store_tx *tx, const char *run_id, const char *bucket, int row, json_t *o)
+{
+	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	enum code rc = s ? store_result_add(tx, run_id, bucket, row, s) : CODE_INTERNAL_ERROR;
+	free(s);
+	return rc;
+}
+
+/* Stores a row's result entries; a committed row with warnings goes in
+ * both succeeded and warnings. */
+static enum code save_result(struct store_tx *tx, struct arena *a, const struct run *run, const struct colmap *map,
+			     const struct row *r)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "rowIndex", json_integer(r->number));
+	json_object_set_new(o, "source", source_json(a, r));
+	if (r->bucket == BUCKET_FAILED)
+		json_object_set_new(o, "errors", diags_json(a, map, r, r->errors, r->nerrors));
+	else if (r->bucket == BUCKET_SKIPPED)
+		json_object_set_new(o, "reason", json_string(r->reason));
+	else
+		json_object_set_new(o, "createdRecordIds", ids_json(r, run->dry_run));
+	enum code rc = put(tx, run->id, bucket_name(r->bucket), (int)r->number, o);
+	if (rc || r->bucket != BUCKET_SUCCEEDED || !r->nwarnings)
+		return rc;
+	o = json_object();
+	json_object_set_new(o, "rowIndex", json_integer(r->number));
+	json_object_set_new(o, "source", source_json(a, r));
+	json_object_set_new(o, "warnings", diags_json(a, map, r, r->warnings, r->nwarnings));
+	json_object_set_new(o, "createdRecordIds", ids_json(r, run->dry_run));
+	return put(tx, run->id, "warnings", (int)r->number, o);
+}
+
+/* In-file duplicates: the same (jobCode, loadNo) as an earlier row. */
+static bool in_file_duplicate(struct arena *a, struct parsed *p, int i)
+{
+	struct row *r = &p->rows[i];
+	const char *job = r->v[FIELD_JOB_CODE].text, *no = r->v[FIELD_LOAD_NO].text;
+	for (int j = 0; j < i; j++) {
+		struct row *e = &p->rows[j];
+		if (e->nerrors || strcmp(e->v[FIELD_JOB_CODE].text, job) || strcmp(e->v[FIELD_LOAD_NO].text, no))
+			continue;
+		if (!strcmp(e->content_hash, r->content_hash)) {
+			r->bucket = BUCKET_SKIPPED;
+			r->reason = "duplicate_in_file";
+		} else {
+			r->bucket = BUCKET_FAILED;
+			const char *msg = arena_printf(a, "Row %u already has jobCode \"%s\" and loadNo \"%s\" with "
+						       "different values; keep one row per load or give this one its own "
+						       "loadNo.", e->number, norm_excerpt(a, job, strlen(job), 60),
+						       norm_excerpt(a, no, strlen(no), 60));
+			row_add_error(r, CODE_UNIQUE_VIOLATION, FIELD_LOAD_NO, p->map.field_col[FIELD_LOAD_NO],
+				      norm_excerpt(a, r->raw[FIELD_LOAD_NO], r->raw_len[FIELD_LOAD_NO], 200), msg);
+		}
+		return true;
+	}
+	return false;
+}
+
+static bool first_of_job(struct parsed *p, int i)
+{
+	const char *job = p->rows[i].v[FIELD_JOB_CODE].text;
+	for (int j = 0; j < i; j++)
+		if (p->rows[j].bucket == BUCKET_SUCCEEDED && !strcmp(p->rows[j].v[FIELD_JOB_CODE].text, job))
+			return false;
+	return true;
+}
+
+static enum code write_rows(struct store_tx *tx, struct arena *a, const struct run *run, struct parsed *p)
+{
+	struct write_ctx w = {.tx = tx, .a = a, .org_id = run->org_id, .run_id = run->id, .map = &p->map};
+	for (int i = 0; i < p->nrows; i++) {
+		struct row *r = &p->rows[i];
+		if (r->bucket == BUCKET_FAILED || in_file_duplicate(a, p, i))
+			continue;
+		enum code rc = writer_row(&w, r, first_of_job(p, i));
+		if (rc)
+			return rc;
+		if (g_config.debug_row_delay_ms)
+			usleep((useconds_t)g_config.debug_row_delay_ms * 1000);
+	}
+	return CODE_OK;
+}
+
+static void tally(const struct parsed *p, int counts[4])
+{
+	memset(counts, 0, sizeof(int) * 4);
+	for (int i = 0; i < p->nrows; i++) {
+		const struct row *r = &p->rows[i];
+		counts[r->bucket == BUCKET_SUCCEEDED ? COUNT_SUCCEEDED : r->bucket == BUCKET_FAILED ? COUNT_FAILED
+												: COUNT_SKIPPED]++;
+		if (r->bucket == BUCKET_SUCCEEDED && r->nwarnings)
+			counts[COUNT_WARNINGS]++;
+	}
+}
+
+static enum code commit_run(struct store *st, struct arena *a, const struct run *run, const char *owner,
+			    struct parsed *p, int counts[4])
+{
+	struct store_tx *tx = NULL;
+	enum code rc = store_tx_begin(st, &tx);
+	if (rc)
+		return rc;
+	if (run->dry_run && (rc = store_tx_savepoint(tx)))
+		goto fail;
+	if ((rc = write_rows(tx, a, run, p)))
+		goto fail;
+	/* A dry run has done every read and write the live run would; undo the
+	 * writes and keep what it learned. */
+	if (run->dry_run && (rc = store_tx_rollback_savepoint(tx)))
+		goto fail;
+	for (int i = 0; i < p->nrows; i++)
+		if ((rc = save_result(tx, a, run, &p->map, &p->rows[i])))
+			goto fail;
+	tally(p, counts);
+	struct run_move m = {.to = run_outcome(counts[0], counts[1], counts[2], counts[3]), .owner = owner,
+			     .counts = counts, .file_encoding = p->encoding,
+			     .file_delimiter = *p->delimiter ? p->delimiter : NULL, .row_count = p->nrows, .finish = true};
+	rc = store_run_move_tx(tx, run->id, &m);
+	if (rc == CODE_RUN_NOT_TERMINAL) {
+		/* Cancelled, timed out or reclaimed meanwhile: write nothing. */
+		store_tx_abort(tx);
+		return CODE_OK;
+	}
+	if (rc)
+		goto fail;
+	return store_tx_commit(tx);
+fail:
+	store_tx_abort(tx);
+	return rc;
+}
+
+enum code pipeline_run(struct store *st, const struct run *run, const char *owner)
+{
+	unsigned char *data = NULL;
+	size_t len = 0;
+	enum code rc = store_run_file(st, run->id, &data, &len);
+	if (rc == CODE_NOT_FOUND)
+		return fail_run(st, run, owner, CODE_EMPTY_FILE, "The uploaded file is missing.", NULL);
+	if (rc)
+		return rc;
+	struct arena *a = arena_new();
+	struct parsed p = {0};
+	const char *msg = NULL;
+	rc = parse(st, run, a, data, len, &p, &msg);
+	if (rc == CODE_SERVICE_UNAVAILABLE || rc == CODE_INTERNAL_ERROR) {
+		/* storage trouble while resolving the mapping: retried */
+	} else if (rc) {
+		/* Only parse-level codes may end a run; anything else the reader
+		 * says about a file the upload accepted is a malformed file. */
+		if (code_kind(rc) != CODE_KIND_PARSE)
+			rc = strcmp(run->file_format, "xlsx") ? CODE_MALFORMED_CSV : CODE_MALFORMED_XLSX;
+		rc = fail_run(st, run, owner, rc, msg, &p);
+	} else {
+		int counts[4];
+		double t0 = mono_ms();
+		rc = commit_run(st, a, run, owner, &p, counts);
+		if (!rc)
+			log_json("info", "run finished", json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:f}", "runId", run->id,
+				 "orgId", run->org_id, "rows", p.nrows, "succeeded", counts[0], "warnings", counts[1],
+				 "failed", counts[2], "skipped", counts[3], "ms", mono_ms() - t0));
+	}
+	sheet_free(p.sheet);
+	arena_free(a);
+	free(data);
+	return rc;
+}

@@ -1,0 +1,723 @@
+/* Column shapes and header proposals (propose.h): a header is read the way
+ * a person reads it (words, abbreviations, typos, glued words), then
+ * scored against the synonym table and the address group and part words;
+ * the best column per field wins. */
+#include "propose.h"
+
+#include <sodium.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <utf8proc.h>
+
+#include "base/arena.h"
+#include "import/names.h"
+#include "import/normalize.h"
+#include "import/synonyms.h"
+
+#define HDR_CAP 256  /* bytes of a header the proposer reads */
+#define TOK_MAX 16   /* words of a header the proposer reads */
+#define TOK_LEN 32   /* longest word, with its NUL */
+#define MIN_SCORE 50 /* below this, a guess does more harm than good */
+
+static const char *slice(const char *const *headers, size_t i)
+{
+	return headers ? headers[i] : NULL;
+}
+
+static size_t slice_len(const size_t *lens, size_t i)
+{
+	return lens ? lens[i] : 0;
+}
+
+/* ---- Shape key ---- */
+
+/* A copy with bytes that are not UTF-8, NUL and U+001F as U+FFFD: name_key()
+ * refuses the first two, and the third is the key's column separator. */
+static char *clean_header(struct arena *a, const char *s, size_t len,
+			  size_t *ret_len)
+{
+	char *out = arena_alloc(a, len * 3 + 1);
+	size_t o = 0, i = 0;
+	while (i < len) {
+		size_t n;
+		int32_t cp = norm_utf8_next(s + i, len - i, &n);
+		if (cp <= 0 || cp == 0x1f) {
+			memcpy(out + o, "\xEF\xBF\xBD", 3);
+			o += 3;
+		} else {
+			memcpy(out + o, s + i, n);
+			o += n;
+		}
+		i += n;
+	}
+	*ret_len = o;
+	return out;
+}
+
+void shape_key(const char *const *headers, const size_t *lens, size_t n,
+	       char out[SHAPE_KEY_SIZE])
+{
+	struct arena *a = arena_new();
+	crypto_hash_sha256_state st;
+	crypto_hash_sha256_init(&st);
+	for (size_t i = 0; i < n; i++) {
+		size_t clen;
+		char *c = clean_header(a, slice(headers, i), slice_len(lens, i),
+				       &clen);
+		char *k = name_key(a, c, clen);
+		if (i > 0)
+			crypto_hash_sha256_update(&st, (const unsigned char *)"\x1f", 1);
+		if (k)
+			crypto_hash_sha256_update(&st, (const unsigned char *)k,
+						  strlen(k));
+		arena_reset(a);
+	}
+	unsigned char h[crypto_hash_sha256_BYTES];
+	crypto_hash_sha256_final(&st, h);
+	sodium_bin2hex(out, SHAPE_KEY_SIZE, h, sizeof h);
+	arena_free(a);
+}
+
+/* ---- Template ---- */
+
+/* The field whose wire name the slice is, ignoring ASCII case. */
+static enum field wire_field(const char *s, size_t len)
+{
+	for (int f = 0; f < FIELD__COUNT; f++) {
+		const char *name = field_name((enum field)f);
+		if (strlen(name) == len && strncasecmp(name, s, len) == 0)
+			return (enum field)f;
+	}
+	return FIELD_NONE;
+}
+
+bool shape_is_template(const char *const *headers, const size_t *lens, size_t n)
+{
+	bool seen[FIELD__COUNT] = { false };
+	size_t mapped = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t tlen;
+		const char *t = norm_trim(slice(headers, i), slice_len(lens, i), &tlen);
+		if (tlen == 0)
+			continue;
+		enum field f = wire_field(t, tlen);
+		if (f == FIELD_NONE || seen[f])
+			return false;
+		seen[f] = true;
+		mapped++;
+	}
+	return mapped > 0;
+}
+
+/* ---- Reading a header into words ---- */
+
+struct words {
+	char t[TOK_MAX][TOK_LEN];
+	size_t n;
+	size_t junk; /* words dropped: too long or too many */
+	bool fuzzy;  /* a typo or a cut-off word was guessed */
+};
+
+enum cls { C_SEP, C_UPPER, C_LOWER, C_DIGIT, C_MARK };
+
+static enum cls classify(int32_t cp)
+{
+	if (cp <= 0 || norm_is_space(cp))
+		return C_SEP;
+	switch (utf8proc_category(cp)) {
+	case UTF8PROC_CATEGORY_LU:
+	case UTF8PROC_CATEGORY_LT:
+		return C_UPPER;
+	case UTF8PROC_CATEGORY_LL:
+	case UTF8PROC_CATEGORY_LM:
+	case UTF8PROC_CATEGORY_LO:
+		return C_LOWER;
+	case UTF8PROC_CATEGORY_MN:
+	case UTF8PROC_CATEGORY_MC:
+	case UTF8PROC_CATEGORY_ME:
+		return C_MARK;
+	case UTF8PROC_CATEGORY_ND:
+		return C_DIGIT;
+	default:
+		return C_SEP;
+	}
+}
+
+/* Characters that are words of their own in headers ("Load #", "$/Ton",
+ * "№"), or that join a word ("Mat'l"): the replacement text, or NULL. */
+static const char *special(int32_t cp)
+{
+	switch (cp) {
+	case '#': case 0xFF03: case 0x2116:
+		return " no ";
+	case '$': case 0xFF04:
+		return " dollar ";
+	case '\'': case 0x2019:
+		return "";
+	default:
+		return NULL;
+	}
+}
+
+/* A word starts inside a run: camelCase ("loadNo"), an acronym before a
+ * word ("BOLNumber"), letters against digits ("Address1"). */
+static bool boundary(enum cls prev, enum cls cur, enum cls next)
+{
+	if (prev == C_SEP)
+		return false;
+	if ((prev == C_DIGIT) != (cur == C_DIGIT))
+		return true;
+	if (prev == C_LOWER && cur == C_UPPER)
+		return true;
+	return prev == C_UPPER && cur == C_UPPER && next == C_LOWER;
+}
+
+static size_t decode(const char *s, size_t len, int32_t *cps)
+{
+	size_t n = 0, i = 0;
+	if (len > HDR_CAP)
+		len = HDR_CAP;
+	while (i < len) {
+		size_t step;
+		cps[n++] = norm_utf8_next(s + i, len - i, &step);
+		i += step;
+	}
+	return n;
+}
+
+/* The header with a space wherever a word ends; case is still there, since
+ * camelCase needs it.  buf holds HDR_CAP * 9 bytes (" dollar " and a space
+ * per code point at most). */
+static size_t space_words(const char *s, size_t len, char *buf)
+{
+	int32_t cps[HDR_CAP];
+	size_t n = decode(s, len, cps), o = 0;
+	enum cls prev = C_SEP;
+	for (size_t i = 0; i < n; i++) {
+		const char *sub = special(cps[i]);
+		enum cls c = sub ? C_SEP : classify(cps[i]);
+		if (sub) {
+			memcpy(buf + o, sub, strlen(sub));
+			o += strlen(sub);
+			prev = *sub ? C_SEP : prev;
+			continue;
+		}
+		if (c == C_SEP) {
+			buf[o++] = ' ';
+		} else {
+			enum cls next = i + 1 < n ? classify(cps[i + 1]) : C_SEP;
+			if (c != C_MARK && boundary(prev, c, next))
+				buf[o++] = ' ';
+			o += (size_t)utf8proc_encode_char(cps[i], (utf8proc_uint8_t *)buf + o);
+		}
+		if (c != C_MARK)
+			prev = c;
+	}
+	return o;
+}
+
+static void add_tok(struct words *w, const char *s, size_t len)
+{
+	if (len == 0)
+		return;
+	if (w->n >= TOK_MAX || len >= TOK_LEN) {
+		w->junk++;
+		return;
+	}
+	memcpy(w->t[w->n], s, len);
+	w->t[w->n][len] = '\0';
+	w->n++;
+}
+
+static bool word_byte(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c >= 0x80;
+}
+
+/* Splits the header into lower-case words without accents: compatibility
+ * forms too (fullwidth "ＬＯＡＤ" is "load"), so exports from East Asian
+ * spreadsheets read the same. */
+static void split_words(const char *s, size_t len, struct words *w)
+{
+	char buf[HDR_CAP * 9];
+	size_t blen = space_words(s, len, buf);
+	utf8proc_uint8_t *out = NULL;
+	utf8proc_ssize_t olen = utf8proc_map(
+		(const utf8proc_uint8_t *)buf, (utf8proc_ssize_t)blen, &out,
+		UTF8PROC_STABLE | UTF8PROC_COMPAT | UTF8PROC_CASEFOLD |
+			UTF8PROC_DECOMPOSE | UTF8PROC_STRIPMARK | UTF8PROC_IGNORE);
+	for (utf8proc_ssize_t i = 0; i < olen;) {
+		utf8proc_ssize_t j = i;
+		while (j < olen && word_byte(out[j]))
+			j++;
+		add_tok(w, (const char *)out + i, (size_t)(j - i));
+		i = j > i ? j : i + 1;
+	}
+	free(out);
+}
+
+/* ---- Canonical words: abbreviations, plurals, glued words, typos ---- */
+
+static void add_canon(struct words *w, const char *s, size_t len)
+{
+	char tmp[TOK_LEN];
+	if (len >= TOK_LEN) {
+		w->junk++;
+		return;
+	}
+	memcpy(tmp, s, len);
+	tmp[len] = '\0';
+	const char *c = syn_canon_of(tmp);
+	if (c)
+		add_tok(w, c, strlen(c));
+	else
+		add_tok(w, tmp, len);
+}
+
+static bool all_digits(const char *s)
+{
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/* A word a glued header may be cut into: a table word, but no stop word
+ * ("destin" is no "dest" + "in"). */
+static bool glue_piece(const char *s, size_t len)
+{
+	char tmp[TOK_LEN];
+	if (len >= TOK_LEN || !syn_known(s, len))
+		return false;
+	memcpy(tmp, s, len);
+	tmp[len] = '\0';
+	return !syn_is_stop_word(tmp);
+}
+
+/* Cuts a glued header word ("loadno", "shiptozip") into the fewest table
+ * words of 2+ letters; false when no cut covers it all. */
+static bool split_glued(struct words *w, const char *tok)
+{
+	size_t len = strlen(tok);
+	if (len < 5 || len >= TOK_LEN)
+		return false;
+	unsigned char best[TOK_LEN], from[TOK_LEN];
+	memset(best, 0xff, sizeof best);
+	best[0] = 0;
+	for (size_t i = 2; i <= len; i++)
+		for (size_t j = 0; j + 2 <= i; j++)
+			if (best[j] != 0xff && best[j] + 1 < best[i] &&
+			    glue_piece(tok + j, i - j)) {
+				best[i] = (unsigned char)(best[j] + 1);
+				from[i] = (unsigned char)j;
+			}
+	if (best[len] == 0xff || best[len] < 2)
+		return false;
+	size_t cuts[TOK_LEN], n = 0;
+	for (size_t i = len; i > 0; i = from[i])
+		cuts[n++] = i;
+	for (size_t k = n, start = 0; k-- > 0; start = cuts[k])
+		add_canon(w, tok + start, cuts[k] - start);
+	return true;
+}
+
+/* Optimal string alignment distance (Damerau-Levenshtein where no
+ * substring is edited twice): "wieght" is one transposition from
+ * "weight".  Both lengths are below TOK_LEN. */
+static int osa_distance(const char *a, size_t la, const char *b, size_t lb)
+{
+	int d[TOK_LEN + 1][TOK_LEN + 1];
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (int)i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		for (size_t j = 1; j <= lb; j++) {
+			int cost = a[i - 1] != b[j - 1];
+			int v = d[i - 1][j - 1] + cost;
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	}
+	return d[la][lb];
+}
+
+/* True when b is a 3-letter a with two neighbours swapped ("jbo", "job"). */
+static bool is_swap(const char *a, const char *b)
+{
+	if (strlen(b) != 3)
+		return false;
+	for (int i = 0; i < 2; i++)
+		if (a[i] == b[i + 1] && a[i + 1] == b[i] && a[2 - 2 * i] == b[2 - 2 * i])
+			return true;
+	return false;
+}
+
+/* Edits a typo may have: a 3-letter typo is only a swap ("jbo"), then
+ * one up to 6 letters, two from 7 ("metrial"). */
+static int max_edits(size_t len)
+{
+	return len >= 7 ? 2 : 1;
+}
+
+/* The one table word closest to tok within max_edits(); NULL when none is,
+ * or when two different words are equally close (no guess beats a wrong
+ * guess). */
+static const char *closest_word(const char *tok)
+{
+	size_t len = strlen(tok), n;
+	if (len < 3 || len > 20)
+		return NULL;
+	const char *const *v = syn_fuzzy_targets(&n);
+	const char *best = NULL;
+	int best_d = max_edits(len) + 1;
+	bool tie = false;
+	for (size_t i = 0; i < n; i++) {
+		size_t vl = strlen(v[i]);
+		if (vl + (size_t)max_edits(len) < len || vl > len + (size_t)max_edits(len))
+			continue;
+		if (len == 3 && !is_swap(tok, v[i]))
+			continue;
+		int d = osa_distance(tok, len, v[i], vl);
+		if (d < best_d) {
+			best = v[i], best_d = d, tie = false;
+		} else if (d == best_d && best && strcmp(best, v[i]) != 0) {
+			tie = true;
+		}
+	}
+	return tie ? NULL : best;
+}
+
+/* The one table word that starts with tok ("destin", "instruc"); NULL when
+ * none or several do. */
+static const char *completion(const char *tok)
+{
+	size_t len = strlen(tok), n;
+	if (len < 4)
+		return NULL;
+	const char *const *v = syn_fuzzy_targets(&n);
+	const char *found = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (strlen(v[i]) > len && strncmp(v[i], tok, len) == 0) {
+			if (found)
+				return NULL;
+			found = v[i];
+		}
+	}
+	return found;
+}
+
+/* Appends the canonical word(s) of one raw word. */
+static void fix_word(struct words *w, const char *tok)
+{
+	size_t len = strlen(tok);
+	if (syn_canon_of(tok) || syn_known(tok, len) || all_digits(tok)) {
+		add_canon(w, tok, len);
+		return;
+	}
+	if (len > 3 && tok[len - 1] == 's' && syn_known(tok, len - 1)) {
+		add_canon(w, tok, len - 1);
+		return;
+	}
+	if (split_glued(w, tok))
+		return;
+	const char *guess = closest_word(tok);
+	if (!guess)
+		guess = completion(tok);
+	if (guess) {
+		w->fuzzy = true;
+		add_canon(w, guess, strlen(guess));
+		return;
+	}
+	add_tok(w, tok, len);
+}
+
+/* ---- Phrases: several words that mean one ---- */
+
+/* Number of words of phrase matching w->t[at...]; 0 when they differ. */
+static size_t match_at(const struct words *w, size_t at, const char *phrase)
+{
+	size_t k = at;
+	const char *p = phrase;
+	while (*p) {
+		size_t len = strcspn(p, " ");
+		if (k >= w->n || strlen(w->t[k]) != len || memcmp(w->t[k], p, len) != 0)
+			return 0;
+		k++;
+		p += len;
+		p += *p == ' ';
+	}
+	return k - at;
+}
+
+/* Rewrites phrases ("ship to" -> "shipto"), then drops stop words and the
+ * "1" of "Address 1" (a lone street line is line 1). */
+static void join_phrases(const struct words *in, struct words *out)
+{
+	out->n = 0;
+	out->junk = in->junk;
+	out->fuzzy = in->fuzzy;
+	for (size_t i = 0; i < in->n;) {
+		size_t used = 0;
+		for (size_t r = 0; r < syn_rewrites_len && !used; r++) {
+			used = match_at(in, i, syn_rewrites[r].from);
+			if (used)
+				add_tok(out, syn_rewrites[r].to, strlen(syn_rewrites[r].to));
+		}
+		if (!used) {
+			used = 1;
+			if (!syn_is_stop_word(in->t[i]) && strcmp(in->t[i], "1") != 0)
+				add_tok(out, in->t[i], strlen(in->t[i]));
+		}
+		i += used;
+	}
+}
+
+static void read_header(const char *s, size_t len, struct words *w)
+{
+	struct words raw = { .n = 0 }, fixed = { .n = 0 };
+	split_words(s, len, &raw);
+	fixed.junk = raw.junk;
+	for (size_t i = 0; i < raw.n; i++)
+		fix_word(&fixed, raw.t[i]);
+	join_phrases(&fixed, w);
+}
+
+/* ---- Scoring ---- */
+
+struct cand {
+	enum field field; /* FIELD_NONE with a score: known to be irrelevant */
+	int score;
+	bool address;     /* came from the address words */
+	int group;        /* the address group it names, or GROUP_BILLING */
+};
+
+static bool has_word(const struct words *w, const char *s, size_t len)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (strlen(w->t[i]) == len && memcmp(w->t[i], s, len) == 0)
+			return true;
+	return false;
+}
+
+/* Whole header equal to the phrase: its score.  All the phrase's words
+ * among more words ("Customer Name" has "customer"): less, the more words
+ * the phrase leaves unexplained; a bit more when the phrase ends the
+ * header, since English puts the head noun last ("Cust Rate" is a rate,
+ * "Rate Type" a type). */
+static int synonym_score(const struct words *w, const struct synonym *syn)
+{
+	size_t np = 0;
+	bool all = true, at_end = false;
+	for (const char *p = syn->phrase; *p;) {
+		size_t len = strcspn(p, " ");
+		all = all && has_word(w, p, len);
+		np++;
+		at_end = w->n > 0 && strlen(w->t[w->n - 1]) == len &&
+			 memcmp(w->t[w->n - 1], p, len) == 0;
+		p += len;
+		p += *p == ' ';
+	}
+	size_t nh = w->n + w->junk;
+	if (w->junk == 0 && match_at(w, 0, syn->phrase) == w->n)
+		return syn->score;
+	if (syn->whole || !all || nh <= np)
+		return 0;
+	return syn->score * (55 + (int)(35 * np / nh)) / 100 + (at_end ? 5 : 0);
+}
+
+static struct cand best_synonym(const struct words *w)
+{
+	struct cand c = { FIELD_NONE, 0, false, GROUP_NONE };
+	for (size_t i = 0; i < syn_table_len; i++) {
+		int s = synonym_score(w, &syn_table[i]);
+		if (s > c.score) {
+			c.field = syn_table[i].field;
+			c.score = s;
+		}
+	}
+	return c;
+}
+
+/* What the address words of a header say. */
+struct addr {
+	int dir;           /* GROUP_PICKUP, GROUP_DROPOFF, GROUP_BILLING, NONE */
+	bool project;      /* a project word: the project's group */
+	bool strong;       /* a word that alone names a location */
+	bool second_line;  /* "Address 2": no field takes it */
+	enum addr_part part;
+	int other;         /* words that are no address word */
+};
+
+static bool has_direction(const struct words *w)
+{
+	for (size_t i = 0; i < w->n; i++) {
+		const struct group_word *g = syn_group_word(w->t[i]);
+		if (g && (g->dir == GROUP_PICKUP || g->dir == GROUP_DROPOFF))
+			return true;
+	}
+	return false;
+}
+
+/* The first pickup or dropoff word sets the direction; a billing word only
+ * when there is none ("Customer Delivery Address" is a delivery). */
+static void take_group_word(struct addr *ad, const struct group_word *g)
+{
+	if ((g->dir == GROUP_PICKUP || g->dir == GROUP_DROPOFF) &&
+	    (ad->dir == GROUP_NONE || ad->dir == GROUP_BILLING))
+		ad->dir = g->dir;
+	else if (g->dir == GROUP_BILLING && ad->dir == GROUP_NONE)
+		ad->dir = GROUP_BILLING;
+	ad->project |= g->project;
+	ad->strong |= g->strong;
+}
+
+/* Street, city, state and ZIP words outrank name words; the first wins
+ * ("City/State" is a city). */
+static void take_part_word(struct addr *ad, enum addr_part p)
+{
+	if (ad->part == PART_NONE || (ad->part == PART_NAME && p != PART_NAME))
+		ad->part = p;
+}
+
+static void read_address(const struct words *w, struct addr *ad)
+{
+	bool direction = has_direction(w);
+	*ad = (struct addr){ .dir = GROUP_NONE, .part = PART_NONE,
+			     .other = (int)w->junk };
+	for (size_t i = 0; i < w->n; i++) {
+		const char *t = w->t[i];
+		const struct group_word *g = syn_group_word(t);
+		const struct part_word *p = syn_part_word(t);
+		if (g && !(p && direction))
+			take_group_word(ad, g);
+		else if (p)
+			take_part_word(ad, p->part);
+		else if (all_digits(t))
+			ad->second_line = true;
+		else
+			ad->other++;
+	}
+}
+
+/* Project words with no direction mean the job site, which is where a
+ * construction job's loads are delivered: the project's dropoff. */
+static int address_group(const struct addr *ad)
+{
+	if (ad->project && ad->dir != GROUP_PICKUP)
+		return GROUP_PROJECT_DROPOFF;
+	if (ad->project)
+		return GROUP_PROJECT_PICKUP;
+	return ad->dir;
+}
+
+static struct cand addr_cand(enum field f, int score, int group)
+{
+	return (struct cand){ f, score < 0 ? 0 : score, true, group };
+}
+
+/* A part with no group word takes the group of the last address column
+ * (ctx: "Ship From Name, Address, City"), else the pickup. */
+static struct cand unqualified_part(const struct addr *ad, int ctx)
+{
+	int penalty = 10 * ad->other;
+	if (ad->part == PART_NAME)
+		return addr_cand(FIELD_NONE, 0, GROUP_NONE);
+	if (ctx == GROUP_BILLING)
+		return addr_cand(FIELD_NONE, 70 - penalty, GROUP_BILLING);
+	if (ctx != GROUP_NONE)
+		return addr_cand(field_of_group(ctx, ad->part), 80 - penalty, ctx);
+	return addr_cand(field_of_group(GROUP_PICKUP, ad->part), 65 - penalty,
+			 GROUP_PICKUP);
+}
+
+static struct cand address_cand(const struct words *w, int ctx)
+{
+	struct addr ad;
+	read_address(w, &ad);
+	int g = address_group(&ad);
+	if (ad.part == PART_NONE) {
+		/* "Consignee", "Origin", "Job Site": the location's name. */
+		if (g != GROUP_NONE && g != GROUP_BILLING && ad.strong && ad.other == 0)
+			return addr_cand(field_of_group(g, PART_NAME), 75, g);
+		return addr_cand(FIELD_NONE, 0, GROUP_NONE);
+	}
+	if (ad.part == PART_STREET && ad.second_line)
+		return addr_cand(FIELD_NONE, 85, g);
+	if (g == GROUP_BILLING)
+		return addr_cand(FIELD_NONE, ad.part == PART_NAME ? 0 : 85, g);
+	if (g != GROUP_NONE)
+		return addr_cand(field_of_group(g, ad.part), 90 - 10 * ad.other, g);
+	return unqualified_part(&ad, ctx);
+}
+
+/* A billing word alone ("Customer", "Bill To") makes the bare address
+ * columns after it the customer's. */
+static bool billing_alone(const struct words *w)
+{
+	const struct group_word *g = w->n == 1 ? syn_group_word(w->t[0]) : NULL;
+	return g && g->dir == GROUP_BILLING && w->junk == 0;
+}
+
+static struct cand propose_one(const char *s, size_t len, int *ctx)
+{
+	struct cand none = { FIELD_NONE, 0, false, GROUP_NONE };
+	size_t tlen;
+	const char *t = norm_trim(s, len, &tlen);
+	if (tlen == 0)
+		return none;
+	enum field f = wire_field(t, tlen);
+	if (f != FIELD_NONE) {
+		/* Wire names set the context too ("customer, Address"). */
+		if (f == FIELD_CUSTOMER)
+			*ctx = GROUP_BILLING;
+		else if (field_group(f) != GROUP_NONE)
+			*ctx = field_group(f);
+		return (struct cand){ f, 100, false, field_group(f) };
+	}
+	struct words w = { .n = 0 };
+	read_header(t, tlen, &w);
+	if (w.n == 0) /* only symbols, control bytes or junk: nothing to read */
+		return none;
+	struct cand c = best_synonym(&w), a = address_cand(&w, *ctx);
+	if (a.score > c.score)
+		c = a;
+	if (w.fuzzy)
+		c.score = c.score * 9 / 10;
+	if (c.score < MIN_SCORE)
+		return none;
+	if (c.address && c.group != GROUP_NONE)
+		*ctx = c.group;
+	else if (billing_alone(&w))
+		*ctx = GROUP_BILLING;
+	return c;
+}
+
+void propose_mapping(const char *const *headers, const size_t *lens, size_t n,
+		     struct proposal *ret)
+{
+	size_t owner[FIELD__COUNT];
+	int ctx = GROUP_NONE;
+	for (int f = 0; f < FIELD__COUNT; f++)
+		owner[f] = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		struct cand c = propose_one(slice(headers, i), slice_len(lens, i), &ctx);
+		ret[i] = (struct proposal){ c.field, c.score, false };
+		if (c.field != FIELD_NONE &&
+		    (owner[c.field] == SIZE_MAX || c.score > ret[owner[c.field]].confidence))
+			owner[c.field] = i;
+	}
+	for (size_t i = 0; i < n; i++) {
+		enum field f = ret[i].field;
+		if (f != FIELD_NONE && owner[f] != i)
+			ret[i] = (struct proposal){ FIELD_NONE, 0, true };
+	}
+}

@@ -1,0 +1,115 @@
+/* Review data and confirmation of staged runs. */
+#include "review.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/config.h"
+#include "mapping.h"
+#include "store/shapes.h"
+#include "worker.h"
+
+static enum code read_file(struct store *st, struct arena *a, struct review *r)
+{
+	unsigned char *data = NULL;
+	size_t len = 0;
+	enum code rc = store_run_file(st, r->run.id, &data, &len);
+	if (rc)
+		return rc;
+	unsigned char *copy = arena_alloc(a, len + 1);
+	memcpy(copy, data, len);
+	free(data);
+	struct sheet_limits lim;
+	sheet_limits_default(&lim);
+	lim.max_rows = (size_t)g_config.max_rows;
+	struct sheet *sh = NULL;
+	const char *msg;
+	if ((rc = sheet_open(copy, len, &lim, &sh, &msg))) {
+		sheet_free(sh);
+		return rc;
+	}
+	const struct sheet_row *h = sheet_header(sh);
+	r->ncols = (int)h->ncells;
+	r->headers = arena_alloc(a, sizeof(char *) * (h->ncells + 1));
+	for (size_t j = 0; j < h->ncells; j++)
+		r->headers[j] = arena_strndup(a, h->cells[j], h->lens[j]);
+	r->proposal = arena_alloc(a, sizeof(struct proposal) * (h->ncells + 1));
+	propose_mapping(h->cells, h->lens, h->ncells, r->proposal);
+	const struct sheet_row *row;
+	while (r->nsamples < REVIEW_SAMPLES && sheet_next_row(sh, &row) == CODE_OK && row) {
+		const char **s = arena_alloc(a, sizeof(char *) * (h->ncells + 1));
+		for (size_t j = 0; j < h->ncells; j++)
+			s[j] = j < row->ncells ? arena_strndup(a, row->cells[j], row->lens[j]) : "";
+		r->samples[r->nsamples++] = s;
+	}
+	sheet_free(sh);
+	return CODE_OK;
+}
+
+enum code review_load(struct store *st, struct arena *a, const char *org_id, const char *run_id, struct review *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	enum code rc = store_run_get(st, org_id, run_id, &ret->run);
+	if (rc)
+		return rc;
+	ret->decided = !(ret->run.staged && ret->run.state == RUN_QUEUED);
+	ret->expired = ret->run.staged && ret->run.expires_at <= now_ms();
+	return read_file(st, a, ret);
+}
+
+static enum code check_fields(struct arena *a, const char *const *fields, int ncols, const char **ret_message)
+{
+	bool used[FIELD__COUNT] = {0};
+	for (int j = 0; j < ncols; j++) {
+		if (!fields[j] || !*fields[j])
+			continue;
+		enum field f = field_from_name(fields[j]);
+		if (f == FIELD_NONE) {
+			*ret_message = arena_printf(a, "\"%s\" is not a field of the jobs schema.", fields[j]);
+			return CODE_INVALID_REQUEST;
+		}
+		if (used[f]) {
+			*ret_message = arena_printf(a, "%s is chosen for two columns; map each field to one column.", fields[j]);
+			return CODE_INVALID_REQUEST;
+		}
+		used[f] = true;
+	}
+	return CODE_OK;
+}
+
+enum code review_confirm(struct store *st, struct arena *a, const char *org_id, const char *run_id,
+			 const char *user_id, const char *const *fields, int ncols, int *ret_released,
+			 const char **ret_message)
+{
+	struct review r;
+	*ret_message = NULL;
+	enum code rc = review_load(st, a, org_id, run_id, &r);
+	if (rc)
+		return rc;
+	if (r.decided) {
+		*ret_message = arena_printf(a, "Run %s is %s and no longer waits for a mapping.", run_id,
+					    run_state_name(r.run.state));
+		return CODE_RUN_NOT_TERMINAL;
+	}
+	if (r.expired)
+		return CODE_STAGING_EXPIRED;
+	if (ncols != r.ncols) {
+		*ret_message = arena_printf(a, "The file has %d columns; a mapping for %d was sent.", r.ncols, ncols);
+		return CODE_INVALID_REQUEST;
+	}
+	if ((rc = check_fields(a, fields, ncols, ret_message)))
+		return rc;
+	struct sheet_row h = {.ncells = (size_t)ncols, .cells = r.headers};
+	size_t *lens = arena_alloc(a, sizeof(size_t) * ((size_t)ncols + 1));
+	for (int j = 0; j < ncols; j++)
+		lens[j] = strlen(r.headers[j]);
+	h.lens = lens;
+	struct colmap map;
+	colmap_from_fields(a, &h, fields, &map);
+	rc = store_shape_confirm(st, org_id, r.run.shape_key, headers_json(a, &h), colmap_fields_json(a, &map), user_id,
+				 ret_released);
+	if (!rc)
+		workers_notify();
+	return rc;
+}

@@ -1,0 +1,109 @@
+/* Mapping a row's cells to schema fields and normalizing them. */
+#include <sodium.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rows.h"
+
+#define VALUE_EXCERPT_CHARS 200
+
+char *cell_ref(struct arena *a, int col, unsigned row)
+{
+	char letters[8];
+	int n = 0;
+	unsigned c = (unsigned)col + 1;
+	while (c > 0 && n < 7) {
+		letters[n++] = (char)('A' + (c - 1) % 26);
+		c = (c - 1) / 26;
+	}
+	char *out = arena_alloc(a, (size_t)n + 12);
+	for (int i = 0; i < n; i++)
+		out[i] = letters[n - 1 - i];
+	snprintf(out + n, 12, "%u", row);
+	return out;
+}
+
+static void add(struct diag *list, int *n, enum code c, enum field f, int col, const char *value,
+		const char *message)
+{
+	if (*n >= ROW_MAX_DIAGS)
+		return;
+	list[*n] = (struct diag){c, f, col, value, message};
+	(*n)++;
+}
+
+void row_add_error(struct row *r, enum code c, enum field f, int col, const char *value, const char *message)
+{
+	add(r->errors, &r->nerrors, c, f, col, value, message);
+}
+
+void row_add_warning(struct row *r, enum code c, enum field f, int col, const char *value, const char *message)
+{
+	add(r->warnings, &r->nwarnings, c, f, col, value, message);
+}
+
+void row_add_id(struct row *r, struct arena *a, const char *id)
+{
+	for (int i = 0; i < r->nids; i++)
+		if (!strcmp(r->ids[i], id))
+			return;
+	if (r->nids < ROW_MAX_IDS)
+		r->ids[r->nids++] = arena_strdup(a, id);
+}
+
+/* Checks one field; the weight needs the unit column's value first. */
+static void check_field(struct arena *a, const struct colmap *map, struct row *out, enum field f,
+			enum weight_unit unit)
+{
+	int col = map->field_col[f];
+	enum norm_why why = NORM_WHY_NONE;
+	enum code rc = norm_field(a, f, out->raw[f], out->raw_len[f], unit, &out->v[f], &why);
+	const char *value = out->raw[f] ? norm_excerpt(a, out->raw[f], out->raw_len[f], VALUE_EXCERPT_CHARS) : NULL;
+	if (rc) {
+		out->v[f].blank = true;
+		row_add_error(out, rc, f, col, value, norm_message(a, f, rc, why, out->raw[f], out->raw_len[f], NULL));
+		return;
+	}
+	if (f == FIELD_WEIGHT && !out->v[f].blank && out->v[f].converted)
+		row_add_warning(out, CODE_UNIT_NORMALIZED, f, col, value,
+				norm_message(a, f, CODE_UNIT_NORMALIZED, why, out->raw[f], out->raw_len[f], out->v[f].text));
+}
+
+static void content_hash(const struct row *r, char out[65])
+{
+	crypto_hash_sha256_state st;
+	crypto_hash_sha256_init(&st);
+	for (int f = 0; f < FIELD__COUNT; f++) {
+		if (r->v[f].blank || !r->v[f].text)
+			continue;
+		const char *name = field_name((enum field)f);
+		crypto_hash_sha256_update(&st, (const unsigned char *)name, strlen(name) + 1);
+		crypto_hash_sha256_update(&st, (const unsigned char *)r->v[f].text, r->v[f].len + 1);
+	}
+	unsigned char h[crypto_hash_sha256_BYTES];
+	crypto_hash_sha256_final(&st, h);
+	sodium_bin2hex(out, 65, h, sizeof h);
+}
+
+void row_check(struct arena *a, const struct colmap *map, const struct sheet_row *in, struct row *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->number = in->number;
+	for (int f = 0; f < FIELD__COUNT; f++) {
+		int col = map->field_col[f];
+		if (col < 0)
+			continue;
+		/* The reader reuses its row buffer: keep our own copy. */
+		bool has = (size_t)col < in->ncells;
+		out->raw_len[f] = has ? in->lens[col] : 0;
+		out->raw[f] = arena_strndup(a, has ? in->cells[col] : "", out->raw_len[f]);
+	}
+	check_field(a, map, out, FIELD_WEIGHT_UNIT, WUNIT_NONE);
+	enum weight_unit unit = out->v[FIELD_WEIGHT_UNIT].blank ? WUNIT_NONE
+								: (enum weight_unit)out->v[FIELD_WEIGHT_UNIT].num;
+	for (int f = 0; f < FIELD__COUNT; f++)
+		if (f != FIELD_WEIGHT_UNIT)
+			check_field(a, map, out, (enum field)f, unit);
+	content_hash(out, out->content_hash);
+	out->bucket = out->nerrors ? BUCKET_FAILED : BUCKET_SUCCEEDED;
+}

@@ -1,0 +1,64 @@
+/* A jobs file in memory: the column mapping, and each data row with its
+ * normalized values, diagnostics and outcome (internal to src/import). */
+#ifndef LOADLINE_IMPORT_ROWS_H
+#define LOADLINE_IMPORT_ROWS_H
+
+#include <stdbool.h>
+
+#include "base/arena.h"
+#include "base/codes.h"
+#include "import/normalize.h"
+#include "import/schema.h"
+#include "sheet/sheet.h"
+
+/* Which file column feeds which field. */
+struct colmap {
+	int ncols;
+	const char **headers;           /* header text per column (arena) */
+	enum field *col_field;          /* FIELD_NONE = ignored */
+	int field_col[FIELD__COUNT];    /* -1 = unmapped */
+};
+
+struct diag {
+	enum code code;
+	enum field field;               /* FIELD_NONE when the row as a whole */
+	int col;                        /* -1 when unmapped */
+	const char *value;              /* raw text excerpt (<= 200 chars), NULL when none */
+	const char *message;
+};
+
+enum bucket { BUCKET_SUCCEEDED, BUCKET_FAILED, BUCKET_SKIPPED };
+
+#define ROW_MAX_DIAGS (FIELD__COUNT + 12)
+#define ROW_MAX_IDS 8
+
+struct row {
+	unsigned number;                /* rowIndex */
+	const char *raw[FIELD__COUNT];  /* the cell as read (arena copy); NULL when unmapped */
+	size_t raw_len[FIELD__COUNT];
+	struct norm_value v[FIELD__COUNT];
+	struct diag errors[ROW_MAX_DIAGS];
+	int nerrors;
+	struct diag warnings[ROW_MAX_DIAGS];
+	int nwarnings;
+	char content_hash[65];
+	enum bucket bucket;
+	const char *reason;             /* skipped rows */
+	const char *ids[ROW_MAX_IDS];   /* createdRecordIds */
+	int nids;
+};
+
+/* Reads one data row through the mapping and normalizes every field,
+ * collecting TYPE_MISMATCH / MISSING_REQUIRED errors and UNIT_NORMALIZED
+ * warnings, and the content hash of the normalized values. */
+void row_check(struct arena *a, const struct colmap *map, const struct sheet_row *in, struct row *out);
+
+/* Adds a diagnostic (silently drops past ROW_MAX_DIAGS). */
+void row_add_error(struct row *r, enum code c, enum field f, int col, const char *value, const char *message);
+void row_add_warning(struct row *r, enum code c, enum field f, int col, const char *value, const char *message);
+void row_add_id(struct row *r, struct arena *a, const char *id);
+
+/* "C12" for column index 2 (0-based) and row 12. */
+char *cell_ref(struct arena *a, int col, unsigned row);
+
+#endif

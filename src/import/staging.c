@@ -1,0 +1,85 @@
+/* The staging decision at upload time and the approval email. */
+#include "staging.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/config.h"
+#include "mapping.h"
+
+static const char *column_list(struct arena *a, const struct sheet_row *h)
+{
+	struct buf b;
+	buf_init(&b, 8192);
+	for (size_t j = 0; j < h->ncells; j++) {
+		if (!h->lens[j])
+			continue;
+		if (b.len)
+			buf_puts(&b, ", ");
+		buf_append(&b, h->cells[j], h->lens[j]);
+	}
+	const char *out = arena_strdup(a, buf_str(&b));
+	buf_done(&b);
+	return out;
+}
+
+enum code staging_decide(struct store *st, struct arena *a, const char *org_id, const void *data, size_t len,
+			 struct staging *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	ret->rows = -1;
+	struct sheet_limits lim;
+	sheet_limits_default(&lim);
+	lim.max_rows = (size_t)g_config.max_rows;
+	struct sheet *sh = NULL;
+	const char *msg;
+	if (sheet_open(data, len, &lim, &sh, &msg)) {
+		sheet_free(sh);
+		return CODE_OK;
+	}
+	const struct sheet_row *row;
+	int n = 0;
+	enum code prc;
+	while ((prc = sheet_next_row(sh, &row)) == CODE_OK && row)
+		n++;
+	enum code rc = CODE_OK;
+	if (prc == CODE_OK) {
+		struct colmap map;
+		enum mapping_source source;
+		rc = mapping_resolve(st, a, org_id, sheet_header(sh), &map, ret->shape_key, &source);
+		ret->staged = !rc && source == MAPPING_PROPOSED;
+		ret->rows = n;
+		ret->columns = column_list(a, sheet_header(sh));
+	}
+	sheet_free(sh);
+	return rc;
+}
+
+void staging_mail(struct arena *a, const struct run *run, const struct staging *s, const char *recipients,
+		  struct outbox_mail *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	id_new("mail", ret->id);
+	snprintf(ret->org_id, sizeof ret->org_id, "%s", run->org_id);
+	snprintf(ret->run_id, sizeof ret->run_id, "%s", run->id);
+	ret->recipients = recipients;
+	ret->created_at = run->created_at;
+	char expires[TIME_ISO_MAX];
+	time_iso(run->expires_at, expires);
+	ret->subject = arena_printf(a, "Confirm the columns of %s (%d row%s) before it imports", run->file_name, s->rows, s->rows == 1 ? "" : "s");
+	ret->body = arena_printf(a,
+		"A file was pushed to Loadline with a column layout your organization has not used before.\n"
+		"Before its rows are imported, an admin needs to confirm how its columns map to the jobs\n"
+		"schema. This is needed once per column layout; later files with the same columns import\n"
+		"without review.\n\n"
+		"File:     %s\n"
+		"Rows:     %d\n"
+		"Columns:  %s\n"
+		"Run:      %s\n\n"
+		"Review and confirm: %s/imports/runs/%s/review\n\n"
+		"The review link expires at %s. If nobody confirms by then, the run fails with\n"
+		"STAGING_EXPIRED and the file must be pushed again.\n",
+		run->file_name, s->rows, s->columns, run->id, g_config.app_url, run->id, expires);
+}

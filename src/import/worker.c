@@ -1,0 +1,220 @@
+/* Worker threads claim runs from the runs table (the queue), hold them
+ * with a lease that a heartbeat keeps fresh, and process them.  A worker
+ * that dies stops renewing; once the lease runs out another claims the run
+ * and, since a run's writes commit in one transaction with its outcome,
+ * processes it from the start exactly once. */
+#include "worker.h"
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "base/config.h"
+#include "base/log.h"
+#include "pipeline.h"
+#include "store/runs.h"
+
+#define POLL_MS 250
+#define RETRY_MS 1000
+#define MAX_WORKERS 64
+
+struct worker {
+	struct workers *all;
+	pthread_t thread;
+	char owner[96];
+	char run_id[ID_MAX];   /* held run, "" when idle; guarded by all->lock */
+};
+
+struct workers {
+	struct store *st;
+	int n;
+	struct worker w[MAX_WORKERS];
+	pthread_t heartbeat, sweeper;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	bool stop;
+};
+
+static pthread_mutex_t notify_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct workers *current;
+
+void workers_notify(void)
+{
+	pthread_mutex_lock(&notify_lock);
+	if (current) {
+		pthread_mutex_lock(&current->lock);
+		pthread_cond_broadcast(&current->wake);
+		pthread_mutex_unlock(&current->lock);
+	}
+	pthread_mutex_unlock(&notify_lock);
+}
+
+/* Waits up to ms or until woken; returns false when stopping. */
+static bool nap(struct workers *all, int64_t ms)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&all->lock);
+	if (!all->stop)
+		pthread_cond_timedwait(&all->wake, &all->lock, &ts);
+	bool go = !all->stop;
+	pthread_mutex_unlock(&all->lock);
+	return go;
+}
+
+static void hold(struct worker *w, const char *run_id)
+{
+	pthread_mutex_lock(&w->all->lock);
+	snprintf(w->run_id, sizeof w->run_id, "%s", run_id);
+	pthread_mutex_unlock(&w->all->lock);
+}
+
+static void process_one(struct worker *w, const struct run *run)
+{
+	struct store *st = w->all->st;
+	hold(w, run->id);
+	log_json("info", "run claimed", json_pack("{s:s,s:s,s:s,s:i}", "runId", run->id, "orgId", run->org_id,
+		 "worker", w->owner, "attempt", run->attempts));
+	enum code rc = pipeline_run(st, run, w->owner);
+	hold(w, "");
+	if (rc) {
+		/* Nothing was committed: let a worker try again shortly. */
+		log_json("warn", "run will be retried", json_pack("{s:s,s:s}", "runId", run->id, "reason",
+			 code_name(rc)));
+		store_run_release(st, run->id, w->owner, RETRY_MS);
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct workers *all = w->all;
+	for (;;) {
+		pthread_mutex_lock(&all->lock);
+		bool stop = all->stop;
+		pthread_mutex_unlock(&all->lock);
+		if (stop)
+			break;
+		struct run run;
+		enum code rc = store_run_claim(all->st, w->owner, g_config.lease_ms, &run);
+		if (rc == CODE_OK) {
+			process_one(w, &run);
+			continue;
+		}
+		if (rc != CODE_NOT_FOUND)
+			log_json("warn", "claim failed", json_pack("{s:s,s:s}", "worker", w->owner, "reason", code_name(rc)));
+		if (!nap(all, rc == CODE_NOT_FOUND ? POLL_MS : RETRY_MS))
+			break;
+	}
+	return NULL;
+}
+
+static void *heartbeat_main(void *arg)
+{
+	struct workers *all = arg;
+	int64_t every = g_config.lease_ms / 3 > 50 ? g_config.lease_ms / 3 : 50;
+	while (nap(all, every)) {
+		for (int i = 0; i < all->n; i++) {
+			char id[ID_MAX];
+			pthread_mutex_lock(&all->lock);
+			snprintf(id, sizeof id, "%s", all->w[i].run_id);
+			pthread_mutex_unlock(&all->lock);
+			if (*id)
+				store_run_heartbeat(all->st, id, all->w[i].owner, g_config.lease_ms);
+		}
+	}
+	return NULL;
+}
+
+/* Fails each listed run with code; returns how many moved. */
+static int fail_all(struct store *st, char (*ids)[ID_MAX], int n, enum code c, const char *message)
+{
+	int moved = 0;
+	for (int i = 0; i < n; i++) {
+		struct run_move m = {.to = RUN_FAILED, .error_code = code_name(c), .row_count = -1, .finish = true,
+				     .error_message = message};
+		if (store_run_move(st, ids[i], &m) == CODE_OK) {
+			moved++;
+			log_json("warn", "run failed by sweeper", json_pack("{s:s,s:s}", "runId", ids[i], "code", code_name(c)));
+		}
+	}
+	return moved;
+}
+
+int sweep_once(struct store *st)
+{
+	char ids[64][ID_MAX];
+	int n = 0, moved = 0;
+	/* The reaper leaves staged runs alone: they have their own deadline. */
+	if (!store_runs_timed_out(st, now_ms() - g_config.run_timeout_ms, ids, 64, &n))
+		moved += fail_all(st, ids, n, CODE_RUN_TIMED_OUT, "The run did not finish within the stuck-run time-out.");
+	if (!store_runs_staging_expired(st, now_ms(), ids, 64, &n))
+		moved += fail_all(st, ids, n, CODE_STAGING_EXPIRED, "Nobody confirmed the column mapping before the "
+				  "review link expired.");
+	return moved;
+}
+
+static void *sweeper_main(void *arg)
+{
+	struct workers *all = arg;
+	do
+		sweep_once(all->st);
+	while (nap(all, g_config.sweep_interval_ms));
+	return NULL;
+}
+
+struct workers *workers_start(struct store *st, int n)
+{
+	struct workers *all = calloc(1, sizeof(*all));
+	if (!all)
+		abort();
+	all->st = st;
+	all->n = n > MAX_WORKERS ? MAX_WORKERS : n;
+	pthread_mutex_init(&all->lock, NULL);
+	pthread_cond_init(&all->wake, NULL);
+	char host[64] = "host";
+	gethostname(host, sizeof host - 1);
+	for (int i = 0; i < all->n; i++) {
+		all->w[i].all = all;
+		snprintf(all->w[i].owner, sizeof all->w[i].owner, "%s:%d:w%d", host, (int)getpid(), i);
+		pthread_create(&all->w[i].thread, NULL, worker_main, &all->w[i]);
+	}
+	pthread_create(&all->heartbeat, NULL, heartbeat_main, all);
+	pthread_create(&all->sweeper, NULL, sweeper_main, all);
+	pthread_mutex_lock(&notify_lock);
+	current = all;
+	pthread_mutex_unlock(&notify_lock);
+	return all;
+}
+
+void workers_stop(struct workers *all)
+{
+	if (!all)
+		return;
+	pthread_mutex_lock(&notify_lock);
+	current = NULL;
+	pthread_mutex_unlock(&notify_lock);
+	pthread_mutex_lock(&all->lock);
+	all->stop = true;
+	pthread_cond_broadcast(&all->wake);
+	pthread_mutex_unlock(&all->lock);
+	for (int i = 0; i < all->n; i++)
+		pthread_join(all->w[i].thread, NULL);
+	pthread_join(all->heartbeat, NULL);
+	pthread_join(all->sweeper, NULL);
+	pthread_mutex_destroy(&all->lock);
+	pthread_cond_destroy(&all->wake);
+	free(all);
+}

@@ -1,0 +1,279 @@
+/* Writing one checked row: in-file duplicates, re-import skips, look-ups,
+ * the Project, the address groups and the Load.  Runs inside the run's
+ * transaction; any storage error aborts the whole run attempt. */
+#include <string.h>
+
+#include "base/ids.h"
+#include "import/names.h"
+#include "store/records.h"
+#include "writer.h"
+
+/* Text of a field, or NULL when blank. */
+static const char *val(const struct row *r, enum field f)
+{
+	return r->v[f].blank ? NULL : r->v[f].text;
+}
+
+static const char *raw_excerpt(struct write_ctx *w, const struct row *r, enum field f)
+{
+	return r->raw[f] ? norm_excerpt(w->a, r->raw[f], r->raw_len[f], 200) : NULL;
+}
+
+static void lookup_miss(struct write_ctx *w, struct row *r, enum field f, const char *what)
+{
+	const char *msg = arena_printf(w->a, "No %s named \"%s\" in your organization; the row was saved without "
+				       "it. Add it in the web app or correct the name.", what, norm_excerpt(w->a,
+				       r->v[f].text, r->v[f].len, 60));
+	row_add_warning(r, CODE_LOOKUP_MISS, f, w->map->field_col[f], raw_excerpt(w, r, f), msg);
+}
+
+/* Customer, branch, project manager: an id, or NULL with a LOOKUP_MISS. */
+static enum code look_up(struct write_ctx *w, struct row *r, enum field f, const char **ret_id)
+{
+	*ret_id = NULL;
+	const char *v = val(r, f);
+	if (!v)
+		return CODE_OK;
+	char *key = name_key(w->a, v, strlen(v));
+	char id[ID_MAX];
+	enum code rc = f == FIELD_PROJECT_MANAGER ? store_lookup_user(w->tx, w->org_id, key, id)
+		     : store_lookup_named(w->tx, f == FIELD_CUSTOMER ? "customers" : "branches", w->org_id, key, id);
+	if (rc == CODE_NOT_FOUND) {
+		lookup_miss(w, r, f, f == FIELD_CUSTOMER ? "customer" : f == FIELD_BRANCH ? "branch" : "user (project manager)");
+		return CODE_OK;
+	}
+	if (!rc)
+		*ret_id = arena_strdup(w->a, id);
+	return rc;
+}
+
+static const char *part(const struct row *r, enum field_group g, enum addr_part p)
+{
+	return val(r, field_of_group(g, p));
+}
+
+static bool part_differs(struct write_ctx *w, enum addr_part p, const char *row_value, const char *saved)
+{
+	if (!row_value)
+		return false;   /* the row says nothing about this part */
+	if (!saved)
+		return true;
+	const char *a = name_address_part_key(w->a, p, row_value, strlen(row_value));
+	const char *b = name_address_part_key(w->a, p, saved, strlen(saved));
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static void group_warning(struct write_ctx *w, struct row *r, enum code c, enum field_group g, enum addr_part p,
+			  const char *msg)
+{
+	enum field f = field_of_group(g, p);
+	row_add_warning(r, c, f, w->map->field_col[f], raw_excerpt(w, r, f), msg);
+}
+
+/* A named group: reuse the saved location of that name, or create one. */
+static enum code resolve_named(struct write_ctx *w, struct row *r, enum field_group g, const char **ret_id)
+{
+	const char *name = part(r, g, PART_NAME), *street = part(r, g, PART_STREET);
+	char *key = name_key(w->a, name, strlen(name));
+	struct location_rec found[2];
+	int n = 0;
+	enum code rc = store_locations_by_name(w->tx, w->a, w->org_id, key, found, 2, &n);
+	if (rc)
+		return rc;
+	const char *shown = norm_excerpt(w->a, name, strlen(name), 60);
+	if (n >= 2) {
+		group_warning(w, r, CODE_LOCATION_NAME_AMBIGUOUS, g, PART_NAME, arena_printf(w->a,
+			"More than one saved location is named \"%s\"; the oldest was used. Rename the duplicates in "
+			"the web app.", shown));
+	} else if (n == 1 && (part_differs(w, PART_STREET, street, found[0].street) ||
+			      part_differs(w, PART_CITY, part(r, g, PART_CITY), found[0].city) ||
+			      part_differs(w, PART_ZIP, part(r, g, PART_ZIP), found[0].zip))) {
+		group_warning(w, r, CODE_LOCATION_NAME_ADDRESS_MISMATCH, g, PART_NAME, arena_printf(w->a,
+			"The saved location \"%s\" has a different address; it was used unchanged. Fix the row or "
+			"edit the location in the web app.", shown));
+	}
+	if (n >= 1) {
+		*ret_id = arena_strdup(w->a, found[0].id);
+		return CODE_OK;
+	}
+	if (!street) {
+		group_warning(w, r, CODE_LOCATION_NAME_LOOKUP_MISS, g, PART_NAME, arena_printf(w->a,
+			"No saved location is named \"%s\" and the row has no street to create it from; the load was "
+			"saved without this location.", shown));
+		return CODE_OK;
+	}
+	return writer_create_location(w, r, g, key, ret_id);
+}
+
+enum code writer_create_location(struct write_ctx *w, struct row *r, enum field_group g, const char *name_key_,
+				 const char **ret_id)
+{
+	struct location_rec loc = {.name = name_key_ ? part(r, g, PART_NAME) : NULL, .street = part(r, g, PART_STREET),
+				   .city = part(r, g, PART_CITY), .state = part(r, g, PART_STATE),
+				   .zip = part(r, g, PART_ZIP)};
+	id_new("loc", loc.id);
+	const char *akey = name_address_key(w->a, loc.street, strlen(loc.street), loc.city,
+					    loc.city ? strlen(loc.city) : 0, loc.state, loc.state ? strlen(loc.state) : 0,
+					    loc.zip, loc.zip ? strlen(loc.zip) : 0);
+	char id[ID_MAX];
+	bool created = false;
+	enum code rc = store_location_create_import(w->tx, w->org_id, &loc, name_key_, akey, w->run_id, id, &created);
+	if (rc)
+		return rc;
+	*ret_id = arena_strdup(w->a, id);
+	if (created)
+		row_add_id(r, w->a, id);
+	return CODE_OK;
+}
+
+/* An address group: a location id, or NULL (with a warning when the row
+ * had part of an address). */
+static enum code resolve_group(struct write_ctx *w, struct row *r, enum field_group g, const char **ret_id)
+{
+	*ret_id = NULL;
+	if (part(r, g, PART_NAME))
+		return resolve_named(w, r, g, ret_id);
+	const char *street = part(r, g, PART_STREET);
+	if (!street) {
+		if (part(r, g, PART_CITY) || part(r, g, PART_STATE) || part(r, g, PART_ZIP))
+			group_warning(w, r, CODE_LOOKUP_MISS, g, PART_STREET,
+				      "City, state or ZIP without a street is not an address; the load was saved "
+				      "without this location. Add the street.");
+		return CODE_OK;
+	}
+	const char *akey = name_address_key(w->a, street, strlen(street), part(r, g, PART_CITY),
+					    part(r, g, PART_CITY) ? strlen(part(r, g, PART_CITY)) : 0,
+					    part(r, g, PART_STATE), part(r, g, PART_STATE) ? 2 : 0,
+					    part(r, g, PART_ZIP), part(r, g, PART_ZIP) ? strlen(part(r, g, PART_ZIP)) : 0);
+	char id[ID_MAX];
+	enum code rc = store_location_by_address(w->tx, w->org_id, akey, id);
+	if (rc == CODE_NOT_FOUND)
+		return writer_create_location(w, r, g, NULL, ret_id);
+	if (!rc)
+		*ret_id = arena_strdup(w->a, id);
+	return rc;
+}
+
+static bool same(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+struct lookups {
+	const char *customer, *branch, *manager;
+};
+
+/* Sets the Project's fields from the first written row of its job. */
+static enum code write_project(struct write_ctx *w, struct row *r, struct project_rec *p, bool exists,
+			       const struct lookups *lk)
+{
+	struct project_rec want = *p;
+	const char *cust = lk->customer, *brn = lk->branch, *pm = lk->manager, *pick, *drop;
+	enum code rc;
+	if ((rc = resolve_group(w, r, GROUP_PROJECT_PICKUP, &pick)) ||
+	    (rc = resolve_group(w, r, GROUP_PROJECT_DROPOFF, &drop)))
+		return rc;
+	if (!exists) {
+		id_new("prj", want.id);
+		want.job_code = val(r, FIELD_JOB_CODE);
+	}
+	/* A blank cell leaves the Project's value as it was. */
+	want.name = val(r, FIELD_PROJECT_NAME) ? val(r, FIELD_PROJECT_NAME) : exists ? p->name : want.job_code;
+	if (cust) want.customer_id = cust;
+	if (brn) want.branch_id = brn;
+	if (pm) want.project_manager_id = pm;
+	if (pick) want.pickup_location_id = pick;
+	if (drop) want.dropoff_location_id = drop;
+	if (!exists) {
+		rc = store_project_insert(w->tx, w->org_id, &want);
+	} else if (!same(want.name, p->name) || !same(want.customer_id, p->customer_id) ||
+		   !same(want.branch_id, p->branch_id) || !same(want.project_manager_id, p->project_manager_id) ||
+		   !same(want.pickup_location_id, p->pickup_location_id) ||
+		   !same(want.dropoff_location_id, p->dropoff_location_id)) {
+		rc = store_project_update(w->tx, &want);
+	} else {
+		return CODE_OK;
+	}
+	if (!rc) {
+		*p = want;
+		w->project_touched = true;
+	}
+	return rc;
+}
+
+static void fill_load(const struct row *r, struct load_rec *l)
+{
+	l->load_no = val(r, FIELD_LOAD_NO);
+	l->load_date = val(r, FIELD_LOAD_DATE);
+	l->material = val(r, FIELD_MATERIAL);
+	l->truck_type = val(r, FIELD_TRUCK_TYPE);
+	l->ticket_no = val(r, FIELD_TICKET_NO);
+	l->notes = val(r, FIELD_NOTES);
+	l->has_weight = !r->v[FIELD_WEIGHT].blank;
+	l->weight_centilb = r->v[FIELD_WEIGHT].num;
+	l->weight_unit = val(r, FIELD_WEIGHT_UNIT);
+	l->has_rate = !r->v[FIELD_RATE].blank;
+	l->rate_cents = r->v[FIELD_RATE].num;
+	l->content_hash = r->content_hash;
+}
+
+enum code writer_row(struct write_ctx *w, struct row *r, bool first_of_job)
+{
+	const char *job = val(r, FIELD_JOB_CODE), *load_no = val(r, FIELD_LOAD_NO);
+	struct project_rec p = {0};
+	enum code rc = store_project_find(w->tx, w->a, w->org_id, job, &p);
+	bool exists = rc == CODE_OK;
+	if (rc && rc != CODE_NOT_FOUND)
+		return rc;
+	struct load_rec old = {0};
+	bool load_exists = false;
+	if (exists) {
+		rc = store_load_find(w->tx, w->a, p.id, load_no, &old);
+		if (rc && rc != CODE_NOT_FOUND)
+			return rc;
+		load_exists = rc == CODE_OK;
+		if (load_exists && !strcmp(old.content_hash, r->content_hash)) {
+			r->bucket = BUCKET_SKIPPED;
+			r->reason = "duplicate_of_prior_import";
+			return CODE_OK;
+		}
+	}
+	/* Every row's names are checked, so each row reports its own misses,
+	 * though only the first row of a job sets the Project. */
+	struct lookups lk;
+	if ((rc = look_up(w, r, FIELD_CUSTOMER, &lk.customer)) || (rc = look_up(w, r, FIELD_BRANCH, &lk.branch)) ||
+	    (rc = look_up(w, r, FIELD_PROJECT_MANAGER, &lk.manager)))
+		return rc;
+	w->project_touched = false;
+	if (!exists || first_of_job) {
+		if ((rc = write_project(w, r, &p, exists, &lk)))
+			return rc;
+	}
+	struct load_rec l = {0};
+	fill_load(r, &l);
+	l.project_id = p.id;
+	if ((rc = resolve_group(w, r, GROUP_PICKUP, &l.pickup_location_id)) ||
+	    (rc = resolve_group(w, r, GROUP_DROPOFF, &l.dropoff_location_id)))
+		return rc;
+	if (load_exists) {
+		memcpy(l.id, old.id, sizeof l.id);
+		rc = store_load_update(w->tx, w->run_id, &l);
+	} else {
+		id_new("load", l.id);
+		rc = store_load_insert(w->tx, w->org_id, w->run_id, &l);
+	}
+	if (rc)
+		return rc;
+	/* createdRecordIds: the Load first, then the Project, then locations. */
+	const char *later[ROW_MAX_IDS];
+	int nlater = r->nids;
+	memcpy(later, r->ids, sizeof(char *) * (size_t)nlater);
+	r->nids = 0;
+	row_add_id(r, w->a, l.id);
+	if (w->project_touched)
+		row_add_id(r, w->a, p.id);
+	for (int i = 0; i < nlater; i++)
+		row_add_id(r, w->a, later[i]);
+	r->bucket = BUCKET_SUCCEEDED;
+	return CODE_OK;
+}

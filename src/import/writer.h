@@ -1,0 +1,30 @@
+/* Writing checked rows into Projects, Loads and Locations (internal). */
+#ifndef LOADLINE_IMPORT_WRITER_H
+#define LOADLINE_IMPORT_WRITER_H
+
+#include <stdbool.h>
+
+#include "rows.h"
+
+struct store_tx;
+
+struct write_ctx {
+	struct store_tx *tx;
+	struct arena *a;
+	const char *org_id, *run_id;
+	const struct colmap *map;
+	bool project_touched;     /* set by writer_row: the Project was created or updated */
+};
+
+/* Writes row r (already checked, no errors, not an in-file duplicate).
+ * first_of_job: no earlier row of this file wrote this job's Project.
+ * Sets r->bucket (SUCCEEDED or SKIPPED), warnings and ids.  Returns a
+ * storage error code, which aborts the run attempt. */
+enum code writer_row(struct write_ctx *w, struct row *r, bool first_of_job);
+
+/* Creates (or finds, when a concurrent import just made it) the location of
+ * group g of row r; name_key NULL for an unnamed one. */
+enum code writer_create_location(struct write_ctx *w, struct row *r, enum field_group g, const char *name_key,
+				 const char **ret_id);
+
+#endif

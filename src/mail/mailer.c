@@ -1,0 +1,137 @@
+/* The delivery thread: claim a due mail, send it, record the attempt;
+ * on failure retry with exponential backoff (2 s, 4 s, ... up to 5 min). */
+#include "mailer.h"
+
+#include <curl/curl.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "base/clock.h"
+#include "base/config.h"
+#include "base/log.h"
+
+#define POLL_MS 1000
+#define HOLD_MS 60000
+#define BACKOFF_MAX_MS (5 * 60 * 1000)
+
+struct mailer {
+	struct store *st;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	bool stop;
+};
+
+static pthread_mutex_t current_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct mailer *current;
+
+void mailer_notify(void)
+{
+	pthread_mutex_lock(&current_lock);
+	if (current) {
+		pthread_mutex_lock(&current->lock);
+		pthread_cond_signal(&current->wake);
+		pthread_mutex_unlock(&current->lock);
+	}
+	pthread_mutex_unlock(&current_lock);
+}
+
+static int64_t backoff(int attempt)
+{
+	int64_t ms = 2000;
+	for (int i = 1; i < attempt && ms < BACKOFF_MAX_MS; i++)
+		ms *= 2;
+	return ms < BACKOFF_MAX_MS ? ms : BACKOFF_MAX_MS;
+}
+
+/* Sends one due mail; returns true when there was one. */
+static bool deliver_one(struct mailer *m)
+{
+	struct arena *a = arena_new();
+	struct outbox_mail mail;
+	enum code rc = store_outbox_claim(m->st, a, HOLD_MS, &mail);
+	if (rc) {
+		arena_free(a);
+		return false;
+	}
+	char err[512] = "";
+	bool ok = smtp_send(g_config.smtp_url, g_config.mail_from, &mail, err, sizeof err) == 0;
+	store_outbox_record(m->st, mail.id, mail.attempts, ok, ok ? "sent" : err, now_ms() + backoff(mail.attempts));
+	log_json(ok ? "info" : "warn", ok ? "mail sent" : "mail delivery failed; will retry",
+		 json_pack("{s:s,s:s,s:s,s:i,s:s}", "mailId", mail.id, "runId", mail.run_id, "to", mail.recipients,
+			   "attempt", mail.attempts, "detail", ok ? "sent" : err));
+	arena_free(a);
+	return true;
+}
+
+static bool nap(struct mailer *m, int64_t ms)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&m->lock);
+	if (!m->stop)
+		pthread_cond_timedwait(&m->wake, &m->lock, &ts);
+	bool go = !m->stop;
+	pthread_mutex_unlock(&m->lock);
+	return go;
+}
+
+static void *mailer_main(void *arg)
+{
+	struct mailer *m = arg;
+	do {
+		while (deliver_one(m)) {
+			pthread_mutex_lock(&m->lock);
+			bool stop = m->stop;
+			pthread_mutex_unlock(&m->lock);
+			if (stop)
+				return NULL;
+		}
+	} while (nap(m, POLL_MS));
+	return NULL;
+}
+
+struct mailer *mailer_start(struct store *st)
+{
+	if (!*g_config.smtp_url)
+		return NULL;
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	struct mailer *m = calloc(1, sizeof(*m));
+	if (!m)
+		abort();
+	m->st = st;
+	pthread_mutex_init(&m->lock, NULL);
+	pthread_cond_init(&m->wake, NULL);
+	pthread_create(&m->thread, NULL, mailer_main, m);
+	pthread_mutex_lock(&current_lock);
+	current = m;
+	pthread_mutex_unlock(&current_lock);
+	return m;
+}
+
+void mailer_stop(struct mailer *m)
+{
+	if (!m)
+		return;
+	pthread_mutex_lock(&current_lock);
+	current = NULL;
+	pthread_mutex_unlock(&current_lock);
+	pthread_mutex_lock(&m->lock);
+	m->stop = true;
+	pthread_cond_signal(&m->wake);
+	pthread_mutex_unlock(&m->lock);
+	pthread_join(m->thread, NULL);
+	pthread_mutex_destroy(&m->lock);
+	pthread_cond_destroy(&m->wake);
+	free(m);
+	curl_global_cleanup();
+}

@@ -1,0 +1,23 @@
+/* Delivery of the outbox over SMTP (libcurl), with retries and backoff.  A
+ * mail server that is down never fails or slows an API request: requests
+ * only write to the outbox; this thread does the talking. */
+#ifndef LOADLINE_MAIL_MAILER_H
+#define LOADLINE_MAIL_MAILER_H
+
+#include "store/outbox.h"
+
+struct mailer;
+
+/* Starts the delivery thread when LOADLINE_SMTP_URL is set; NULL (and
+ * nothing to stop) otherwise. */
+struct mailer *mailer_start(struct store *st);
+void mailer_stop(struct mailer *m);
+/* Wakes the delivery thread (a mail was just queued). */
+void mailer_notify(void);
+
+/* Sends one mail now.  Returns 0, or -1 with a reason in err. */
+int smtp_send(const char *smtp_url, const char *from, const struct outbox_mail *m, char *err, size_t errlen);
+/* The RFC 5322 message text of m (malloc'd). */
+char *mail_message(const char *from, const struct outbox_mail *m);
+
+#endif

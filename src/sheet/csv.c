@@ -1,0 +1,171 @@
+/* CSV reader: encoding and delimiter detection, then RFC 4180 records one at
+ * a time, the way Excel reads them (see docs/sheet.md for why this is not
+ * libcsv). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sheet_int.h"
+
+struct csv_reader {
+	struct sheet_reader base;
+	const char *p;
+	size_t len, pos;
+	bool cp1252;
+	char delim;
+	unsigned rowno;
+	bool stop[256];  /* bytes that end an unquoted field */
+};
+
+static int put(struct csv_reader *c, struct rowbuf *rb, const char *p, size_t n)
+{
+	return c->cp1252 ? rowbuf_append_cp1252(rb, p, n) : rowbuf_append(rb, p, n);
+}
+
+/* A quoted field: "" is a quote; text after the closing quote up to the
+ * next delimiter is kept as is (Excel reads "ab"c as abc).  Returns 1 when
+ * the closing quote never comes. */
+static int quoted_field(struct csv_reader *c, struct rowbuf *rb)
+{
+	c->pos++;
+	for (;;) {
+		const char *q = memchr(c->p + c->pos, '"', c->len - c->pos);
+		if (!q)
+			return 1;
+		size_t at = (size_t)(q - c->p);
+		if (put(c, rb, c->p + c->pos, at - c->pos))
+			return -1;
+		if (at + 1 < c->len && c->p[at + 1] == '"') {
+			if (put(c, rb, "\"", 1))
+				return -1;
+			c->pos = at + 2;
+			continue;
+		}
+		c->pos = at + 1;
+		return 0;
+	}
+}
+
+static int unquoted_run(struct csv_reader *c, struct rowbuf *rb)
+{
+	size_t start = c->pos;
+	while (c->pos < c->len && !c->stop[(unsigned char)c->p[c->pos]])
+		c->pos++;
+	return put(c, rb, c->p + start, c->pos - start);
+}
+
+static enum code csv_next(struct sheet_reader *r, struct rowbuf *rb, bool *ret_eof,
+			  const char **ret_msg)
+{
+	struct csv_reader *c = (struct csv_reader *)r;
+	*ret_eof = false;
+	if (c->pos >= c->len) {
+		*ret_eof = true;
+		return CODE_OK;
+	}
+	rb->number = ++c->rowno;
+	for (;;) {
+		if (rowbuf_begin_cell(rb))
+			goto nomem;
+		if (c->pos < c->len && c->p[c->pos] == '"') {
+			int rc = quoted_field(c, rb);
+			if (rc > 0) {
+				*ret_msg = "a quoted field is never closed (a double quote without its pair)";
+				return CODE_MALFORMED_CSV;
+			}
+			if (rc < 0)
+				goto nomem;
+		}
+		if (unquoted_run(c, rb) || rowbuf_end_cell(rb))
+			goto nomem;
+		if (c->pos >= c->len)
+			return CODE_OK;
+		char ch = c->p[c->pos++];
+		if (ch == c->delim)
+			continue;
+		/* CR, LF or CRLF ends the record. */
+		if (ch == '\r' && c->pos < c->len && c->p[c->pos] == '\n')
+			c->pos++;
+		return CODE_OK;
+	}
+nomem:
+	*ret_msg = "a row is too large to read";
+	return CODE_MALFORMED_CSV;
+}
+
+static void csv_free(struct sheet_reader *r)
+{
+	free(r);
+}
+
+/* Counts candidate delimiters outside quotes on the first line that is not
+ * blank; the most frequent wins, ties in the order , ; tab. */
+static char detect_delimiter(const char *p, size_t len)
+{
+	size_t i = 0;
+	for (;;) {
+		size_t j = i;
+		while (j < len && (p[j] == ' ' || p[j] == '\t'))
+			j++;
+		if (j < len && (p[j] == '\r' || p[j] == '\n')) {
+			i = j + 1;
+			continue;
+		}
+		break;
+	}
+	size_t comma = 0, semi = 0, tab = 0;
+	bool quoted = false;
+	for (; i < len; i++) {
+		char ch = p[i];
+		if (ch == '"')
+			quoted = !quoted;
+		else if (quoted)
+			continue;
+		else if (ch == '\r' || ch == '\n')
+			break;
+		else if (ch == ',')
+			comma++;
+		else if (ch == ';')
+			semi++;
+		else if (ch == '\t')
+			tab++;
+	}
+	if (semi > comma && semi >= tab)
+		return ';';
+	if (tab > comma && tab > semi)
+		return '\t';
+	return ',';
+}
+
+enum code csv_reader_open(const char *data, size_t len, const struct sheet_limits *lim,
+			  struct sheet_info *info, struct sheet_reader **ret, const char **ret_msg)
+{
+	(void)lim;
+	size_t start = 0;
+	bool bom = len >= 3 && !memcmp(data, "\xEF\xBB\xBF", 3);
+	if (bom)
+		start = 3;
+	bool utf8 = utf8_valid_prefix(data + start, len - start) == len - start;
+	info->format = SHEET_CSV;
+	info->encoding = !utf8 ? "windows-1252" : bom ? "utf-8-bom" : "utf-8";
+	info->delimiter = detect_delimiter(data + start, len - start);
+	if (memchr(data, '\0', len)) {
+		*ret_msg = "the text contains a NUL byte, so it is not a CSV export";
+		return CODE_MALFORMED_CSV;
+	}
+	struct csv_reader *c = calloc(1, sizeof(*c));
+	if (!c) {
+		*ret_msg = "out of memory";
+		return CODE_MALFORMED_CSV;
+	}
+	c->base.next = csv_next;
+	c->base.free = csv_free;
+	c->p = data;
+	c->len = len;
+	c->pos = start;
+	c->cp1252 = !utf8;
+	c->delim = info->delimiter;
+	c->stop[(unsigned char)c->delim] = true;
+	c->stop['\r'] = c->stop['\n'] = true;
+	*ret = &c->base;
+	return CODE_OK;
+}

@@ -1,0 +1,116 @@
+/* Spreadsheet readers: turn the bytes of an uploaded CSV or XLSX file into a
+ * header row and a stream of data rows of UTF-8 text cells.  Knows nothing of
+ * HTTP or storage.  The rules are written up for users in docs/sheet.md. */
+#ifndef LOADLINE_SHEET_SHEET_H
+#define LOADLINE_SHEET_SHEET_H
+
+#include <stddef.h>
+
+#include "base/codes.h"
+
+enum sheet_format { SHEET_UNKNOWN = 0, SHEET_CSV, SHEET_XLSX };
+
+struct sheet_limits {
+	size_t max_rows;          /* data rows; LOADLINE_MAX_ROWS, default 750 */
+	size_t max_cols;          /* 100 */
+	size_t max_uncompressed;  /* XLSX: 50 MB total expanded */
+	unsigned max_ratio;       /* XLSX: 100x per entry and total */
+};
+
+/* Hard caps that are not configurable: Excel's own grid size.  A row's
+ * cells past column SHEET_MAX_COLUMNS are dropped (Excel cannot show them). */
+#define SHEET_MAX_COLUMNS 16384u
+#define SHEET_MAX_ROW_NUMBER 1048576u
+
+/* Fills in the PRODUCT.md defaults (750 rows, 100 columns, 50 MB, 100x).
+ * Reads no environment: callers apply LOADLINE_MAX_ROWS themselves. */
+void sheet_limits_default(struct sheet_limits *lim);
+
+/* Judges bytes only (not names or MIME headers): SHEET_XLSX for an OOXML
+ * zip package (or a damaged zip, or an encrypted OOXML workbook, so that
+ * sheet_open can say MALFORMED_XLSX), SHEET_CSV for text, including empty
+ * input and text with a few stray NUL bytes, SHEET_UNKNOWN for PDF, OLE2
+ * .xls, images, other zips and other binaries (the API then answers
+ * UNSUPPORTED_MIME).  Rules in docs/sheet.md "Recognising the format". */
+enum sheet_format sheet_sniff(const void *data, size_t len);
+
+struct sheet_row {
+	unsigned number;      /* 1-based spreadsheet row number (header row's number too; blank rows keep their numbers) */
+	size_t ncells;
+	const char *const *cells;  /* UTF-8, NUL-terminated; cells[j] is column j+1 (A=0): for XLSX positions come from r= attributes, gaps are "" */
+	const size_t *lens;
+};
+
+struct sheet_info {
+	enum sheet_format format;
+	const char *encoding;  /* "utf-8", "utf-8-bom", "windows-1252", or "xlsx" */
+	char delimiter;        /* ',', ';', '\t' or 0 for xlsx */
+};
+
+struct sheet;
+
+/* Parses data[0..len) (the caller keeps it alive until sheet_free) and reads
+ * the header row.  Returns CODE_OK and a new sheet in *ret_sheet, or a
+ * parse-level code (EMPTY_FILE, TOO_MANY_HEADERS, MALFORMED_CSV,
+ * MALFORMED_XLSX, MACRO_REJECTED, UNSUPPORTED_MIME) with *ret_sheet set to
+ * NULL.  *ret_message (may be NULL) always receives a human message; it is a
+ * static string, valid for the life of the process. */
+enum code sheet_open(const void *data, size_t len, const struct sheet_limits *lim,
+		     struct sheet **ret_sheet, const char **ret_message);
+
+/* Like sheet_open, but also returns what was detected before a failure
+ * (format, encoding, delimiter) in *ret_info, for `loadline inspect` and run
+ * bodies.  ret_info may be NULL; its strings are static. */
+enum code sheet_open_info(const void *data, size_t len, const struct sheet_limits *lim,
+			  struct sheet **ret_sheet, const char **ret_message,
+			  struct sheet_info *ret_info);
+
+const struct sheet_info *sheet_info(const struct sheet *s);
+
+/* The first non-blank row.  Owned by the sheet, valid until sheet_free. */
+const struct sheet_row *sheet_header(const struct sheet *s);
+
+/* Next non-blank data row; *ret_row = NULL at the end.  Returns a
+ * parse-level code on error (TOO_MANY_ROWS when row max_rows+1 appears;
+ * EMPTY_FILE when the end comes with no data row at all; MALFORMED_CSV or
+ * MALFORMED_XLSX when the rest of the file is broken).  After an error every
+ * later call returns the same code.  The returned row is owned by the sheet
+ * and stays valid until the next call. */
+enum code sheet_next_row(struct sheet *s, const struct sheet_row **ret_row);
+
+/* Message of the last error, owned by the sheet (valid until the next call
+ * or sheet_free); "" when there was none. */
+const char *sheet_message(const struct sheet *s);
+
+void sheet_free(struct sheet *s);  /* NULL ok */
+
+/* Pure helpers, also fuzzed. */
+
+/* Excel serial -> "YYYY-MM-DD", or "YYYY-MM-DDTHH:MM:SS" when the value has
+ * a time of day (rounded to the second), in the 1900 system (with its
+ * leap-year bug: serial 60 is the fictitious 1900-02-29) or the 1904 system.
+ * Returns 0, or -1 when out of range (1900: serial < 1; 1904: < 0; after
+ * 9999-12-31; NaN) or when outlen < 20. */
+int sheet_format_date(double serial, int date1904, char *out, size_t outlen);
+
+/* Time of day of a serial as "HH:MM:SS" (rounded to the second), for cells
+ * whose format is a time without a date.  Returns 0 or -1 (negative, NaN,
+ * outlen < 9).  Durations over 24 h wrap. */
+int sheet_format_time(double serial, char *out, size_t outlen);
+
+/* Number as Excel shows it in General format: at most 15 significant digits,
+ * positional notation (no 1E+05, no 0.30000000000000004), integers without
+ * ".0"; exponent form ("1.5E+21", "2E-11") only for magnitudes of 1E+21
+ * and above or below 1E-10.  Returns 0, or -1 for NaN,
+ * infinities or when outlen is too small (32 bytes always suffice). */
+int sheet_format_general(double v, char *out, size_t outlen);
+
+/* Is number format (id, custom format code or NULL) a date format?
+ * 0: no; SHEET_NUMFMT_DATE: date or date-time; SHEET_NUMFMT_TIME: time of
+ * day only.  A non-NULL format_code decides; with NULL the built-in id does
+ * (14-22 and 45-47 as in ECMA-376 18.8.30). */
+#define SHEET_NUMFMT_DATE 1
+#define SHEET_NUMFMT_TIME 2
+int sheet_numfmt_is_date(int id, const char *format_code);
+
+#endif

@@ -1,0 +1,239 @@
+/* XLSX package reader: content types (macros), relationships, the workbook
+ * (date system, first visible worksheet), then hands the worksheet part to
+ * the row stream in xlsx_sheet.c. */
+#include <string.h>
+#include <strings.h>
+
+#include "base/arena.h"
+#include "xlsx_int.h"
+
+struct rel {
+	const char *id, *type, *target;
+};
+
+struct rels {
+	struct rel *v;
+	size_t n;
+};
+
+#define MAX_RELS 4096
+
+/* Macro-enabled workbooks, templates, add-ins, binary workbooks, VBA
+ * projects and Excel 4 macro sheets all announce themselves here. */
+static bool macro_content_type(const char *ct)
+{
+	return strcasestr(ct, "macroEnabled") || strcasestr(ct, "vbaProject") ||
+	       strcasestr(ct, "macrosheet") || strcasestr(ct, "ms-excel.intlmacrosheet");
+}
+
+static enum code check_content_types(struct xzip *z, const char **ret_msg)
+{
+	struct xpart p;
+	if (xpart_open(z, "[Content_Types].xml", &p, ret_msg)) {
+		*ret_msg = "the package has no [Content_Types].xml, so it is not a workbook";
+		return CODE_MALFORMED_XLSX;
+	}
+	enum code rc = CODE_OK;
+	int r;
+	while ((r = xpart_read(&p, ret_msg)) > 0) {
+		if (xmlTextReaderNodeType(p.xr) != XML_READER_TYPE_ELEMENT)
+			continue;
+		const char *ct = xpart_attr(&p, "ContentType");
+		if (ct && macro_content_type(ct)) {
+			*ret_msg = "the workbook is macro-enabled (its content type says so)";
+			rc = CODE_MACRO_REJECTED;
+			break;
+		}
+	}
+	if (r < 0 && !rc)
+		rc = CODE_MALFORMED_XLSX;
+	xpart_close(&p);
+	return rc;
+}
+
+static bool type_is(const char *type, const char *suffix)
+{
+	size_t n = strlen(type), k = strlen(suffix);
+	return n >= k && !strcmp(type + n - k, suffix);
+}
+
+/* Reads a .rels part; an absent one is an empty list (callers decide). */
+static enum code load_rels(struct xzip *z, struct arena *a, const char *name, struct rels *out,
+			   const char **ret_msg)
+{
+	out->v = arena_alloc(a, MAX_RELS * sizeof(*out->v));
+	out->n = 0;
+	if (!xzip_has(z, name))
+		return CODE_OK;
+	struct xpart p;
+	if (xpart_open(z, name, &p, ret_msg))
+		return CODE_MALFORMED_XLSX;
+	int r;
+	while ((r = xpart_read(&p, ret_msg)) > 0) {
+		if (!xpart_is(&p, XML_READER_TYPE_ELEMENT, "Relationship") || out->n == MAX_RELS)
+			continue;
+		const char *mode = xpart_attr(&p, "TargetMode");
+		if (mode && !strcasecmp(mode, "External"))
+			continue;
+		struct rel *rl = &out->v[out->n];
+		rl->id = arena_strdup(a, xpart_attr(&p, "Id"));
+		rl->type = arena_strdup(a, xpart_attr(&p, "Type"));
+		rl->target = arena_strdup(a, xpart_attr(&p, "Target"));
+		if (rl->id && rl->type && rl->target)
+			out->n++;
+	}
+	xpart_close(&p);
+	return r < 0 ? CODE_MALFORMED_XLSX : CODE_OK;
+}
+
+/* Resolves a relationship target against the part that holds it: absolute
+ * targets start at the package root, "." and ".." segments are applied. */
+static const char *resolve(struct arena *a, const char *source, const char *target)
+{
+	const char *slash = strrchr(source, '/');
+	size_t dir = target[0] == '/' ? 0 : slash ? (size_t)(slash - source) + 1 : 0;
+	char *joined = arena_printf(a, "%.*s%s", (int)dir, source, target[0] == '/' ? target + 1 : target);
+	char *out = arena_alloc(a, strlen(joined) + 1);
+	size_t o = 0;
+	for (char *seg = joined; *seg;) {
+		char *end = strchr(seg, '/');
+		size_t n = end ? (size_t)(end - seg) : strlen(seg);
+		if (n == 2 && seg[0] == '.' && seg[1] == '.') {
+			while (o > 0 && out[o - 1] == '/')
+				o--;
+			while (o > 0 && out[o - 1] != '/')
+				o--;
+		} else if (!(n == 1 && seg[0] == '.') && n > 0) {
+			memcpy(out + o, seg, n);
+			o += n;
+			if (end)
+				out[o++] = '/';
+		}
+		seg += n + (end ? 1 : 0);
+	}
+	out[o] = '\0';
+	return out;
+}
+
+/* "xl/workbook.xml" -> "xl/_rels/workbook.xml.rels" */
+static const char *rels_of(struct arena *a, const char *part)
+{
+	const char *slash = strrchr(part, '/');
+	size_t dir = slash ? (size_t)(slash - part) + 1 : 0;
+	return arena_printf(a, "%.*s_rels/%s.rels", (int)dir, part, part + dir);
+}
+
+static const struct rel *find_type(const struct rels *rs, const char *suffix)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (type_is(rs->v[i].type, suffix))
+			return &rs->v[i];
+	return NULL;
+}
+
+static const struct rel *find_id(const struct rels *rs, const char *id)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (!strcmp(rs->v[i].id, id))
+			return &rs->v[i];
+	return NULL;
+}
+
+static bool truthy(const char *v)
+{
+	return v && (!strcmp(v, "1") || !strcasecmp(v, "true"));
+}
+
+/* Finds the date system and the first visible worksheet, in workbook order. */
+static enum code read_workbook(struct xzip *z, struct arena *a, const char *wb,
+			       const struct rels *rels, bool *ret_1904, const char **ret_sheet,
+			       const char **ret_msg)
+{
+	struct xpart p;
+	if (xpart_open(z, wb, &p, ret_msg))
+		return CODE_MALFORMED_XLSX;
+	*ret_sheet = NULL;
+	int r;
+	while ((r = xpart_read(&p, ret_msg)) > 0) {
+		if (xpart_is(&p, XML_READER_TYPE_ELEMENT, "workbookPr")) {
+			*ret_1904 = truthy(xpart_attr(&p, "date1904"));
+		} else if (xpart_is(&p, XML_READER_TYPE_ELEMENT, "sheet") && !*ret_sheet) {
+			const char *state = xpart_attr(&p, "state");
+			if (state && strcmp(state, "visible"))
+				continue;
+			const char *id = xpart_attr(&p, "id");
+			const struct rel *rl = id ? find_id(rels, id) : NULL;
+			/* Chart sheets and dialog sheets hold no rows: skip them. */
+			if (rl && type_is(rl->type, "/worksheet"))
+				*ret_sheet = resolve(a, wb, rl->target);
+		} else if (xpart_is(&p, XML_READER_TYPE_END_ELEMENT, "sheets")) {
+			break;
+		}
+	}
+	xpart_close(&p);
+	if (r < 0)
+		return CODE_MALFORMED_XLSX;
+	if (!*ret_sheet) {
+		*ret_msg = "the workbook has no visible worksheet";
+		return CODE_EMPTY_FILE;
+	}
+	return CODE_OK;
+}
+
+/* Everything up to the worksheet stream; the arena holds names and rels. */
+static enum code open_package(struct xzip *z, struct arena *a, struct xsst *sst,
+			      struct xstyles *st, bool *date1904, const char **ret_sheet,
+			      const char **ret_msg)
+{
+	enum code rc = check_content_types(z, ret_msg);
+	if (rc)
+		return rc;
+	struct rels root, wbrels;
+	if ((rc = load_rels(z, a, "_rels/.rels", &root, ret_msg)))
+		return rc;
+	const struct rel *main = find_type(&root, "/officeDocument");
+	const char *wb = main ? resolve(a, "", main->target) : "xl/workbook.xml";
+	if (!xzip_has(z, wb)) {
+		*ret_msg = "the package has no workbook part";
+		return CODE_MALFORMED_XLSX;
+	}
+	if ((rc = load_rels(z, a, rels_of(a, wb), &wbrels, ret_msg)))
+		return rc;
+	if ((rc = read_workbook(z, a, wb, &wbrels, date1904, ret_sheet, ret_msg)))
+		return rc;
+	const struct rel *strings = find_type(&wbrels, "/sharedStrings");
+	if (strings && (rc = xsst_load(z, resolve(a, wb, strings->target), sst, ret_msg)))
+		return rc;
+	const struct rel *styles = find_type(&wbrels, "/styles");
+	if (styles && (rc = xstyles_load(z, resolve(a, wb, styles->target), st, ret_msg)))
+		return rc;
+	return CODE_OK;
+}
+
+enum code xlsx_reader_open(const char *data, size_t len, const struct sheet_limits *lim,
+			   struct sheet_info *info, struct sheet_reader **ret, const char **ret_msg)
+{
+	info->format = SHEET_XLSX;
+	info->encoding = "xlsx";
+	info->delimiter = 0;
+	xml_init();
+	struct xzip z;
+	enum code rc = xzip_open(&z, data, len, lim, ret_msg);
+	if (rc)
+		return rc;
+	struct xsst sst = {0};
+	struct xstyles st = {0};
+	bool date1904 = false;
+	const char *sheet = NULL;
+	struct arena *a = arena_new();
+	rc = open_package(&z, a, &sst, &st, &date1904, &sheet, ret_msg);
+	if (rc) {
+		xsst_free(&sst);
+		xstyles_free(&st);
+		xzip_close(&z);
+	} else {
+		rc = xsheet_open(&z, sheet, &sst, &st, date1904, ret, ret_msg);
+	}
+	arena_free(a);
+	return rc;
+}

@@ -1,0 +1,96 @@
+/* Internals of the XLSX reader: the bounded zip layer, the safe XML reader
+ * wrapper, and the workbook facts (shared strings, styles) that the
+ * worksheet stream needs. */
+#ifndef LOADLINE_SHEET_XLSX_INT_H
+#define LOADLINE_SHEET_XLSX_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <libxml/xmlreader.h>
+#include <zip.h>
+
+#include "base/buf.h"
+#include "sheet_int.h"
+
+/* Ratios are only judged once this many bytes were inflated (Apache POI's
+ * grace size): a 2 KB styles part from 20 bytes is no bomb. */
+#define XZIP_RATIO_GRACE (100u * 1024)
+#define XZIP_MAX_ENTRIES 10000
+
+/* The package, with the running count of bytes inflated from all parts. */
+struct xzip {
+	zip_t *za;
+	const struct sheet_limits *lim;
+	size_t file_len;
+	size_t inflated;     /* actual bytes from every entry read so far */
+	const char *err;     /* static message when a limit stopped a read */
+};
+
+/* One part being inflated; counted while read, whatever its header says. */
+struct xentry {
+	struct xzip *z;
+	zip_file_t *zf;
+	size_t inflated;
+	uint64_t comp_size;
+};
+
+/* Opens the zip and checks every entry's declared sizes, ratios, and
+ * encryption, and that no VBA project is present.  On failure returns a
+ * parse-level code with a static message (and leaves z closed). */
+enum code xzip_open(struct xzip *z, const char *data, size_t len,
+		    const struct sheet_limits *lim, const char **ret_msg);
+void xzip_close(struct xzip *z);
+/* 1 when the part exists (names compared without case, as OPC says). */
+bool xzip_has(struct xzip *z, const char *name);
+
+/* An XML part streamed through libxml2's reader with no DTD, no entities,
+ * no network.  xml_open returns -1 (with *ret_msg) when the part is absent
+ * or cannot be opened. */
+/* Initialises libxml2 and installs a loader that refuses every external
+ * resource; idempotent and thread-safe. */
+void xml_init(void);
+
+struct xpart {
+	struct xentry e;
+	xmlTextReaderPtr xr;
+};
+int xpart_open(struct xzip *z, const char *name, struct xpart *p, const char **ret_msg);
+void xpart_close(struct xpart *p);
+/* Next node: 1, 0 at the end of the document, -1 on error (corrupt XML, a
+ * DTD or entity reference, a limit reached; *ret_msg says which). */
+int xpart_read(struct xpart *p, const char **ret_msg);
+/* Attribute of the current element by local name, ignoring its namespace
+ * prefix; NULL when absent.  Owned by the reader: valid until the next read. */
+const char *xpart_attr(struct xpart *p, const char *local);
+/* Appends the text content of the current (non-empty) element, up to its
+ * end tag, to out.  With runs = true only text inside <t> elements counts and
+ * phonetic runs (<rPh>) are skipped, as for shared and inline strings. */
+int xpart_text(struct xpart *p, struct buf *out, bool runs, const char **ret_msg);
+/* True when the current node is an element (or end element) named local. */
+bool xpart_is(struct xpart *p, int type, const char *local);
+
+/* Shared strings: texts back to back (NUL after each) and their offsets. */
+struct xsst {
+	struct buf pool;
+	size_t *offs;
+	size_t n, cap;
+};
+
+/* The cell styles' number-format kinds (0, SHEET_NUMFMT_DATE/TIME). */
+struct xstyles {
+	uint8_t *kind;
+	size_t n;
+};
+
+enum code xsst_load(struct xzip *z, const char *name, struct xsst *sst, const char **ret_msg);
+void xsst_free(struct xsst *sst);
+enum code xstyles_load(struct xzip *z, const char *name, struct xstyles *st, const char **ret_msg);
+void xstyles_free(struct xstyles *st);
+
+/* The worksheet stream: a sheet_reader over one worksheet part.  Takes
+ * ownership of z, sst and st (also on failure). */
+enum code xsheet_open(struct xzip *z, const char *part, struct xsst *sst, struct xstyles *st,
+		      bool date1904, struct sheet_reader **ret, const char **ret_msg);
+
+#endif

@@ -1,0 +1,167 @@
+/* Bounded zip access for XLSX: declared sizes and ratios are checked before
+ * anything is inflated, and actual inflated bytes are counted while reading,
+ * because a hostile archive's headers can lie. */
+#include <string.h>
+#include <strings.h>
+
+#include "xlsx_int.h"
+
+static bool ends_with_nocase(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && !strcasecmp(s + n - k, suffix);
+}
+
+/* Over the ratio limit, once past the grace size. */
+static bool too_dense(uint64_t out, uint64_t in, unsigned ratio)
+{
+	return out > XZIP_RATIO_GRACE && out / ratio > in;
+}
+
+static enum code check_entries(struct xzip *z, const char **ret_msg)
+{
+	zip_int64_t n = zip_get_num_entries(z->za, 0);
+	if (n < 0 || n > XZIP_MAX_ENTRIES) {
+		*ret_msg = "the package has too many parts";
+		return CODE_MALFORMED_XLSX;
+	}
+	uint64_t total = 0;
+	for (zip_int64_t i = 0; i < n; i++) {
+		zip_stat_t st;
+		if (zip_stat_index(z->za, (zip_uint64_t)i, 0, &st) ||
+		    (st.valid & (ZIP_STAT_NAME | ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE)) !=
+			    (ZIP_STAT_NAME | ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE)) {
+			*ret_msg = "the zip directory is corrupt";
+			return CODE_MALFORMED_XLSX;
+		}
+		if (ends_with_nocase(st.name, "vbaProject.bin") ||
+		    ends_with_nocase(st.name, "vbaProjectSignature.bin")) {
+			*ret_msg = "the workbook contains a VBA project (macros)";
+			return CODE_MACRO_REJECTED;
+		}
+		if ((st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE) {
+			*ret_msg = "the workbook is password-protected (encrypted zip entries)";
+			return CODE_MALFORMED_XLSX;
+		}
+		if (st.size > z->lim->max_uncompressed ||
+		    too_dense(st.size, st.comp_size, z->lim->max_ratio)) {
+			*ret_msg = "a part of the workbook expands past the size or ratio limit (zip bomb?)";
+			return CODE_MALFORMED_XLSX;
+		}
+		total += st.size;
+	}
+	if (total > z->lim->max_uncompressed || too_dense(total, z->file_len, z->lim->max_ratio)) {
+		*ret_msg = "the workbook expands past the size or ratio limit (zip bomb?)";
+		return CODE_MALFORMED_XLSX;
+	}
+	return CODE_OK;
+}
+
+enum code xzip_open(struct xzip *z, const char *data, size_t len,
+		    const struct sheet_limits *lim, const char **ret_msg)
+{
+	memset(z, 0, sizeof(*z));
+	z->lim = lim;
+	z->file_len = len;
+	if (sniff_ole2_encrypted((const unsigned char *)data, len)) {
+		*ret_msg = "the workbook is password-protected; remove the password and save it again";
+		return CODE_MALFORMED_XLSX;
+	}
+	zip_error_t err;
+	zip_error_init(&err);
+	zip_source_t *src = zip_source_buffer_create(data, len, 0, &err);
+	if (src)
+		z->za = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &err);
+	zip_error_fini(&err);
+	if (!z->za) {
+		zip_source_free(src);
+		*ret_msg = "the file is not a valid zip package (truncated or corrupt)";
+		return CODE_MALFORMED_XLSX;
+	}
+	enum code rc = check_entries(z, ret_msg);
+	if (rc)
+		xzip_close(z);
+	return rc;
+}
+
+void xzip_close(struct xzip *z)
+{
+	if (z->za)
+		zip_discard(z->za);
+	z->za = NULL;
+}
+
+bool xzip_has(struct xzip *z, const char *name)
+{
+	return zip_name_locate(z->za, name, ZIP_FL_NOCASE) >= 0;
+}
+
+/* The read callback handed to libxml2: inflates and enforces the limits on
+ * the bytes actually produced. */
+static int entry_read(void *ctx, char *out, int len)
+{
+	struct xentry *e = ctx;
+	struct xzip *z = e->z;
+	if (len <= 0)
+		return 0;
+	zip_int64_t n = zip_fread(e->zf, out, (zip_uint64_t)len);
+	if (n < 0) {
+		z->err = "a part of the workbook is corrupt (bad compressed data or checksum)";
+		return -1;
+	}
+	e->inflated += (size_t)n;
+	z->inflated += (size_t)n;
+	if (z->inflated > z->lim->max_uncompressed ||
+	    too_dense(e->inflated, e->comp_size, z->lim->max_ratio) ||
+	    too_dense(z->inflated, z->file_len, z->lim->max_ratio)) {
+		z->err = "the workbook expands past the size or ratio limit (zip bomb?)";
+		return -1;
+	}
+	return (int)n;
+}
+
+static void silence(void *arg, xmlErrorPtr error)
+{
+	(void)arg;
+	(void)error;
+}
+
+int xpart_open(struct xzip *z, const char *name, struct xpart *p, const char **ret_msg)
+{
+	memset(p, 0, sizeof(*p));
+	p->e.z = z;
+	zip_int64_t idx = zip_name_locate(z->za, name, ZIP_FL_NOCASE);
+	zip_stat_t st;
+	if (idx < 0 || zip_stat_index(z->za, (zip_uint64_t)idx, 0, &st)) {
+		*ret_msg = "a part the workbook refers to is missing";
+		return -1;
+	}
+	p->e.comp_size = st.comp_size;
+	p->e.zf = zip_fopen_index(z->za, (zip_uint64_t)idx, 0);
+	if (!p->e.zf) {
+		*ret_msg = "a part of the workbook cannot be opened (encrypted or unsupported compression)";
+		return -1;
+	}
+	/* No XML_PARSE_NOENT, DTDLOAD, DTDATTR or HUGE: entities stay
+	 * unexpanded, no DTD is fetched, libxml2's size limits hold. */
+	p->xr = xmlReaderForIO(entry_read, NULL, &p->e, name, NULL,
+			       XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	if (!p->xr) {
+		zip_fclose(p->e.zf);
+		p->e.zf = NULL;
+		*ret_msg = "out of memory";
+		return -1;
+	}
+	xmlTextReaderSetStructuredErrorHandler(p->xr, silence, NULL);
+	return 0;
+}
+
+void xpart_close(struct xpart *p)
+{
+	if (p->xr)
+		xmlFreeTextReader(p->xr);
+	if (p->e.zf)
+		zip_fclose(p->e.zf);
+	p->xr = NULL;
+	p->e.zf = NULL;
+}

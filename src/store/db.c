@@ -1,0 +1,121 @@
+/* Backend dispatch and transactions. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "db_backend.h"
+
+enum code db_open(const char *url, struct db **ret_db, char *err, size_t errlen)
+{
+	const struct db_ops *ops;
+	enum db_kind kind;
+	if (!strncmp(url, "sqlite:", 7)) {
+		ops = &db_sqlite_ops;
+		kind = DB_SQLITE;
+	} else if (!strncmp(url, "postgres://", 11) || !strncmp(url, "postgresql://", 13)) {
+		ops = &db_pg_ops;
+		kind = DB_POSTGRES;
+	} else {
+		snprintf(err, errlen, "database URL must start with sqlite: or postgres://, not \"%.100s\"", url);
+		return CODE_INTERNAL_ERROR;
+	}
+	struct db *db = calloc(1, sizeof(*db));
+	if (!db)
+		abort();
+	db->kind = kind;
+	db->ops = ops;
+	snprintf(db->url, sizeof db->url, "%s", url);
+	enum code rc = ops->open(db, url);
+	if (rc) {
+		snprintf(err, errlen, "%s", db->err);
+		ops->close(db);
+		free(db);
+		return rc;
+	}
+	*ret_db = db;
+	return CODE_OK;
+}
+
+void db_close(struct db *db)
+{
+	if (!db)
+		return;
+	db->ops->close(db);
+	free(db);
+}
+
+enum db_kind db_kind(const struct db *db)
+{
+	return db->kind;
+}
+
+bool db_ensure(struct db *db)
+{
+	return db->ops->ensure(db);
+}
+
+enum code db_exec(struct db *db, const char *sql, const struct db_param *params,
+		  int nparams, struct db_res **ret_res)
+{
+	if (ret_res)
+		*ret_res = NULL;
+	db->conflict = false;
+	db->err[0] = '\0';
+	return db->ops->exec(db, sql, params, nparams, ret_res);
+}
+
+enum code db_script(struct db *db, const char *sql)
+{
+	db->err[0] = '\0';
+	return db->ops->script(db, sql);
+}
+
+const char *db_errmsg(const struct db *db)
+{
+	return db->err;
+}
+
+bool db_last_was_conflict(const struct db *db)
+{
+	return db->conflict;
+}
+
+static enum code tx(struct db *db, const char *sql)
+{
+	return db_exec(db, sql, NULL, 0, NULL);
+}
+
+enum code db_begin(struct db *db)
+{
+	enum code rc = tx(db, "BEGIN");
+	db->in_tx = rc == CODE_OK;
+	return rc;
+}
+
+enum code db_begin_write(struct db *db)
+{
+	enum code rc = tx(db, db->ops->begin_write_sql);
+	db->in_tx = rc == CODE_OK;
+	return rc;
+}
+
+enum code db_commit(struct db *db)
+{
+	enum code rc = tx(db, "COMMIT");
+	if (rc)
+		db_rollback(db);
+	db->in_tx = false;
+	return rc;
+}
+
+void db_rollback(struct db *db)
+{
+	if (db->in_tx) {
+		char keep[sizeof db->err];
+		memcpy(keep, db->err, sizeof keep);
+		tx(db, "ROLLBACK");
+		memcpy(db->err, keep, sizeof keep);
+	}
+	db->in_tx = false;
+}

@@ -1,0 +1,82 @@
+/* One database connection, SQLite or PostgreSQL, behind one small interface.
+ *
+ * SQL is written once, in PostgreSQL's placeholder style ($1, $2, ...); the
+ * SQLite backend rewrites $N to ?N.  Both backends speak the same portable
+ * subset: TEXT, BIGINT (times are epoch milliseconds), INTEGER 0/1 booleans,
+ * ON CONFLICT, RETURNING.  Where they differ (row locks, advisory locks,
+ * blob type) callers ask db_kind().  Only src/store/ includes this header. */
+#ifndef LOADLINE_STORE_DB_H
+#define LOADLINE_STORE_DB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/codes.h"
+
+enum db_kind { DB_SQLITE, DB_POSTGRES };
+
+enum db_ptype { DBP_NULL, DBP_TEXT, DBP_INT, DBP_BLOB };
+
+struct db_param {
+	enum db_ptype type;
+	const char *s;    /* TEXT (NUL-terminated, or len bytes when len > 0) / BLOB */
+	size_t len;
+	int64_t i;
+};
+
+#define P_NULL ((struct db_param){.type = DBP_NULL})
+static inline struct db_param db_text_or_null(const char *s)
+{
+	return (struct db_param){.type = s ? DBP_TEXT : DBP_NULL, .s = s};
+}
+#define P_TXT(x) db_text_or_null(x)
+#define P_TXTN(x, n) ((struct db_param){.type = DBP_TEXT, .s = (x), .len = (n)})
+#define P_INT(x) ((struct db_param){.type = DBP_INT, .i = (int64_t)(x)})
+#define P_BLOB(p, n) ((struct db_param){.type = DBP_BLOB, .s = (const char *)(p), .len = (n)})
+
+struct db;
+struct db_res;
+
+/* Opens "sqlite:PATH" or "postgres://..." / "postgresql://...".  Returns
+ * CODE_OK, CODE_SERVICE_UNAVAILABLE (server unreachable) or
+ * CODE_INTERNAL_ERROR (bad URL, unopenable file), with a message in err. */
+enum code db_open(const char *url, struct db **ret_db, char *err, size_t errlen);
+void db_close(struct db *db);
+enum db_kind db_kind(const struct db *db);
+/* True when the connection is usable; tries to re-establish a broken
+ * PostgreSQL connection first. */
+bool db_ensure(struct db *db);
+
+/* Runs one statement.  On success *ret_res (if given) holds the rows; free
+ * it with db_res_free.  Returns CODE_OK, CODE_SERVICE_UNAVAILABLE when the
+ * connection is gone or the database is locked past the busy timeout, or
+ * CODE_INTERNAL_ERROR for any other failure (constraint violations too:
+ * check db_last_was_conflict).  The error text is kept in db_errmsg. */
+enum code db_exec(struct db *db, const char *sql, const struct db_param *params,
+		  int nparams, struct db_res **ret_res);
+/* Runs a script of several statements without parameters (migrations). */
+enum code db_script(struct db *db, const char *sql);
+const char *db_errmsg(const struct db *db);
+/* True when the last failure was a unique-constraint violation. */
+bool db_last_was_conflict(const struct db *db);
+
+/* Transactions.  db_begin_write takes the write lock at once (SQLite BEGIN
+ * IMMEDIATE) so that read-then-write sequences cannot deadlock. */
+enum code db_begin(struct db *db);
+enum code db_begin_write(struct db *db);
+enum code db_commit(struct db *db);
+void db_rollback(struct db *db);
+
+int db_res_rows(const struct db_res *r);
+int db_res_cols(const struct db_res *r);
+/* Text of a cell, NULL for SQL NULL; valid until db_res_free. */
+const char *db_res_get(const struct db_res *r, int row, int col);
+size_t db_res_len(const struct db_res *r, int row, int col);
+bool db_res_null(const struct db_res *r, int row, int col);
+int64_t db_res_int(const struct db_res *r, int row, int col);
+/* Blob cell, decoded; caller frees *ret.  Returns 0 or -1. */
+int db_res_blob(const struct db_res *r, int row, int col, unsigned char **ret, size_t *ret_len);
+void db_res_free(struct db_res *r);
+
+#endif

@@ -1,0 +1,30 @@
+/* What a database backend implements (internal to src/store). */
+#ifndef LOADLINE_STORE_DB_BACKEND_H
+#define LOADLINE_STORE_DB_BACKEND_H
+
+#include "db.h"
+
+struct db {
+	enum db_kind kind;
+	const struct db_ops *ops;
+	void *conn;          /* sqlite3* or PGconn* */
+	char url[1024];
+	char err[512];
+	bool conflict;       /* last failure was a unique violation */
+	bool in_tx;
+};
+
+struct db_ops {
+	enum code (*open)(struct db *db, const char *url);
+	void (*close)(struct db *db);
+	bool (*ensure)(struct db *db);
+	enum code (*exec)(struct db *db, const char *sql, const struct db_param *p, int n,
+			  struct db_res **ret);
+	enum code (*script)(struct db *db, const char *sql);
+	const char *begin_write_sql;
+};
+
+extern const struct db_ops db_sqlite_ops;
+extern const struct db_ops db_pg_ops;
+
+#endif

@@ -1,0 +1,165 @@
+/* PostgreSQL backend (libpq): text results, binary only for blob params. */
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db_backend.h"
+#include "db_res.h"
+
+static void quiet(void *arg, const char *message)
+{
+	(void)arg;
+	(void)message; /* NOTICEs such as "relation already exists, skipping" */
+}
+
+static enum code pg_connect(struct db *db)
+{
+	/* connect_timeout keeps a request from hanging on a dead server; the
+	 * URL's own parameters win over these defaults (expand_dbname). */
+	const char *keys[] = {"connect_timeout", "application_name", "dbname", NULL};
+	const char *vals[] = {"3", "loadline", db->url, NULL};
+	PGconn *c = PQconnectdbParams(keys, vals, 1);
+	db->conn = c;
+	if (!c || PQstatus(c) != CONNECTION_OK) {
+		snprintf(db->err, sizeof db->err, "cannot connect to PostgreSQL: %s",
+			 c ? PQerrorMessage(c) : "out of memory");
+		char *nl = strchr(db->err, '\n');
+		if (nl)
+			*nl = '\0';
+		return CODE_SERVICE_UNAVAILABLE;
+	}
+	PQsetNoticeProcessor(c, quiet, NULL);
+	return CODE_OK;
+}
+
+static enum code pg_open(struct db *db, const char *url)
+{
+	(void)url;
+	return pg_connect(db);
+}
+
+static void pg_close(struct db *db)
+{
+	if (db->conn)
+		PQfinish(db->conn);
+	db->conn = NULL;
+}
+
+static bool pg_ensure(struct db *db)
+{
+	if (db->conn && PQstatus(db->conn) == CONNECTION_OK)
+		return true;
+	pg_close(db);
+	return pg_connect(db) == CODE_OK;
+}
+
+static enum code check(struct db *db, PGresult *res)
+{
+	ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+	if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
+		return CODE_OK;
+	const char *msg = res ? PQresultErrorMessage(res) : PQerrorMessage(db->conn);
+	snprintf(db->err, sizeof db->err, "%s", msg && *msg ? msg : "PostgreSQL error");
+	char *nl = strchr(db->err, '\n');
+	if (nl)
+		*nl = '\0';
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	if (state && !strcmp(state, "23505"))
+		db->conflict = true;
+	if (!db->conn || PQstatus(db->conn) != CONNECTION_OK)
+		return CODE_SERVICE_UNAVAILABLE;
+	/* Class 08 connection exceptions, 57P admin shutdown, 53 resources. */
+	if (state && (!strncmp(state, "40", 2) || !strncmp(state, "08", 2) || !strncmp(state, "57P", 3) || !strncmp(state, "53", 2)))
+		return CODE_SERVICE_UNAVAILABLE;
+	return CODE_INTERNAL_ERROR;
+}
+
+#define MAX_PARAMS 64
+
+static enum code pg_exec(struct db *db, const char *sql, const struct db_param *p, int n,
+			 struct db_res **ret)
+{
+	if (!pg_ensure(db))
+		return CODE_SERVICE_UNAVAILABLE;
+	if (n > MAX_PARAMS) {
+		snprintf(db->err, sizeof db->err, "too many parameters");
+		return CODE_INTERNAL_ERROR;
+	}
+	const char *vals[MAX_PARAMS] = {0};
+	int lens[MAX_PARAMS] = {0}, fmts[MAX_PARAMS] = {0};
+	/* Typed integers and blobs let PostgreSQL resolve expressions such as
+	 * "$2 + $3"; text stays untyped so the column's type decides. */
+	Oid types[MAX_PARAMS] = {0};
+	char ints[MAX_PARAMS][24];
+	for (int i = 0; i < n; i++) {
+		lens[i] = 0;
+		fmts[i] = 0;
+		switch (p[i].type) {
+		case DBP_NULL: vals[i] = NULL; break;
+		case DBP_INT:
+			types[i] = 20; /* int8 */
+			snprintf(ints[i], sizeof ints[i], "%lld", (long long)p[i].i);
+			vals[i] = ints[i];
+			break;
+		case DBP_BLOB:
+			vals[i] = p[i].len ? p[i].s : "";
+			lens[i] = (int)p[i].len;
+			fmts[i] = 1;
+			types[i] = 17; /* bytea */
+			break;
+		default:
+			vals[i] = p[i].s;
+		}
+	}
+	char **owned = NULL;
+	for (int i = 0; i < n; i++) {
+		/* libpq text params are NUL-terminated: copy length-bounded ones. */
+		if (p[i].type == DBP_TEXT && p[i].len) {
+			if (!owned && !(owned = calloc((size_t)n, sizeof(*owned))))
+				abort();
+			owned[i] = strndup(p[i].s, p[i].len);
+			if (!owned[i])
+				abort();
+			vals[i] = owned[i];
+		}
+	}
+	PGresult *res = PQexecParams(db->conn, sql, n, types, vals, lens, fmts, 0);
+	if (owned) {
+		for (int i = 0; i < n; i++)
+			free(owned[i]);
+		free(owned);
+	}
+	enum code rc = check(db, res);
+	if (rc) {
+		PQclear(res);
+		return rc;
+	}
+	if (ret) {
+		struct db_res *r = db_res_new(PQnfields(res));
+		r->pg = res;
+		*ret = r;
+	} else {
+		PQclear(res);
+	}
+	return CODE_OK;
+}
+
+static enum code pg_script(struct db *db, const char *sql)
+{
+	if (!pg_ensure(db))
+		return CODE_SERVICE_UNAVAILABLE;
+	PGresult *res = PQexec(db->conn, sql);
+	enum code rc = check(db, res);
+	PQclear(res);
+	return rc;
+}
+
+const struct db_ops db_pg_ops = {
+	.open = pg_open,
+	.close = pg_close,
+	.ensure = pg_ensure,
+	.exec = pg_exec,
+	.script = pg_script,
+	.begin_write_sql = "BEGIN",
+};

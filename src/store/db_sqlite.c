@@ -1,0 +1,183 @@
+/* SQLite backend: WAL, busy timeout, $N placeholders rewritten to ?N. */
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/arena.h"
+#include "db_backend.h"
+#include "db_res.h"
+
+#define BUSY_TIMEOUT_MS 15000
+
+/* Creates the parent directory of path (one level, like ./data/). */
+static void make_parent_dir(const char *path)
+{
+	char dir[1024];
+	snprintf(dir, sizeof dir, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return;
+	*slash = '\0';
+	mkdir(dir, 0700);
+}
+
+static enum code sq_open(struct db *db, const char *url)
+{
+	const char *path = url + 7;
+	if (!strncmp(path, "//", 2))
+		path += 2;
+	if (!*path) {
+		snprintf(db->err, sizeof db->err, "sqlite: URL has no file path");
+		return CODE_INTERNAL_ERROR;
+	}
+	make_parent_dir(path);
+	sqlite3 *s = NULL;
+	int rc = sqlite3_open_v2(path, &s, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+				 SQLITE_OPEN_NOMUTEX, NULL);
+	db->conn = s;
+	if (rc != SQLITE_OK) {
+		snprintf(db->err, sizeof db->err, "cannot open SQLite database %s: %s", path,
+			 s ? sqlite3_errmsg(s) : sqlite3_errstr(rc));
+		return CODE_SERVICE_UNAVAILABLE;
+	}
+	sqlite3_busy_timeout(s, BUSY_TIMEOUT_MS);
+	sqlite3_extended_result_codes(s, 1);
+	char *msg = NULL;
+	rc = sqlite3_exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+			  "PRAGMA foreign_keys=ON;", NULL, NULL, &msg);
+	if (rc != SQLITE_OK) {
+		snprintf(db->err, sizeof db->err, "SQLite set-up failed: %s", msg ? msg : "?");
+		sqlite3_free(msg);
+		return (rc & 0xff) == SQLITE_BUSY ? CODE_SERVICE_UNAVAILABLE : CODE_INTERNAL_ERROR;
+	}
+	return CODE_OK;
+}
+
+static void sq_close(struct db *db)
+{
+	if (db->conn)
+		sqlite3_close_v2(db->conn);
+	db->conn = NULL;
+}
+
+static bool sq_ensure(struct db *db)
+{
+	return db->conn != NULL;
+}
+
+static enum code fail(struct db *db, int rc)
+{
+	sqlite3 *s = db->conn;
+	snprintf(db->err, sizeof db->err, "%s", sqlite3_errmsg(s));
+	if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
+		db->conflict = true;
+	int primary = rc & 0xff;
+	if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED || primary == SQLITE_IOERR ||
+	    primary == SQLITE_CANTOPEN || primary == SQLITE_FULL || primary == SQLITE_READONLY)
+		return CODE_SERVICE_UNAVAILABLE;
+	return CODE_INTERNAL_ERROR;
+}
+
+/* "$12" -> "?12": SQLite numbers ?NNN parameters explicitly, so the same
+ * index means the same value in both dialects. */
+static char *rewrite(const char *sql)
+{
+	size_t n = strlen(sql);
+	char *out = malloc(n + 1);
+	if (!out)
+		abort();
+	for (size_t i = 0; i <= n; i++)
+		out[i] = (sql[i] == '$' && sql[i + 1] >= '1' && sql[i + 1] <= '9') ? '?' : sql[i];
+	return out;
+}
+
+static int bind(sqlite3_stmt *st, const struct db_param *p, int n)
+{
+	int nb = sqlite3_bind_parameter_count(st);
+	for (int i = 0; i < n && i < nb; i++) {
+		int rc;
+		switch (p[i].type) {
+		case DBP_NULL: rc = sqlite3_bind_null(st, i + 1); break;
+		case DBP_INT: rc = sqlite3_bind_int64(st, i + 1, p[i].i); break;
+		case DBP_BLOB:
+			rc = sqlite3_bind_blob64(st, i + 1, p[i].len ? p[i].s : "", p[i].len, SQLITE_STATIC);
+			break;
+		default:
+			rc = sqlite3_bind_text64(st, i + 1, p[i].s, p[i].len ? p[i].len : strlen(p[i].s),
+						 SQLITE_STATIC, SQLITE_UTF8);
+		}
+		if (rc != SQLITE_OK)
+			return rc;
+	}
+	return SQLITE_OK;
+}
+
+static void copy_row(struct db_res *r, sqlite3_stmt *st)
+{
+	struct db_cell *row = db_res_add_row(r);
+	for (int c = 0; c < r->cols; c++) {
+		int t = sqlite3_column_type(st, c);
+		if (t == SQLITE_NULL)
+			continue;
+		const void *v = t == SQLITE_BLOB ? sqlite3_column_blob(st, c) : (const void *)sqlite3_column_text(st, c);
+		size_t len = (size_t)sqlite3_column_bytes(st, c);
+		row[c].p = arena_strndup(r->arena, v ? v : "", v ? len : 0);
+		row[c].len = v ? len : 0;
+	}
+}
+
+static enum code sq_exec(struct db *db, const char *sql, const struct db_param *p, int n,
+			 struct db_res **ret)
+{
+	char *q = rewrite(sql);
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(db->conn, q, -1, &st, NULL);
+	free(q);
+	if (rc != SQLITE_OK)
+		return fail(db, rc);
+	rc = bind(st, p, n);
+	if (rc != SQLITE_OK) {
+		enum code c = fail(db, rc);
+		sqlite3_finalize(st);
+		return c;
+	}
+	struct db_res *r = ret ? db_res_new(sqlite3_column_count(st)) : NULL;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (r)
+			copy_row(r, st);
+	if (rc != SQLITE_DONE) {
+		enum code c = fail(db, sqlite3_extended_errcode(db->conn));
+		sqlite3_finalize(st);
+		db_res_free(r);
+		return c;
+	}
+	sqlite3_finalize(st);
+	if (ret)
+		*ret = r;
+	return CODE_OK;
+}
+
+static enum code sq_script(struct db *db, const char *sql)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(db->conn, sql, NULL, NULL, &msg);
+	if (rc != SQLITE_OK) {
+		enum code c = fail(db, sqlite3_extended_errcode(db->conn));
+		snprintf(db->err, sizeof db->err, "%s", msg ? msg : "?");
+		sqlite3_free(msg);
+		return c;
+	}
+	return CODE_OK;
+}
+
+const struct db_ops db_sqlite_ops = {
+	.open = sq_open,
+	.close = sq_close,
+	.ensure = sq_ensure,
+	.exec = sq_exec,
+	.script = sq_script,
+	.begin_write_sql = "BEGIN IMMEDIATE",
+};

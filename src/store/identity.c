@@ -1,0 +1,329 @@
+/* Organizations, users, API keys, sign-in links, reference data. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "store_internal.h"
+#include "textkey.h"
+
+static void row_to_org(const struct db_res *r, int i, struct org *o)
+{
+	cell_copy(r, i, 0, o->id, sizeof o->id);
+	cell_copy(r, i, 1, o->name, sizeof o->name);
+	o->created_at = db_res_int(r, i, 2);
+}
+
+enum code store_org_create(struct store *st, const char *name, struct org *ret)
+{
+	struct org o = {0};
+	id_new("org", o.id);
+	snprintf(o.name, sizeof o.name, "%s", name);
+	o.created_at = now_ms();
+	struct db_param p[] = {P_TXT(o.id), P_TXT(o.name), P_INT(o.created_at)};
+	enum code rc = store_exec1(st, "INSERT INTO orgs (id, name, created_at) VALUES ($1, $2, $3)", p, 3, NULL);
+	if (!rc && ret)
+		*ret = o;
+	return rc;
+}
+
+enum code store_org_count(struct store *st, int64_t *ret_n)
+{
+	struct db_res *r;
+	enum code rc = store_exec1(st, "SELECT COUNT(*) FROM orgs", NULL, 0, &r);
+	if (!rc)
+		*ret_n = db_res_int(r, 0, 0);
+	db_res_free(r);
+	return rc;
+}
+
+enum code store_org_get(struct store *st, const char *id, struct org *ret)
+{
+	struct db_res *r;
+	struct db_param p[] = {P_TXT(id)};
+	enum code rc = store_exec1(st, "SELECT id, name, created_at FROM orgs WHERE id = $1", p, 1, &r);
+	if (rc)
+		return rc;
+	if (db_res_rows(r) == 0)
+		rc = CODE_NOT_FOUND;
+	else
+		row_to_org(r, 0, ret);
+	db_res_free(r);
+	return rc;
+}
+
+#define USER_COLS "id, org_id, email, name, role, created_at"
+
+static void row_to_user(const struct db_res *r, int i, struct user *u)
+{
+	cell_copy(r, i, 0, u->id, sizeof u->id);
+	cell_copy(r, i, 1, u->org_id, sizeof u->org_id);
+	cell_copy(r, i, 2, u->email, sizeof u->email);
+	cell_copy(r, i, 3, u->name, sizeof u->name);
+	const char *role = db_res_get(r, i, 4);
+	u->role = role && !strcmp(role, "admin") ? ROLE_ADMIN : ROLE_MEMBER;
+	u->created_at = db_res_int(r, i, 5);
+}
+
+enum code store_user_add(struct store *st, const char *org_id, const char *email,
+			 const char *name, enum user_role role, struct user *ret,
+			 char *err, size_t errlen)
+{
+	struct user u = {0};
+	id_new("usr", u.id);
+	snprintf(u.org_id, sizeof u.org_id, "%s", org_id);
+	snprintf(u.email, sizeof u.email, "%s", email);
+	snprintf(u.name, sizeof u.name, "%s", name);
+	u.role = role;
+	u.created_at = now_ms();
+	char ekey[EMAIL_MAX_LEN * 4 + 1], nkey[NAME_MAX_LEN * 4 + 1];
+	text_key(email, ekey, sizeof ekey);
+	text_key(name, nkey, sizeof nkey);
+	struct db_param p[] = {P_TXT(u.id), P_TXT(org_id), P_TXT(email), P_TXT(ekey), P_TXT(name),
+			       P_TXT(nkey), P_TXT(role == ROLE_ADMIN ? "admin" : "member"), P_INT(u.created_at)};
+	struct db *db = store_acquire(st);
+	if (!db)
+		return CODE_SERVICE_UNAVAILABLE;
+	enum code rc = db_exec(db, "INSERT INTO users (id, org_id, email, email_key, name, name_key, role, created_at) "
+			       "VALUES ($1, $2, $3, $4, $5, $6, $7, $8)", p, 8, NULL);
+	if (rc && db_last_was_conflict(db)) {
+		snprintf(err, errlen, "a user with email %s already exists", email);
+		rc = CODE_INVALID_REQUEST;
+	} else if (rc == CODE_INTERNAL_ERROR) {
+		snprintf(err, errlen, "%s", db_errmsg(db));
+	}
+	store_release(st, db);
+	if (!rc && ret)
+		*ret = u;
+	return rc;
+}
+
+static enum code user_where(struct store *st, const char *where, const char *arg, struct user *ret)
+{
+	char sql[256];
+	snprintf(sql, sizeof sql, "SELECT " USER_COLS " FROM users WHERE %s", where);
+	struct db_res *r;
+	struct db_param p[] = {P_TXT(arg)};
+	enum code rc = store_exec1(st, sql, p, 1, &r);
+	if (rc)
+		return rc;
+	if (db_res_rows(r) == 0)
+		rc = CODE_NOT_FOUND;
+	else
+		row_to_user(r, 0, ret);
+	db_res_free(r);
+	return rc;
+}
+
+enum code store_user_by_email(struct store *st, const char *email, struct user *ret)
+{
+	char ekey[EMAIL_MAX_LEN * 4 + 1];
+	text_key(email, ekey, sizeof ekey);
+	return user_where(st, "email_key = $1", ekey, ret);
+}
+
+enum code store_user_get(struct store *st, const char *id, struct user *ret)
+{
+	return user_where(st, "id = $1", id, ret);
+}
+
+#define KEY_COLS "k.id, k.org_id, k.name, k.prefix, k.created_at, k.last_used_at, k.revoked_at, k.token_hash"
+
+static void row_to_key(const struct db_res *r, int i, struct api_key *k)
+{
+	cell_copy(r, i, 0, k->id, sizeof k->id);
+	cell_copy(r, i, 1, k->org_id, sizeof k->org_id);
+	cell_copy(r, i, 2, k->name, sizeof k->name);
+	cell_copy(r, i, 3, k->prefix, sizeof k->prefix);
+	k->created_at = db_res_int(r, i, 4);
+	k->last_used_at = db_res_int(r, i, 5);
+	k->revoked_at = db_res_int(r, i, 6);
+}
+
+enum code store_key_create(struct store *st, const char *org_id, const char *name,
+			   char ret_token[TOKEN_LEN + 1], struct api_key *ret)
+{
+	struct api_key k = {0};
+	id_new("key", k.id);
+	snprintf(k.org_id, sizeof k.org_id, "%s", org_id);
+	snprintf(k.name, sizeof k.name, "%s", name && *name ? name : "API key");
+	token_mint(ret_token);
+	snprintf(k.prefix, sizeof k.prefix, "%.*s", TOKEN_DISPLAY_LEN, ret_token);
+	k.created_at = now_ms();
+	char hash[TOKEN_HASH_HEX];
+	token_hash(ret_token, TOKEN_LEN, hash);
+	struct db_param p[] = {P_TXT(k.id), P_TXT(org_id), P_TXT(k.name), P_TXT(k.prefix), P_TXT(hash),
+			       P_INT(k.created_at)};
+	enum code rc = store_exec1(st, "INSERT INTO api_keys (id, org_id, name, prefix, token_hash, created_at) "
+				   "VALUES ($1, $2, $3, $4, $5, $6)", p, 6, NULL);
+	if (!rc && ret)
+		*ret = k;
+	return rc;
+}
+
+/* last_used_at is written at most once a second per key: enough for people
+ * reading it, and it keeps a busy token from turning every read into a write. */
+#define LAST_USED_GRANULARITY_MS 1000
+
+enum code store_key_authenticate(struct store *st, const char *token, size_t len,
+				 struct api_key *ret_key, struct org *ret_org)
+{
+	if (!token_well_formed(token, len))
+		return CODE_UNAUTHORIZED;
+	char hash[TOKEN_HASH_HEX];
+	token_hash(token, len, hash);
+	struct db *db = store_acquire(st);
+	if (!db)
+		return CODE_SERVICE_UNAVAILABLE;
+	struct db_res *r = NULL;
+	struct db_param p[] = {P_TXT(hash)};
+	enum code rc = db_exec(db, "SELECT " KEY_COLS ", o.id, o.name, o.created_at FROM api_keys k "
+			       "JOIN orgs o ON o.id = k.org_id WHERE k.token_hash = $1", p, 1, &r);
+	if (rc)
+		goto out;
+	/* The index found the row by hash; compare again in constant time so
+	 * the answer never depends on how much of a hash matched. */
+	if (db_res_rows(r) != 1 || !token_hash_equal(db_res_get(r, 0, 7), hash) || !db_res_null(r, 0, 6)) {
+		rc = CODE_UNAUTHORIZED;
+		goto out;
+	}
+	row_to_key(r, 0, ret_key);
+	cell_copy(r, 0, 8, ret_org->id, sizeof ret_org->id);
+	cell_copy(r, 0, 9, ret_org->name, sizeof ret_org->name);
+	ret_org->created_at = db_res_int(r, 0, 10);
+	int64_t now = now_ms();
+	if (now - ret_key->last_used_at >= LAST_USED_GRANULARITY_MS) {
+		struct db_param u[] = {P_INT(now), P_TXT(ret_key->id)};
+		if (db_exec(db, "UPDATE api_keys SET last_used_at = $1 WHERE id = $2", u, 2, NULL) == CODE_OK)
+			ret_key->last_used_at = now;
+		/* A failed bookkeeping write does not fail the request. */
+	}
+out:
+	db_res_free(r);
+	store_release(st, db);
+	return rc;
+}
+
+enum code store_key_revoke(struct store *st, const char *org_id, const char *key_id)
+{
+	struct db_res *r;
+	struct db_param p[] = {P_INT(now_ms()), P_TXT(key_id), P_TXT(org_id)};
+	enum code rc = store_exec1(st, "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) "
+				   "WHERE id = $2 AND (CAST($3 AS TEXT) IS NULL OR org_id = $3) RETURNING id", p, 3, &r);
+	if (!rc && db_res_rows(r) == 0)
+		rc = CODE_NOT_FOUND;
+	db_res_free(r);
+	return rc;
+}
+
+enum code store_key_list(struct store *st, const char *org_id,
+			 void (*fn)(const struct api_key *k, void *ctx), void *ctx)
+{
+	struct db_res *r;
+	struct db_param p[] = {P_TXT(org_id)};
+	enum code rc = store_exec1(st, "SELECT " KEY_COLS " FROM api_keys k WHERE k.org_id = $1 "
+				   "ORDER BY k.created_at DESC, k.id", p, 1, &r);
+	if (rc)
+		return rc;
+	for (int i = 0; i < db_res_rows(r); i++) {
+		struct api_key k = {0};
+		row_to_key(r, i, &k);
+		fn(&k, ctx);
+	}
+	db_res_free(r);
+	return CODE_OK;
+}
+
+enum code store_login_link_create(struct store *st, const char *user_id, int64_t ttl_ms,
+				  char ret_token[TOKEN_LEN + 1])
+{
+	token_mint_link(ret_token);
+	char hash[TOKEN_HASH_HEX];
+	token_hash(ret_token, TOKEN_LEN, hash);
+	int64_t now = now_ms();
+	struct db_param p[] = {P_TXT(hash), P_TXT(user_id), P_INT(now), P_INT(now + ttl_ms)};
+	return store_exec1(st, "INSERT INTO login_links (token_hash, user_id, created_at, expires_at) "
+			   "VALUES ($1, $2, $3, $4)", p, 4, NULL);
+}
+
+enum code store_login_link_use(struct store *st, const char *token, struct user *ret)
+{
+	if (!token_link_well_formed(token, strlen(token)))
+		return CODE_NOT_FOUND;
+	char hash[TOKEN_HASH_HEX];
+	token_hash(token, TOKEN_LEN, hash);
+	int64_t now = now_ms();
+	struct db_res *r;
+	struct db_param p[] = {P_INT(now), P_TXT(hash)};
+	/* One statement marks it used, so two concurrent uses cannot both win. */
+	enum code rc = store_exec1(st, "UPDATE login_links SET used_at = $1 WHERE token_hash = $2 "
+				   "AND used_at IS NULL AND expires_at > $1 RETURNING user_id", p, 2, &r);
+	if (rc)
+		return rc;
+	char uid[ID_MAX] = "";
+	if (db_res_rows(r) == 1)
+		cell_copy(r, 0, 0, uid, sizeof uid);
+	db_res_free(r);
+	return *uid ? store_user_get(st, uid, ret) : CODE_NOT_FOUND;
+}
+
+static enum code add_named(struct store *st, const char *table, const char *prefix,
+			   const char *org_id, const char *name, char ret_id[ID_MAX])
+{
+	char key[NAME_MAX_LEN * 4 + 1], sql[160];
+	text_key(name, key, sizeof key);
+	id_new(prefix, ret_id);
+	snprintf(sql, sizeof sql, "INSERT INTO %s (id, org_id, name, name_key, created_at) "
+		 "VALUES ($1, $2, $3, $4, $5)", table);
+	struct db_param p[] = {P_TXT(ret_id), P_TXT(org_id), P_TXT(name), P_TXT(key), P_INT(now_ms())};
+	return store_exec1(st, sql, p, 5, NULL);
+}
+
+enum code store_customer_add(struct store *st, const char *org_id, const char *name, char ret_id[ID_MAX])
+{
+	return add_named(st, "customers", "cus", org_id, name, ret_id);
+}
+
+enum code store_branch_add(struct store *st, const char *org_id, const char *name, char ret_id[ID_MAX])
+{
+	return add_named(st, "branches", "brn", org_id, name, ret_id);
+}
+
+enum code store_location_add(struct store *st, const char *org_id, const struct location *loc,
+			     char ret_id[ID_MAX])
+{
+	char nkey[NAME_MAX_LEN * 4 + 1], akey[1024];
+	id_new("loc", ret_id);
+	if (loc->name)
+		text_key(loc->name, nkey, sizeof nkey);
+	address_key(loc->street, loc->city, loc->state, loc->zip, akey, sizeof akey);
+	struct db_param p[] = {P_TXT(ret_id), P_TXT(org_id), P_TXT(loc->name), P_TXT(loc->name ? nkey : NULL),
+			       P_TXT(loc->street), P_TXT(loc->city), P_TXT(loc->state), P_TXT(loc->zip),
+			       P_TXT(akey), P_INT(now_ms())};
+	return store_exec1(st, "INSERT INTO locations (id, org_id, name, name_key, street, city, state, zip, "
+			   "address_key, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", p, 10, NULL);
+}
+
+enum code store_set_approvers(struct store *st, const char *org_id, const char *const *emails, int n)
+{
+	struct db *db = store_acquire(st);
+	if (!db)
+		return CODE_SERVICE_UNAVAILABLE;
+	struct db_param p[] = {P_TXT(org_id), P_NULL};
+	enum code rc = db_begin_write(db);
+	if (!rc)
+		rc = db_exec(db, "DELETE FROM approvers WHERE org_id = $1", p, 1, NULL);
+	for (int i = 0; !rc && i < n; i++) {
+		p[1] = P_TXT(emails[i]);
+		rc = db_exec(db, "INSERT INTO approvers (org_id, email) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+			     p, 2, NULL);
+	}
+	if (!rc)
+		rc = db_commit(db);
+	else
+		db_rollback(db);
+	store_release(st, db);
+	return rc;
+}

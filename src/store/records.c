@@ -1,0 +1,346 @@
+/* Projects, Loads, Locations and the look-ups of an import. */
+#include "records.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "store_internal.h"
+
+static const char *dup(struct arena *a, const struct db_res *r, int i, int c)
+{
+	return db_res_null(r, i, c) ? NULL : arena_strdup(a, db_res_get(r, i, c));
+}
+
+/* ---- projects ---- */
+
+#define PROJECT_COLS "id, job_code, name, customer_id, branch_id, project_manager_id, " \
+	"pickup_location_id, dropoff_location_id, created_at, updated_at"
+
+static void row_to_project(struct arena *a, const struct db_res *r, int i, struct project_rec *p)
+{
+	memset(p, 0, sizeof(*p));
+	cell_copy(r, i, 0, p->id, sizeof p->id);
+	p->job_code = dup(a, r, i, 1);
+	p->name = dup(a, r, i, 2);
+	p->customer_id = dup(a, r, i, 3);
+	p->branch_id = dup(a, r, i, 4);
+	p->project_manager_id = dup(a, r, i, 5);
+	p->pickup_location_id = dup(a, r, i, 6);
+	p->dropoff_location_id = dup(a, r, i, 7);
+	p->created_at = db_res_int(r, i, 8);
+	p->updated_at = db_res_int(r, i, 9);
+}
+
+static enum code one_project(struct db *db, struct arena *a, const char *sql, struct db_param *p, int n,
+			     struct project_rec *ret)
+{
+	struct db_res *r;
+	enum code rc = db_exec(db, sql, p, n, &r);
+	if (rc)
+		return rc;
+	if (db_res_rows(r) == 1)
+		row_to_project(a, r, 0, ret);
+	else
+		rc = CODE_NOT_FOUND;
+	db_res_free(r);
+	return rc;
+}
+
+enum code store_project_find(struct store_tx *tx, struct arena *a, const char *org_id, const char *job_code,
+			     struct project_rec *ret)
+{
+	struct db_param p[] = {P_TXT(org_id), P_TXT(job_code)};
+	return one_project(store_tx_db(tx), a, "SELECT " PROJECT_COLS " FROM projects WHERE org_id = $1 AND job_code = $2",
+			   p, 2, ret);
+}
+
+enum code store_project_insert(struct store_tx *tx, const char *org_id, const struct project_rec *x)
+{
+	int64_t now = now_ms();
+	struct db_param p[] = {P_TXT(x->id), P_TXT(org_id), P_TXT(x->job_code), P_TXT(x->name),
+			       P_TXT(x->customer_id), P_TXT(x->branch_id), P_TXT(x->project_manager_id),
+			       P_TXT(x->pickup_location_id), P_TXT(x->dropoff_location_id), P_INT(now)};
+	return db_exec(store_tx_db(tx), "INSERT INTO projects (id, org_id, job_code, name, customer_id, branch_id, "
+		       "project_manager_id, pickup_location_id, dropoff_location_id, created_at, updated_at) "
+		       "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)", p, 10, NULL);
+}
+
+enum code store_project_update(struct store_tx *tx, const struct project_rec *x)
+{
+	struct db_param p[] = {P_TXT(x->id), P_TXT(x->name), P_TXT(x->customer_id), P_TXT(x->branch_id),
+			       P_TXT(x->project_manager_id), P_TXT(x->pickup_location_id),
+			       P_TXT(x->dropoff_location_id), P_INT(now_ms())};
+	return db_exec(store_tx_db(tx), "UPDATE projects SET name = $2, customer_id = $3, branch_id = $4, "
+		       "project_manager_id = $5, pickup_location_id = $6, dropoff_location_id = $7, updated_at = $8 "
+		       "WHERE id = $1", p, 8, NULL);
+}
+
+enum code store_project_get(struct store *st, struct arena *a, const char *org_id, const char *id,
+			    struct project_rec *ret)
+{
+	struct db *db = store_acquire(st);
+	if (!db)
+		return CODE_SERVICE_UNAVAILABLE;
+	struct db_param p[] = {P_TXT(id), P_TXT(org_id)};
+	enum code rc = one_project(db, a, "SELECT " PROJECT_COLS " FROM projects WHERE id = $1 AND org_id = $2",
+				   p, 2, ret);
+	store_release(st, db);
+	return rc;
+}
+
+/* ---- loads ---- */
+
+#define LOAD_COLS "l.id, l.project_id, p.job_code, l.load_no, l.load_date, l.material, l.truck_type, " \
+	"l.ticket_no, l.notes, l.weight_unit, l.weight_centilb, l.rate_cents, l.pickup_location_id, " \
+	"l.dropoff_location_id, l.content_hash, l.created_at, l.updated_at"
+
+static void row_to_load(struct arena *a, const struct db_res *r, int i, struct load_rec *l)
+{
+	memset(l, 0, sizeof(*l));
+	cell_copy(r, i, 0, l->id, sizeof l->id);
+	l->project_id = dup(a, r, i, 1);
+	l->job_code = dup(a, r, i, 2);
+	l->load_no = dup(a, r, i, 3);
+	l->load_date = dup(a, r, i, 4);
+	l->material = dup(a, r, i, 5);
+	l->truck_type = dup(a, r, i, 6);
+	l->ticket_no = dup(a, r, i, 7);
+	l->notes = dup(a, r, i, 8);
+	l->weight_unit = dup(a, r, i, 9);
+	l->has_weight = !db_res_null(r, i, 10);
+	l->weight_centilb = db_res_int(r, i, 10);
+	l->has_rate = !db_res_null(r, i, 11);
+	l->rate_cents = db_res_int(r, i, 11);
+	l->pickup_location_id = dup(a, r, i, 12);
+	l->dropoff_location_id = dup(a, r, i, 13);
+	l->content_hash = dup(a, r, i, 14);
+	l->created_at = db_res_int(r, i, 15);
+	l->updated_at = db_res_int(r, i, 16);
+}
+
+static enum code one_load(struct db *db, struct arena *a, const char *where, struct db_param *p, int n,
+			  struct load_rec *ret)
+{
+	char sql[1024];
+	snprintf(sql, sizeof sql, "SELECT " LOAD_COLS " FROM loads l JOIN projects p ON p.id = l.project_id WHERE %s",
+		 where);
+	struct db_res *r;
+	enum code rc = db_exec(db, sql, p, n, &r);
+	if (rc)
+		return rc;
+	if (db_res_rows(r) == 1)
+		row_to_load(a, r, 0, ret);
+	else
+		rc = CODE_NOT_FOUND;
+	db_res_free(r);
+	return rc;
+}
+
+enum code store_load_find(struct store_tx *tx, struct arena *a, const char *project_id, const char *load_no,
+			  struct load_rec *ret)
+{
+	struct db_param p[] = {P_TXT(project_id), P_TXT(load_no)};
+	return one_load(store_tx_db(tx), a, "l.project_id = $1 AND l.load_no = $2", p, 2, ret);
+}
+
+static struct db_param opt_int(bool has, int64_t v)
+{
+	return has ? P_INT(v) : P_NULL;
+}
+
+enum code store_load_insert(struct store_tx *tx, const char *org_id, const char *run_id, const struct load_rec *l)
+{
+	struct db_param p[] = {
+		P_TXT(l->id), P_TXT(org_id), P_TXT(l->project_id), P_TXT(l->load_no), P_TXT(l->load_date),
+		P_TXT(l->material), P_TXT(l->truck_type), P_TXT(l->ticket_no), opt_int(l->has_weight, l->weight_centilb),
+		P_TXT(l->weight_unit), opt_int(l->has_rate, l->rate_cents), P_TXT(l->notes),
+		P_TXT(l->pickup_location_id), P_TXT(l->dropoff_location_id), P_TXT(l->content_hash), P_TXT(run_id),
+		P_INT(now_ms())};
+	return db_exec(store_tx_db(tx), "INSERT INTO loads (id, org_id, project_id, load_no, load_date, material, "
+		       "truck_type, ticket_no, weight_centilb, weight_unit, rate_cents, notes, pickup_location_id, "
+		       "dropoff_location_id, content_hash, last_run_id, created_at, updated_at) VALUES ($1, $2, $3, $4, "
+		       "$5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17)", p, 17, NULL);
+}
+
+enum code store_load_update(struct store_tx *tx, const char *run_id, const struct load_rec *l)
+{
+	struct db_param p[] = {
+		P_TXT(l->id), P_TXT(l->load_date), P_TXT(l->material), P_TXT(l->truck_type), P_TXT(l->ticket_no),
+		opt_int(l->has_weight, l->weight_centilb), P_TXT(l->weight_unit), opt_int(l->has_rate, l->rate_cents),
+		P_TXT(l->notes), P_TXT(l->pickup_location_id), P_TXT(l->dropoff_location_id), P_TXT(l->content_hash),
+		P_TXT(run_id), P_INT(now_ms())};
+	return db_exec(store_tx_db(tx), "UPDATE loads SET load_date = $2, material = $3, truck_type = $4, "
+		       "ticket_no = $5, weight_centilb = $6, weight_unit = $7, rate_cents = $8, notes = $9, "
+		       "pickup_location_id = $10, dropoff_location_id = $11, content_hash = $12, last_run_id = $13, "
+		       "updated_at = $14 WHERE id = $1", p, 14, NULL);
+}
+
+enum code store_load_get(struct store *st, struct arena *a, const char *org_id, const char *id,
+			 struct load_rec *ret)
+{
+	struct db *db = store_acquire(st);
+	if (!db)
+		return CODE_SERVICE_UNAVAILABLE;
+	struct db_param p[] = {P_TXT(id), P_TXT(org_id)};
+	enum code rc = one_load(db, a, "l.id = $1 AND l.org_id = $2", p, 2, ret);
+	store_release(st, db);
+	return rc;
+}
+
+/* ---- look-ups ---- */
+
+static enum code first_id(struct db *db, const char *sql, struct db_param *p, int n, char ret_id[ID_MAX])
+{
+	struct db_res *r;
+	enum code rc = db_exec(db, sql, p, n, &r);
+	if (rc)
+		return rc;
+	if (db_res_rows(r) >= 1)
+		cell_copy(r, 0, 0, ret_id, ID_MAX);
+	else
+		rc = CODE_NOT_FOUND;
+	db_res_free(r);
+	return rc;
+}
+
+enum code store_lookup_named(struct store_tx *tx, const char *table, const char *org_id, const char *key,
+			     char ret_id[ID_MAX])
+{
+	char sql[200];
+	snprintf(sql, sizeof sql, "SELECT id FROM %s WHERE org_id = $1 AND name_key = $2 "
+		 "ORDER BY created_at, id LIMIT 1", !strcmp(table, "branches") ? "branches" : "customers");
+	struct db_param p[] = {P_TXT(org_id), P_TXT(key)};
+	return first_id(store_tx_db(tx), sql, p, 2, ret_id);
+}
+
+enum code store_lookup_user(struct store_tx *tx, const char *org_id, const char *key, char ret_id[ID_MAX])
+{
+	struct db_param p[] = {P_TXT(org_id), P_TXT(key)};
+	return first_id(store_tx_db(tx), "SELECT id FROM users WHERE org_id = $1 AND (name_key = $2 OR email_key = $2) "
+			"ORDER BY created_at, id LIMIT 1", p, 2, ret_id);
+}
+
+/* ---- locations ---- */
+
+#define LOC_COLS "id, name, street, city, state, zip, created_at"
+
+static void row_to_loc(struct arena *a, const struct db_res *r, int i, struct location_rec *l)
+{
+	memset(l, 0, sizeof(*l));
+	cell_copy(r, i, 0, l->id, sizeof l->id);
+	l->name = dup(a, r, i, 1);
+	l->street = dup(a, r, i, 2);
+	l->city = dup(a, r, i, 3);
+	l->state = dup(a, r, i, 4);
+	l->zip = dup(a, r, i, 5);
+	l->created_at = db_res_int(r, i, 6);
+}
+
+enum code store_location_by_address(struct store_tx *tx, const char *org_id, const char *address_key,
+				    char ret_id[ID_MAX])
+{
+	struct db_param p[] = {P_TXT(org_id), P_TXT(address_key)};
+	return first_id(store_tx_db(tx), "SELECT id FROM locations WHERE org_id = $1 AND address_key = $2 "
+			"ORDER BY created_at, id LIMIT 1", p, 2, ret_id);
+}
+
+static enum code loc_list(struct db *db, struct arena *a, const char *sql, struct db_param *p, int n,
+			  struct location_rec *ret, int max, int *ret_n)
+{
+	struct db_res *r;
+	enum code rc = db_exec(db, sql, p, n, &r);
+	if (rc)
+		return rc;
+	*ret_n = 0;
+	for (int i = 0; i < db_res_rows(r) && i < max; i++)
+		row_to_loc(a, r, i, &ret[(*ret_n)++]);
+	db_res_free(r);
+	return CODE_OK;
+}
+
+enum code store_locations_by_name(struct store_tx *tx, struct arena *a, const char *org_id, const char *name_key,
+				  struct location_rec *ret, int max, int *ret_n)
+{
+	struct db_param p[] = {P_TXT(org_id), P_TXT(name_key), P_INT(max)};
+	return loc_list(store_tx_db(tx), a, "SELECT " LOC_COLS " FROM locations WHERE org_id = $1 AND name_key = $2 "
+			"ORDER BY created_at, id LIMIT $3", p, 3, ret, max, ret_n);
+}
+
+enum code store_location_create_import(struct store_tx *tx, const char *org_id, const struct location_rec *loc,
+				       const char *name_key, const char *address_key, const char *run_id,
+				       char ret_id[ID_MAX], bool *ret_created)
+{
+	struct db *db = store_tx_db(tx);
+	/* The conflict target names the partial unique index that applies, so a
+	 * concurrent import's identical insert waits and then does nothing. */
+	const char *target = name_key ? "(org_id, name_key) WHERE import_created = 1 AND name_key IS NOT NULL"
+				      : "(org_id, address_key) WHERE import_created = 1 AND name_key IS NULL";
+	char sql[800];
+	snprintf(sql, sizeof sql, "INSERT INTO locations (id, org_id, name, name_key, street, city, state, zip, "
+		 "address_key, created_by_run, import_created, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
+		 "$10, 1, $11) ON CONFLICT %s DO NOTHING RETURNING id", target);
+	struct db_param p[] = {P_TXT(loc->id), P_TXT(org_id), P_TXT(loc->name), P_TXT(name_key), P_TXT(loc->street),
+			       P_TXT(loc->city), P_TXT(loc->state), P_TXT(loc->zip), P_TXT(address_key),
+			       P_TXT(run_id), P_INT(now_ms())};
+	enum code rc = first_id(db, sql, p, 11, ret_id);
+	*ret_created = rc == CODE_OK;
+	if (rc != CODE_NOT_FOUND)
+		return rc;
+	struct db_param q[] = {P_TXT(org_id), P_TXT(name_key ? name_key : address_key)};
+	return first_id(db, name_key ? "SELECT id FROM locations WHERE org_id = $1 AND name_key = $2 AND import_created = 1"
+				     : "SELECT id FROM locations WHERE org_id = $1 AND address_key = $2 AND "
+				       "import_created = 1 AND name_key IS NULL", q, 2, ret_id);
+}
+
+enum code store_location_get(struct store *st, struct arena *a, const char *org_id, const char *id,
+			     struct location_rec *ret)
+{
+	struct db *db = store_acquire(st);
+	if (!db)
+		return CODE_SERVICE_UNAVAILABLE;
+	struct db_param p[] = {P_TXT(org_id), P_TXT(id)};
+	int n = 0;
+	enum code rc = loc_list(db, a, "SELECT " LOC_COLS " FROM locations WHERE org_id = $1 AND id = $2", p, 2, ret, 1, &n);
+	store_release(st, db);
+	return rc ? rc : n ? CODE_OK : CODE_NOT_FOUND;
+}
+
+enum code store_locations_search(struct store *st, struct arena *a, const char *org_id, const char *name_key,
+				 const char *text, int64_t after_created, const char *after_id, int limit,
+				 struct location_rec *ret, int *ret_n)
+{
+	struct db *db = store_acquire(st);
+	if (!db)
+		return CODE_SERVICE_UNAVAILABLE;
+	/* Name: exact key or key prefix.  Address: case-insensitive substring of
+	 * street, city or ZIP.  LIKE wildcards in the text are escaped. */
+	char *pattern = arena_alloc(a, strlen(text) * 2 + 3), *o = pattern;
+	*o++ = '%';
+	for (const char *s = text; *s; s++) {
+		if (*s == '%' || *s == '_' || *s == '\\')
+			*o++ = '\\';
+		*o++ = *s;
+	}
+	*o++ = '%';
+	*o = '\0';
+	char *prefix = arena_printf(a, "%s", name_key);
+	char *pp = arena_alloc(a, strlen(prefix) * 2 + 2);
+	o = pp;
+	for (const char *s = prefix; *s; s++) {
+		if (*s == '%' || *s == '_' || *s == '\\')
+			*o++ = '\\';
+		*o++ = *s;
+	}
+	*o++ = '%';
+	*o = '\0';
+	struct db_param p[] = {P_TXT(org_id), P_TXT(pp), P_TXT(pattern), P_INT(after_created), P_TXT(after_id ? after_id : ""),
+			       P_INT(after_id ? 1 : 0), P_INT(limit)};
+	enum code rc = loc_list(db, a, "SELECT " LOC_COLS " FROM locations WHERE org_id = $1 AND "
+				"(name_key LIKE $2 ESCAPE '\\' OR LOWER(street) LIKE LOWER($3) ESCAPE '\\' OR "
+				"LOWER(city) LIKE LOWER($3) ESCAPE '\\' OR zip LIKE $3 ESCAPE '\\') AND "
+				"($6 = 0 OR created_at > $4 OR (created_at = $4 AND id > $5)) "
+				"ORDER BY created_at, id LIMIT $7", p, 7, ret, limit, ret_n);
+	store_release(st, db);
+	return rc;
+}

@@ -1,0 +1,80 @@
+/* Projects, Loads and Locations: what an import writes (inside a run's
+ * transaction) and what the read endpoints return.  Strings in the records
+ * are owned by the arena passed in; NULL means SQL NULL (unset). */
+#ifndef LOADLINE_STORE_RECORDS_H
+#define LOADLINE_STORE_RECORDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/arena.h"
+#include "runs.h"
+
+struct project_rec {
+	char id[ID_MAX];
+	const char *job_code, *name;
+	const char *customer_id, *branch_id, *project_manager_id;
+	const char *pickup_location_id, *dropoff_location_id;
+	int64_t created_at, updated_at;
+};
+
+struct load_rec {
+	char id[ID_MAX];
+	const char *project_id, *job_code, *load_no, *load_date;
+	const char *material, *truck_type, *ticket_no, *notes, *weight_unit;
+	bool has_weight, has_rate;
+	int64_t weight_centilb, rate_cents;
+	const char *pickup_location_id, *dropoff_location_id;
+	const char *content_hash;
+	int64_t created_at, updated_at;
+};
+
+struct location_rec {
+	char id[ID_MAX];
+	const char *name, *street, *city, *state, *zip;
+	int64_t created_at;
+};
+
+/* In a run's transaction.  Finders return CODE_NOT_FOUND when absent. */
+enum code store_project_find(struct store_tx *tx, struct arena *a, const char *org_id, const char *job_code,
+			     struct project_rec *ret);
+enum code store_project_insert(struct store_tx *tx, const char *org_id, const struct project_rec *p);
+enum code store_project_update(struct store_tx *tx, const struct project_rec *p);
+enum code store_load_find(struct store_tx *tx, struct arena *a, const char *project_id, const char *load_no,
+			  struct load_rec *ret);
+enum code store_load_insert(struct store_tx *tx, const char *org_id, const char *run_id, const struct load_rec *l);
+enum code store_load_update(struct store_tx *tx, const char *run_id, const struct load_rec *l);
+
+/* Oldest customer/branch (table "customers"/"branches") whose name key is key. */
+enum code store_lookup_named(struct store_tx *tx, const char *table, const char *org_id, const char *key,
+			     char ret_id[ID_MAX]);
+/* A user of the org whose name key or email key is key. */
+enum code store_lookup_user(struct store_tx *tx, const char *org_id, const char *key, char ret_id[ID_MAX]);
+
+/* Oldest location with this address key. */
+enum code store_location_by_address(struct store_tx *tx, const char *org_id, const char *address_key,
+				    char ret_id[ID_MAX]);
+/* Up to max locations named key, oldest first; *ret_n is how many (capped). */
+enum code store_locations_by_name(struct store_tx *tx, struct arena *a, const char *org_id, const char *name_key,
+				  struct location_rec *ret, int max, int *ret_n);
+/* Creates an import-made location unless one with the same name key (named)
+ * or address key (unnamed) exists, atomically even across processes; gives
+ * the id of the one created or found, and whether it was created. */
+enum code store_location_create_import(struct store_tx *tx, const char *org_id, const struct location_rec *loc,
+				       const char *name_key, const char *address_key, const char *run_id,
+				       char ret_id[ID_MAX], bool *ret_created);
+
+/* Reads for the API (CODE_NOT_FOUND outside the org). */
+enum code store_load_get(struct store *st, struct arena *a, const char *org_id, const char *id,
+			 struct load_rec *ret);
+enum code store_project_get(struct store *st, struct arena *a, const char *org_id, const char *id,
+			    struct project_rec *ret);
+enum code store_location_get(struct store *st, struct arena *a, const char *org_id, const char *id,
+			     struct location_rec *ret);
+/* Address search: name_key prefix, or text in street/city/zip; oldest first
+ * after the cursor (created_at, id). */
+enum code store_locations_search(struct store *st, struct arena *a, const char *org_id, const char *name_key,
+				 const char *text, int64_t after_created, const char *after_id, int limit,
+				 struct location_rec *ret, int *ret_n);
+
+#endif

@@ -1,0 +1,363 @@
+/* Runs: creation with the file, reads, claims and leases, moves, results. */
+#include "runs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "outbox.h"
+#include "store_internal.h"
+
+#define RUN_COLS "id, org_id, kind, state, dry_run, fingerprint, file_name, file_size, file_format, " \
+	"file_encoding, file_delimiter, row_count, error_code, error_message, n_succeeded, n_warnings, " \
+	"n_failed, n_skipped, staged, shape_key, expires_at, created_at, started_at, finished_at, " \
+	"lease_owner, attempts"
+
+static void row_to_run(const struct db_res *r, int i, struct run *x)
+{
+	memset(x, 0, sizeof(*x));
+	cell_copy(r, i, 0, x->id, sizeof x->id);
+	cell_copy(r, i, 1, x->org_id, sizeof x->org_id);
+	cell_copy(r, i, 2, x->kind, sizeof x->kind);
+	x->state = run_state_from_name(db_res_get(r, i, 3));
+	x->dry_run = db_res_int(r, i, 4) != 0;
+	cell_copy(r, i, 5, x->fingerprint, sizeof x->fingerprint);
+	cell_copy(r, i, 6, x->file_name, sizeof x->file_name);
+	x->file_size = db_res_int(r, i, 7);
+	cell_copy(r, i, 8, x->file_format, sizeof x->file_format);
+	cell_copy(r, i, 9, x->file_encoding, sizeof x->file_encoding);
+	cell_copy(r, i, 10, x->file_delimiter, sizeof x->file_delimiter);
+	x->row_count = db_res_null(r, i, 11) ? -1 : (int)db_res_int(r, i, 11);
+	cell_copy(r, i, 12, x->error_code, sizeof x->error_code);
+	cell_copy(r, i, 13, x->error_message, sizeof x->error_message);
+	for (int k = 0; k < 4; k++)
+		x->counts[k] = (int)db_res_int(r, i, 14 + k);
+	x->staged = db_res_int(r, i, 18) != 0;
+	cell_copy(r, i, 19, x->shape_key, sizeof x->shape_key);
+	x->expires_at = db_res_int(r, i, 20);
+	x->created_at = db_res_int(r, i, 21);
+	x->started_at = db_res_int(r, i, 22);
+	x->finished_at = db_res_int(r, i, 23);
+	cell_copy(r, i, 24, x->lease_owner, sizeof x->lease_owner);
+	x->attempts = (int)db_res_int(r, i, 25);
+}
+
+static enum code find_active(struct db *db, const struct run *run, char ret_id[ID_MAX])
+{
+	struct db_res *r;
+	struct db_param p[] = {P_TXT(run->org_id), P_TXT(run->fingerprint)};
+	enum code rc = db_exec(db, "SELECT id FROM runs WHERE org_id = $1 AND fingerprint = $2 "
+			       "AND state IN ('QUEUED','RUNNING') ORDER BY created_at LIMIT 1", p, 2, &r);
+	if (!rc && db_res_rows(r) == 1) {
+		cell_copy(r, 0, 0, ret_id, ID_MAX);
+		rc = CODE_IMPORT_IN_PROGRESS;
+	}
+	db_res_free(r);
+	return rc;
+}
+
+enum code store_run_create(struct store *st, struct run *run, const void *file, size_t len,
+			   const struct outbox_mail *mail, char ret_existing_id[ID_MAX])
+{
+	struct db *db = store_acquire(st);
+	if (!db)
+		return CODE_SERVICE_UNAVAILABLE;
+	enum code rc = db_begin_write(db);
+	if (!rc)
+		rc = find_active(db, run, ret_existing_id);
+	struct db_param p[] = {
+		P_TXT(run->id), P_TXT(run->org_id), P_TXT(run->kind), P_TXT(run_state_name(run->state)),
+		P_INT(run->dry_run), P_TXT(run->fingerprint), P_TXT(run->file_name), P_INT(run->file_size),
+		P_TXT(run->file_format), P_INT(run->created_at), P_INT(run->staged),
+		P_TXT(*run->shape_key ? run->shape_key : NULL), run->expires_at ? P_INT(run->expires_at) : P_NULL,
+		run->row_count >= 0 ? P_INT(run->row_count) : P_NULL};
+	if (!rc)
+		rc = db_exec(db, "INSERT INTO runs (id, org_id, kind, state, dry_run, fingerprint, file_name, "
+			     "file_size, file_format, created_at, updated_at, staged, shape_key, expires_at, row_count) "
+			     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11, $12, $13, $14)", p, 14, NULL);
+	if (rc == CODE_INTERNAL_ERROR && db_last_was_conflict(db)) {
+		/* Lost a race with an identical push: report that run. */
+		db_rollback(db);
+		rc = find_active(db, run, ret_existing_id);
+		if (!rc)
+			rc = CODE_SERVICE_UNAVAILABLE;   /* it finished meanwhile: let the client retry */
+		store_release(st, db);
+		return rc;
+	}
+	struct db_param f[] = {P_TXT(run->id), P_BLOB(file, len)};
+	if (!rc)
+		rc = db_exec(db, "INSERT INTO run_files (run_id, content) VALUES ($1, $2)", f, 2, NULL);
+	/* The approval mail is queued in the same transaction as the staged
+	 * run: neither exists without the other. */
+	if (!rc && mail)
+		rc = outbox_insert_db(db, mail);
+	if (!rc)
+		rc = db_commit(db);
+	else
+		db_rollback(db);
+	if (rc == CODE_INTERNAL_ERROR)
+		log_msg("error", "run create failed: %s", db_errmsg(db));
+	store_release(st, db);
+	return rc;
+}
+
+enum code store_run_get(struct store *st, const char *org_id, const char *id, struct run *ret)
+{
+	struct db_res *r;
+	struct db_param p[] = {P_TXT(id), P_TXT(org_id)};
+	enum code rc = store_exec1(st, "SELECT " RUN_COLS " FROM runs WHERE id = $1 AND (CAST($2 AS TEXT) IS NULL OR org_id = $2)",
+				   p, 2, &r);
+	if (rc)
+		return rc;
+	if (db_res_rows(r) == 1)
+		row_to_run(r, 0, ret);
+	else
+		rc = CODE_NOT_FOUND;
+	db_res_free(r);
+	return rc;
+}
+
+enum code store_run_list(struct store *st, const char *org_id, int64_t after_created,
+			 const char *after_id, int limit, struct run *ret, int *ret_n)
+{
+	struct db_res *r;
+	struct db_param p[] = {P_TXT(org_id), P_INT(after_created), P_TXT(after_id ? after_id : ""), P_INT(limit),
+			       P_INT(after_id ? 1 : 0)};
+	enum code rc = store_exec1(st, "SELECT " RUN_COLS " FROM runs WHERE org_id = $1 AND "
+				   "($5 = 0 OR created_at < $2 OR (created_at = $2 AND id < $3)) "
+				   "ORDER BY created_at DESC, id DESC LIMIT $4", p, 5, &r);
+	if (rc)
+		return rc;
+	int n = db_res_rows(r);
+	for (int i = 0; i < n && i < limit; i++)
+		row_to_run(r, i, &ret[i]);
+	*ret_n = n < limit ? n : limit;
+	db_res_free(r);
+	return CODE_OK;
+}
+
+enum code store_run_file(struct store *st, const char *id, unsigned char **ret, size_t *ret_len)
+{
+	struct db_res *r;
+	struct db_param p[] = {P_TXT(id)};
+	enum code rc = store_exec1(st, "SELECT content FROM run_files WHERE run_id = $1", p, 1, &r);
+	if (rc)
+		return rc;
+	if (db_res_rows(r) != 1 || db_res_blob(r, 0, 0, ret, ret_len))
+		rc = CODE_NOT_FOUND;
+	db_res_free(r);
+	return rc;
+}
+
+enum code store_run_claim(struct store *st, const char *owner, int64_t lease_ms, struct run *ret)
+{
+	int64_t now = now_ms();
+	struct db *db = store_acquire(st);
+	if (!db)
+		return CODE_SERVICE_UNAVAILABLE;
+	/* One statement: SQLite runs it under its single writer lock, and
+	 * PostgreSQL's SKIP LOCKED lets concurrent workers pass each other by
+	 * instead of claiming the same row. */
+	const char *lock = db_kind(db) == DB_POSTGRES ? " FOR UPDATE SKIP LOCKED" : "";
+	char sql[1024];
+	snprintf(sql, sizeof sql,
+		 "UPDATE runs SET state = 'RUNNING', lease_owner = $1, lease_until = $2 + $3, "
+		 "started_at = COALESCE(started_at, $2), attempts = attempts + 1, updated_at = $2 "
+		 "WHERE id = (SELECT id FROM runs WHERE (state = 'QUEUED' AND staged = 0) "
+		 "OR (state = 'RUNNING' AND lease_until < $2) ORDER BY created_at LIMIT 1%s) "
+		 "AND (state = 'QUEUED' OR (state = 'RUNNING' AND lease_until < $2)) RETURNING " RUN_COLS, lock);
+	struct db_param p[] = {P_TXT(owner), P_INT(now), P_INT(lease_ms)};
+	struct db_res *r = NULL;
+	enum code rc = db_exec(db, sql, p, 3, &r);
+	if (!rc && db_res_rows(r) == 1)
+		row_to_run(r, 0, ret);
+	else if (!rc)
+		rc = CODE_NOT_FOUND;
+	db_res_free(r);
+	store_release(st, db);
+	return rc;
+}
+
+enum code store_run_heartbeat(struct store *st, const char *id, const char *owner, int64_t lease_ms)
+{
+	struct db_param p[] = {P_INT(now_ms() + lease_ms), P_TXT(id), P_TXT(owner)};
+	return store_exec1(st, "UPDATE runs SET lease_until = $1 WHERE id = $2 AND lease_owner = $3 "
+			   "AND state = 'RUNNING'", p, 3, NULL);
+}
+
+enum code store_run_release(struct store *st, const char *id, const char *owner, int64_t retry_in_ms)
+{
+	struct db_param p[] = {P_INT(now_ms() + retry_in_ms), P_TXT(id), P_TXT(owner)};
+	return store_exec1(st, "UPDATE runs SET lease_until = $1 WHERE id = $2 AND lease_owner = $3 "
+			   "AND state = 'RUNNING'", p, 3, NULL);
+}
+
+static enum code run_move_db(struct db *db, const char *id, const struct run_move *m)
+{
+	char sources[128], sql[1400];
+	run_move_sources_sql(m->to, sources, sizeof sources);
+	int64_t now = now_ms();
+	const int zero[4] = {0};
+	const int *c = m->counts ? m->counts : zero;
+	snprintf(sql, sizeof sql,
+		 "UPDATE runs SET state = $1, updated_at = $2, "
+		 "error_code = COALESCE($3, error_code), error_message = COALESCE($4, error_message), "
+		 "n_succeeded = CASE WHEN $5 = 1 THEN $6 ELSE n_succeeded END, "
+		 "n_warnings = CASE WHEN $5 = 1 THEN $7 ELSE n_warnings END, "
+		 "n_failed = CASE WHEN $5 = 1 THEN $8 ELSE n_failed END, "
+		 "n_skipped = CASE WHEN $5 = 1 THEN $9 ELSE n_skipped END, "
+		 "file_encoding = COALESCE($10, file_encoding), file_delimiter = COALESCE($11, file_delimiter), "
+		 "row_count = CASE WHEN $12 >= 0 THEN $12 ELSE row_count END, "
+		 "finished_at = CASE WHEN $13 = 1 THEN $2 ELSE finished_at END, "
+		 "lease_until = CASE WHEN $13 = 1 THEN NULL ELSE lease_until END "
+		 "WHERE id = $14 AND state IN (%s) AND (CAST($15 AS TEXT) IS NULL OR lease_owner = $15) RETURNING id", sources);
+	struct db_param p[] = {
+		P_TXT(run_state_name(m->to)), P_INT(now), P_TXT(m->error_code), P_TXT(m->error_message),
+		P_INT(m->counts ? 1 : 0), P_INT(c[0]), P_INT(c[1]), P_INT(c[2]), P_INT(c[3]),
+		P_TXT(m->file_encoding), P_TXT(m->file_delimiter), P_INT(m->row_count), P_INT(m->finish ? 1 : 0),
+		P_TXT(id), P_TXT(m->owner)};
+	struct db_res *r = NULL;
+	enum code rc = db_exec(db, sql, p, 15, &r);
+	if (!rc && db_res_rows(r) != 1)
+		rc = CODE_RUN_NOT_TERMINAL;
+	db_res_free(r);
+	return rc;
+}
+
+enum code store_run_move(struct store *st, const char *id, const struct run_move *m)
+{
+	struct db *db = store_acquire(st);
+	if (!db)
+		return CODE_SERVICE_UNAVAILABLE;
+	enum code rc = run_move_db(db, id, m);
+	store_release(st, db);
+	return rc;
+}
+
+enum code store_runs_staging_expired(struct store *st, int64_t now, char (*ret_ids)[ID_MAX], int n, int *ret_n)
+{
+	struct db_res *r;
+	struct db_param p[] = {P_INT(now), P_INT(n)};
+	enum code rc = store_exec1(st, "SELECT id FROM runs WHERE state = 'QUEUED' AND staged = 1 "
+				   "AND expires_at <= $1 ORDER BY created_at LIMIT $2", p, 2, &r);
+	if (rc)
+		return rc;
+	*ret_n = 0;
+	for (int i = 0; i < db_res_rows(r) && i < n; i++)
+		cell_copy(r, i, 0, ret_ids[(*ret_n)++], ID_MAX);
+	db_res_free(r);
+	return CODE_OK;
+}
+
+enum code store_runs_timed_out(struct store *st, int64_t cutoff, char (*ret_ids)[ID_MAX], int n, int *ret_n)
+{
+	struct db_res *r;
+	struct db_param p[] = {P_INT(cutoff), P_INT(n)};
+	/* A QUEUED run's clock starts when it became claimable (creation, or
+	 * release from review: updated_at); a RUNNING one's at its first claim. */
+	enum code rc = store_exec1(st, "SELECT id FROM runs WHERE staged = 0 AND ((state = 'QUEUED' AND updated_at < $1) "
+				   "OR (state = 'RUNNING' AND started_at < $1)) ORDER BY created_at LIMIT $2", p, 2, &r);
+	if (rc)
+		return rc;
+	*ret_n = 0;
+	for (int i = 0; i < db_res_rows(r) && i < n; i++)
+		cell_copy(r, i, 0, ret_ids[(*ret_n)++], ID_MAX);
+	db_res_free(r);
+	return CODE_OK;
+}
+
+/* ---- transactions ---- */
+
+struct store_tx {
+	struct store *st;
+	struct db *db;
+};
+
+enum code store_tx_begin(struct store *st, struct store_tx **ret)
+{
+	struct db *db = store_acquire(st);
+	if (!db)
+		return CODE_SERVICE_UNAVAILABLE;
+	enum code rc = db_begin_write(db);
+	if (rc) {
+		store_release(st, db);
+		return rc;
+	}
+	struct store_tx *tx = calloc(1, sizeof(*tx));
+	if (!tx)
+		abort();
+	tx->st = st;
+	tx->db = db;
+	*ret = tx;
+	return CODE_OK;
+}
+
+enum code store_tx_commit(struct store_tx *tx)
+{
+	enum code rc = db_commit(tx->db);
+	store_release(tx->st, tx->db);
+	free(tx);
+	return rc;
+}
+
+void store_tx_abort(struct store_tx *tx)
+{
+	if (!tx)
+		return;
+	db_rollback(tx->db);
+	store_release(tx->st, tx->db);
+	free(tx);
+}
+
+enum code store_tx_savepoint(struct store_tx *tx)
+{
+	return db_exec(tx->db, "SAVEPOINT run_writes", NULL, 0, NULL);
+}
+
+enum code store_tx_rollback_savepoint(struct store_tx *tx)
+{
+	return db_exec(tx->db, "ROLLBACK TO SAVEPOINT run_writes", NULL, 0, NULL);
+}
+
+bool store_tx_is_postgres(const struct store_tx *tx)
+{
+	return db_kind(tx->db) == DB_POSTGRES;
+}
+
+struct db *store_tx_db(struct store_tx *tx)
+{
+	return tx->db;
+}
+
+enum code store_run_move_tx(struct store_tx *tx, const char *id, const struct run_move *m)
+{
+	return run_move_db(tx->db, id, m);
+}
+
+enum code store_result_add(struct store_tx *tx, const char *run_id, const char *bucket, int row_index,
+			   const char *body)
+{
+	struct db_param p[] = {P_TXT(run_id), P_TXT(bucket), P_INT(row_index), P_TXT(body)};
+	return db_exec(tx->db, "INSERT INTO run_results (run_id, bucket, row_index, body) VALUES ($1, $2, $3, $4)",
+		       p, 4, NULL);
+}
+
+enum code store_results_page(struct store *st, const char *run_id, const char *bucket, int after,
+			     int limit, void (*fn)(int row_index, const char *body, void *ctx), void *ctx,
+			     bool *ret_more)
+{
+	struct db_res *r;
+	struct db_param p[] = {P_TXT(run_id), P_TXT(bucket), P_INT(after), P_INT(limit + 1)};
+	enum code rc = store_exec1(st, "SELECT row_index, body FROM run_results WHERE run_id = $1 AND bucket = $2 "
+				   "AND row_index > $3 ORDER BY row_index LIMIT $4", p, 4, &r);
+	if (rc)
+		return rc;
+	int n = db_res_rows(r);
+	for (int i = 0; i < n && i < limit; i++)
+		fn((int)db_res_int(r, i, 0), db_res_get(r, i, 1), ctx);
+	*ret_more = n > limit;
+	db_res_free(r);
+	return CODE_OK;
+}

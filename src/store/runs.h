@@ -1,0 +1,111 @@
+/* Import runs: the runs table is the queue.  Every state change goes
+ * through store_run_move, which only performs moves run_move_allowed permits. */
+#ifndef LOADLINE_STORE_RUNS_H
+#define LOADLINE_STORE_RUNS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "import/run_state.h"
+#include "store.h"
+
+#define RUN_FILE_NAME_MAX 255
+
+struct run {
+	char id[ID_MAX];
+	char org_id[ID_MAX];
+	char kind[16];
+	enum run_state state;
+	bool dry_run;
+	char fingerprint[TOKEN_HASH_HEX];
+	char file_name[RUN_FILE_NAME_MAX * 4 + 1];
+	int64_t file_size;
+	char file_format[8];      /* "csv" | "xlsx" */
+	char file_encoding[16];   /* "" until parsed */
+	char file_delimiter[4];   /* "" until parsed / xlsx */
+	int row_count;            /* -1 until parsed */
+	char error_code[40];      /* "" unless FAILED */
+	char error_message[512];
+	int counts[4];            /* succeeded, warnings, failed, skipped */
+	bool staged;              /* waiting for mapping review (nextAction) */
+	char shape_key[TOKEN_HASH_HEX];
+	int64_t expires_at;       /* staged runs: review deadline */
+	int64_t created_at, started_at, finished_at;
+	char lease_owner[96];
+	int attempts;
+};
+
+enum { COUNT_SUCCEEDED, COUNT_WARNINGS, COUNT_FAILED, COUNT_SKIPPED };
+
+struct outbox_mail;
+
+/* Creates a QUEUED run (staged when run->staged, with shape_key and
+ * expires_at) and stores its file and, when mail is not NULL, queues that
+ * mail — all atomically.  When a run with the same org and fingerprint is
+ * QUEUED or RUNNING, returns CODE_IMPORT_IN_PROGRESS with that run's id in
+ * ret_existing_id. */
+enum code store_run_create(struct store *st, struct run *run, const void *file, size_t len,
+			   const struct outbox_mail *mail, char ret_existing_id[ID_MAX]);
+/* CODE_NOT_FOUND unless the run exists in org_id (org_id NULL: any org). */
+enum code store_run_get(struct store *st, const char *org_id, const char *id, struct run *ret);
+/* Runs of an org, newest first, after the (created_at, id) cursor when given. */
+enum code store_run_list(struct store *st, const char *org_id, int64_t after_created,
+			 const char *after_id, int limit, struct run *ret, int *ret_n);
+/* The uploaded bytes (caller frees *ret). */
+enum code store_run_file(struct store *st, const char *id, unsigned char **ret, size_t *ret_len);
+
+/* Claims the oldest runnable run (QUEUED and not staged, or RUNNING with an
+ * expired lease) for owner until now + lease_ms; CODE_NOT_FOUND when none. */
+enum code store_run_claim(struct store *st, const char *owner, int64_t lease_ms, struct run *ret);
+/* Extends the lease while owner still holds the run. */
+enum code store_run_heartbeat(struct store *st, const char *id, const char *owner, int64_t lease_ms);
+/* Lets another claim happen soon (after a transient failure). */
+enum code store_run_release(struct store *st, const char *id, const char *owner, int64_t retry_in_ms);
+
+/* Moves a run to state `to` with the given details, when the move is
+ * allowed from its current state (and, when owner is not NULL, the caller
+ * still holds the lease).  Returns CODE_OK, or CODE_RUN_NOT_TERMINAL when the
+ * run was not in a state the move starts from (someone else moved it). */
+struct run_move {
+	enum run_state to;
+	const char *owner;          /* guard: lease holder, or NULL */
+	const char *error_code;     /* FAILED */
+	const char *error_message;
+	const int *counts;          /* terminal outcomes: 4 numbers */
+	const char *file_encoding;  /* set when not NULL */
+	const char *file_delimiter;
+	int row_count;              /* set when >= 0 */
+	bool finish;                /* sets finished_at */
+};
+enum code store_run_move(struct store *st, const char *id, const struct run_move *m);
+
+/* ---- transactions: a run's writes, results and final move commit together ---- */
+
+struct store_tx;
+/* Begins a write transaction on a pooled connection. */
+enum code store_tx_begin(struct store *st, struct store_tx **ret);
+/* Commits and frees the transaction (also on failure). */
+enum code store_tx_commit(struct store_tx *tx);
+/* Rolls back and frees; NULL is fine. */
+void store_tx_abort(struct store_tx *tx);
+/* Named savepoints, for dry runs: the writes roll back, the results stay. */
+enum code store_tx_savepoint(struct store_tx *tx);
+enum code store_tx_rollback_savepoint(struct store_tx *tx);
+bool store_tx_is_postgres(const struct store_tx *tx);
+
+enum code store_run_move_tx(struct store_tx *tx, const char *id, const struct run_move *m);
+/* bucket: "succeeded" | "warnings" | "failed" | "skipped"; body is JSON text. */
+enum code store_result_add(struct store_tx *tx, const char *run_id, const char *bucket, int row_index,
+			   const char *body);
+/* A page of result bodies with row_index > after, in row order; fn gets
+ * each (row_index, body).  *ret_more says whether rows remain. */
+enum code store_results_page(struct store *st, const char *run_id, const char *bucket, int after,
+			     int limit, void (*fn)(int row_index, const char *body, void *ctx), void *ctx,
+			     bool *ret_more);
+
+/* Ids of staged QUEUED runs whose review deadline has passed (at most n). */
+enum code store_runs_staging_expired(struct store *st, int64_t now, char (*ret_ids)[ID_MAX], int n, int *ret_n);
+/* Ids of non-staged QUEUED/RUNNING runs created before cutoff (at most n). */
+enum code store_runs_timed_out(struct store *st, int64_t cutoff, char (*ret_ids)[ID_MAX], int n, int *ret_n);
+
+#endif

@@ -1,0 +1,54 @@
+/* Column shapes. */
+#include "shapes.h"
+
+#include "base/clock.h"
+#include "store_internal.h"
+
+enum code store_shape_mapping(struct store *st, struct arena *a, const char *org_id, const char *shape_key,
+			      const char **ret_mapping)
+{
+	struct db_res *r;
+	struct db_param p[] = {P_TXT(org_id), P_TXT(shape_key)};
+	enum code rc = store_exec1(st, "SELECT mapping FROM shapes WHERE org_id = $1 AND shape_key = $2", p, 2, &r);
+	if (rc)
+		return rc;
+	if (db_res_rows(r) == 1)
+		*ret_mapping = arena_strdup(a, db_res_get(r, 0, 0));
+	else
+		rc = CODE_NOT_FOUND;
+	db_res_free(r);
+	return rc;
+}
+
+enum code store_shape_confirm(struct store *st, const char *org_id, const char *shape_key, const char *headers_json,
+			      const char *mapping_json, const char *user_id, int *ret_released)
+{
+	struct db *db = store_acquire(st);
+	if (!db)
+		return CODE_SERVICE_UNAVAILABLE;
+	int64_t now = now_ms();
+	enum code rc = db_begin_write(db);
+	struct db_param p[] = {P_TXT(org_id), P_TXT(shape_key), P_TXT(headers_json), P_TXT(mapping_json),
+			       P_TXT(user_id), P_INT(now)};
+	if (!rc)
+		rc = db_exec(db, "INSERT INTO shapes (org_id, shape_key, headers, mapping, confirmed_by, confirmed_at) "
+			     "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (org_id, shape_key) DO UPDATE SET "
+			     "mapping = excluded.mapping, headers = excluded.headers, "
+			     "confirmed_by = excluded.confirmed_by, confirmed_at = excluded.confirmed_at", p, 6, NULL);
+	/* Released runs stay QUEUED (no state change): they lose nextAction and
+	 * become claimable. */
+	struct db_param u[] = {P_TXT(org_id), P_TXT(shape_key), P_INT(now)};
+	struct db_res *r = NULL;
+	if (!rc)
+		rc = db_exec(db, "UPDATE runs SET staged = 0, updated_at = $3 WHERE org_id = $1 AND shape_key = $2 "
+			     "AND staged = 1 AND state = 'QUEUED' AND expires_at > $3 RETURNING id", u, 3, &r);
+	if (!rc)
+		*ret_released = db_res_rows(r);
+	db_res_free(r);
+	if (!rc)
+		rc = db_commit(db);
+	else
+		db_rollback(db);
+	store_release(st, db);
+	return rc;
+}

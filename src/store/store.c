@@ -1,0 +1,214 @@
+/* Connection pool and migrations. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "migrations.h"
+#include "store_internal.h"
+
+#define POOL_MAX 64
+
+struct store {
+	char url[1024];
+	enum db_kind kind;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct db *idle[POOL_MAX];
+	int nidle, nopen, max;
+};
+
+enum code store_open(const char *url, int pool_size, struct store **ret, char *err, size_t errlen)
+{
+	struct db *first;
+	enum code rc = db_open(url, &first, err, errlen);
+	if (rc)
+		return rc;
+	struct store *st = calloc(1, sizeof(*st));
+	if (!st)
+		abort();
+	snprintf(st->url, sizeof st->url, "%s", url);
+	st->kind = db_kind(first);
+	st->max = pool_size < 1 ? 1 : pool_size > POOL_MAX ? POOL_MAX : pool_size;
+	pthread_mutex_init(&st->lock, NULL);
+	pthread_cond_init(&st->cond, NULL);
+	st->idle[st->nidle++] = first;
+	st->nopen = 1;
+	*ret = st;
+	return CODE_OK;
+}
+
+void store_close(struct store *st)
+{
+	if (!st)
+		return;
+	for (int i = 0; i < st->nidle; i++)
+		db_close(st->idle[i]);
+	pthread_mutex_destroy(&st->lock);
+	pthread_cond_destroy(&st->cond);
+	free(st);
+}
+
+bool store_is_postgres(const struct store *st)
+{
+	return st->kind == DB_POSTGRES;
+}
+
+enum db_kind store_kind(const struct store *st)
+{
+	return st->kind;
+}
+
+/* Returns a connection, opening one when the pool is not full.  A
+ * connection that cannot be opened is still handed out (as a closed db
+ * whose calls fail with SERVICE_UNAVAILABLE) so callers have one path. */
+struct db *store_acquire(struct store *st)
+{
+	pthread_mutex_lock(&st->lock);
+	for (;;) {
+		if (st->nidle > 0) {
+			struct db *db = st->idle[--st->nidle];
+			pthread_mutex_unlock(&st->lock);
+			return db;
+		}
+		if (st->nopen < st->max) {
+			st->nopen++;
+			pthread_mutex_unlock(&st->lock);
+			struct db *db = NULL;
+			char err[256];
+			if (db_open(st->url, &db, err, sizeof err) == CODE_OK)
+				return db;
+			/* PostgreSQL is down: open lazily; db_ensure reconnects later. */
+			pthread_mutex_lock(&st->lock);
+			st->nopen--;
+			pthread_mutex_unlock(&st->lock);
+			return NULL;
+		}
+		pthread_cond_wait(&st->cond, &st->lock);
+	}
+}
+
+void store_release(struct store *st, struct db *db)
+{
+	if (!db)
+		return;
+	pthread_mutex_lock(&st->lock);
+	st->idle[st->nidle++] = db;
+	pthread_cond_signal(&st->cond);
+	pthread_mutex_unlock(&st->lock);
+}
+
+void cell_copy(const struct db_res *r, int row, int col, char *dst, size_t n)
+{
+	const char *s = db_res_get(r, row, col);
+	snprintf(dst, n, "%s", s ? s : "");
+}
+
+enum code store_exec1(struct store *st, const char *sql, const struct db_param *p, int n,
+		      struct db_res **ret)
+{
+	struct db *db = store_acquire(st);
+	if (!db)
+		return CODE_SERVICE_UNAVAILABLE;
+	enum code rc = db_exec(db, sql, p, n, ret);
+	if (rc == CODE_INTERNAL_ERROR)
+		log_msg("error", "query failed: %s", db_errmsg(db));
+	store_release(st, db);
+	return rc;
+}
+
+enum code store_ping(struct store *st)
+{
+	struct db *db = store_acquire(st);
+	if (!db)
+		return CODE_SERVICE_UNAVAILABLE;
+	enum code rc = db_ensure(db) ? db_exec(db, "SELECT 1", NULL, 0, NULL) : CODE_SERVICE_UNAVAILABLE;
+	store_release(st, db);
+	return rc;
+}
+
+/* Replaces @BLOB@ with the dialect's binary type. */
+static char *dialect_sql(const char *sql, enum db_kind kind)
+{
+	const char *blob = kind == DB_POSTGRES ? "BYTEA" : "BLOB";
+	size_t cap = strlen(sql) * 2 + 1;
+	char *out = malloc(cap), *o = out;
+	if (!out)
+		abort();
+	for (const char *s = sql; *s;) {
+		if (!strncmp(s, "@BLOB@", 6)) {
+			size_t bl = strlen(blob);
+			memcpy(o, blob, bl);
+			o += bl;
+			s += 6;
+		} else {
+			*o++ = *s++;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+static enum code apply_pending(struct db *db, char *err, size_t errlen)
+{
+	enum code rc = db_exec(db, "CREATE TABLE IF NOT EXISTS schema_migrations ("
+			       "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)",
+			       NULL, 0, NULL);
+	struct db_res *r = NULL;
+	if (!rc)
+		rc = db_exec(db, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations", NULL, 0, &r);
+	if (rc) {
+		snprintf(err, errlen, "migrations: %s", db_errmsg(db));
+		return rc;
+	}
+	int64_t have = db_res_int(r, 0, 0);
+	db_res_free(r);
+	for (int i = 0; i < migrations_count; i++) {
+		const struct migration *m = &migrations[i];
+		if (m->version <= have)
+			continue;
+		char *sql = dialect_sql(m->sql, db_kind(db));
+		rc = db_script(db, sql);
+		free(sql);
+		struct db_param p[] = {P_INT(m->version), P_TXT(m->name), P_INT(now_ms())};
+		if (!rc)
+			rc = db_exec(db, "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
+				     p, 3, NULL);
+		if (rc) {
+			snprintf(err, errlen, "migration %d (%s) failed: %s", m->version, m->name, db_errmsg(db));
+			return rc;
+		}
+		log_msg("info", "applied migration %d (%s)", m->version, m->name);
+	}
+	return CODE_OK;
+}
+
+enum code store_migrate(struct store *st, char *err, size_t errlen)
+{
+	struct db *db = store_acquire(st);
+	if (!db) {
+		snprintf(err, errlen, "database unreachable");
+		return CODE_SERVICE_UNAVAILABLE;
+	}
+	/* One transaction holding a database-wide lock: a second process waits,
+	 * then finds nothing left to apply.  PostgreSQL DDL is transactional;
+	 * SQLite's BEGIN IMMEDIATE takes the single writer lock. */
+	enum code rc = db_begin_write(db);
+	if (!rc && db_kind(db) == DB_POSTGRES)
+		rc = db_exec(db, "SELECT pg_advisory_xact_lock(7431001)", NULL, 0, NULL);
+	if (rc) {
+		snprintf(err, errlen, "migrations: %s", db_errmsg(db));
+		db_rollback(db);
+		store_release(st, db);
+		return rc;
+	}
+	rc = apply_pending(db, err, errlen);
+	if (rc)
+		db_rollback(db);
+	else if ((rc = db_commit(db)))
+		snprintf(err, errlen, "migrations: commit failed: %s", db_errmsg(db));
+	store_release(st, db);
+	return rc;
+}

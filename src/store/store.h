@@ -1,0 +1,107 @@
+/* Storage: a pool of connections to SQLite or PostgreSQL and every query the
+ * service makes.  Callers never see SQL or a driver type. */
+#ifndef LOADLINE_STORE_STORE_H
+#define LOADLINE_STORE_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "auth/token.h"
+#include "base/codes.h"
+#include "base/ids.h"
+
+struct store;
+
+/* Opens a pool of up to pool_size connections (one is opened at once, to
+ * fail early).  Returns CODE_OK, CODE_SERVICE_UNAVAILABLE or
+ * CODE_INTERNAL_ERROR with a message in err. */
+enum code store_open(const char *url, int pool_size, struct store **ret, char *err, size_t errlen);
+void store_close(struct store *st);
+bool store_is_postgres(const struct store *st);
+/* Applies pending migrations; several processes may call it at once (a
+ * database-wide lock serializes them).  Returns CODE_OK or an error with a
+ * message in err. */
+enum code store_migrate(struct store *st, char *err, size_t errlen);
+/* Cheap liveness probe: CODE_OK or CODE_SERVICE_UNAVAILABLE. */
+enum code store_ping(struct store *st);
+
+/* ---- identity ---- */
+
+#define NAME_MAX_LEN 200
+#define EMAIL_MAX_LEN 254
+
+struct org {
+	char id[ID_MAX];
+	char name[NAME_MAX_LEN * 4 + 1];
+	int64_t created_at;
+};
+
+struct api_key {
+	char id[ID_MAX];
+	char org_id[ID_MAX];
+	char name[NAME_MAX_LEN * 4 + 1];
+	char prefix[TOKEN_DISPLAY_LEN + 1];
+	int64_t created_at;
+	int64_t last_used_at;   /* 0 = never */
+	int64_t revoked_at;     /* 0 = live */
+};
+
+enum user_role { ROLE_MEMBER, ROLE_ADMIN };
+
+struct user {
+	char id[ID_MAX];
+	char org_id[ID_MAX];
+	char email[EMAIL_MAX_LEN + 1];
+	char name[NAME_MAX_LEN * 4 + 1];
+	enum user_role role;
+	int64_t created_at;
+};
+
+enum code store_org_count(struct store *st, int64_t *ret_n);
+enum code store_org_create(struct store *st, const char *name, struct org *ret);
+/* CODE_NOT_FOUND when no such org. */
+enum code store_org_get(struct store *st, const char *id, struct org *ret);
+/* CODE_INVALID_REQUEST with a message in err when the email is taken. */
+enum code store_user_add(struct store *st, const char *org_id, const char *email,
+			 const char *name, enum user_role role, struct user *ret,
+			 char *err, size_t errlen);
+enum code store_user_by_email(struct store *st, const char *email, struct user *ret);
+enum code store_user_get(struct store *st, const char *id, struct user *ret);
+
+/* Mints a token for the org; the token text exists only in ret_token. */
+enum code store_key_create(struct store *st, const char *org_id, const char *name,
+			   char ret_token[TOKEN_LEN + 1], struct api_key *ret);
+/* Checks a presented token: CODE_OK with the key and its org (and
+ * last_used_at updated), CODE_UNAUTHORIZED, or CODE_SERVICE_UNAVAILABLE. */
+enum code store_key_authenticate(struct store *st, const char *token, size_t len,
+				 struct api_key *ret_key, struct org *ret_org);
+/* CODE_NOT_FOUND when no such key (in that org, when org_id is not NULL). */
+enum code store_key_revoke(struct store *st, const char *org_id, const char *key_id);
+/* Calls fn for each key of the org, newest first. */
+enum code store_key_list(struct store *st, const char *org_id,
+			 void (*fn)(const struct api_key *k, void *ctx), void *ctx);
+
+/* A one-time sign-in link token valid for ttl_ms; only its hash is stored. */
+enum code store_login_link_create(struct store *st, const char *user_id, int64_t ttl_ms,
+				  char ret_token[TOKEN_LEN + 1]);
+/* Consumes a link: CODE_OK with the user once, CODE_NOT_FOUND afterwards,
+ * for unknown tokens and after expiry. */
+enum code store_login_link_use(struct store *st, const char *token, struct user *ret);
+
+/* Reference data (names are matched case- and whitespace-insensitively). */
+enum code store_customer_add(struct store *st, const char *org_id, const char *name, char ret_id[ID_MAX]);
+enum code store_branch_add(struct store *st, const char *org_id, const char *name, char ret_id[ID_MAX]);
+
+struct location {
+	char id[ID_MAX];
+	const char *name, *street, *city, *state, *zip;   /* NULL when unset */
+	int64_t created_at;
+};
+enum code store_location_add(struct store *st, const char *org_id, const struct location *loc,
+			     char ret_id[ID_MAX]);
+
+/* Replaces the org's approver list (n = 0: back to all admins). */
+enum code store_set_approvers(struct store *st, const char *org_id, const char *const *emails, int n);
+
+#endif

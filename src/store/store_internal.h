@@ -1,0 +1,27 @@
+/* Shared by the store's query files (internal to src/store). */
+#ifndef LOADLINE_STORE_INTERNAL_H
+#define LOADLINE_STORE_INTERNAL_H
+
+#include "db.h"
+#include "store.h"
+
+struct db *store_acquire(struct store *st);
+void store_release(struct store *st, struct db *db);
+enum db_kind store_kind(const struct store *st);
+
+/* Copies a result cell into a fixed buffer (truncating safely). */
+void cell_copy(const struct db_res *r, int row, int col, char *dst, size_t n);
+
+/* Runs one statement on a pooled connection; frees nothing of the caller. */
+enum code store_exec1(struct store *st, const char *sql, const struct db_param *p, int n,
+		      struct db_res **ret);
+
+struct store_tx;
+/* The connection a transaction runs on. */
+struct db *store_tx_db(struct store_tx *tx);
+
+struct outbox_mail;
+/* Inserts a queued mail on db (inside the caller's transaction). */
+enum code outbox_insert_db(struct db *db, const struct outbox_mail *m);
+
+#endif

@@ -1,0 +1,147 @@
+"""Recovery of import runs (issue 4 "Bad input and faults"; SPEC "States
+and transitions"): a worker killed with SIGKILL mid-run, the database going
+away mid-run, and several worker processes sharing one PostgreSQL.  In each
+case every run completes exactly once and no row is written twice.
+
+LOADLINE_DEBUG_ROW_DELAY_MS slows each written row so that a run is
+reliably RUNNING when the fault is injected; LOADLINE_LEASE=2s makes a dead
+worker's claim expire quickly."""
+import signal
+import sqlite3
+import subprocess
+import time
+
+import pytest
+
+from harness.server import child_env, loadline_bin, sanitizer_reports
+
+FAULT_ENV = {"LOADLINE_LEASE": "2s", "LOADLINE_DEBUG_ROW_DELAY_MS": "15",
+             "LOADLINE_SWEEP_INTERVAL": "1s"}
+HEADER = "jobCode,loadNo,loadDate,weight,pickupStreet,pickupCity,pickupState,pickupZip\n"
+
+
+def jobs_csv(n, job="J", salt=""):
+    rows = ["%s,L%04d,2026-11-%02d,%d lb,%d Main St%s,Springfield,IL,62701\n"
+            % (job, i, 1 + i % 28, 1000 + i, i % 7, salt) for i in range(n)]
+    return (HEADER + "".join(rows)).encode()
+
+
+def db_scalar(url, sql):
+    """One number from the service's own database, read directly."""
+    if url.startswith("sqlite:"):
+        con = sqlite3.connect(url[len("sqlite:"):], timeout=30)
+        try:
+            return con.execute(sql).fetchone()[0]
+        finally:
+            con.close()
+    out = subprocess.run(["psql", "-X", "-At", "-d", url, "-c", sql], capture_output=True,
+                         text=True, timeout=60, check=True).stdout
+    return int(out.strip())
+
+
+def upload(srv, content, name="loads.csv", token=None):
+    kw = {} if token is None else {"token": token}
+    r = srv.post("/api/v1/imports/jobs", files={"file": (name, content, "text/csv")}, **kw)
+    assert r.status_code == 202, r.text
+    return r.json()["id"]
+
+
+def wait_state(srv, run_id, states, timeout=60.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        r = srv.get("/api/v1/imports/runs/" + run_id)
+        if r.status_code == 200 and r.json()["state"] in states:
+            return r.json()
+        assert time.monotonic() < deadline, "run %s not in %s after %.0f s: %s" % (
+            run_id, states, timeout, r.text)
+        time.sleep(0.05)
+
+
+TERMINAL = ("SUCCEEDED", "PARTIAL", "SKIPPED", "FAILED", "CANCELLED")
+
+
+def all_results(srv, run_id, bucket):
+    rows, url = [], "/api/v1/imports/runs/%s/results/%s?limit=1000" % (run_id, bucket)
+    while url:
+        page = srv.get(url).json()
+        rows += page["data"]
+        url = page["nextPageUrl"]
+    return rows
+
+
+def test_kill_9_mid_run_then_restart_completes_once(start_server):
+    """Issue 4: kill -9 of the process while a run is RUNNING, then a
+    restart: the run completes once and no row is written twice."""
+    n = 200
+    first = start_server(env=FAULT_ENV, workers=1)
+    run_id = upload(first, jobs_csv(n))
+    wait_state(first, run_id, ("RUNNING",))
+    time.sleep(0.8)   # some rows written inside the open transaction
+    first.kill()
+    first.expect_clean_exit = False
+    assert db_scalar(first.db_url, "SELECT COUNT(*) FROM loads") == 0, "uncommitted rows survived kill -9"
+
+    second = start_server(db_url=first.db_url, env=FAULT_ENV, workers=1, bootstrap=False)
+    second.org, second.token = first.org, first.org.token
+    run = wait_state(second, run_id, TERMINAL)
+    assert run["state"] == "SUCCEEDED", run
+    assert run["counts"] == {"succeeded": n, "warnings": 0, "failed": 0, "skipped": 0}
+    assert db_scalar(first.db_url, "SELECT COUNT(*) FROM loads") == n
+    assert db_scalar(first.db_url, "SELECT COUNT(DISTINCT load_no) FROM loads") == n
+    assert db_scalar(first.db_url, "SELECT attempts FROM runs WHERE id = '%s'" % run_id) == 2
+    rows = all_results(second, run_id, "succeeded")
+    assert [r["rowIndex"] for r in rows] == list(range(2, n + 2))
+
+
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)
+def test_database_outage_mid_run_is_retried_not_lost(start_server, private_pg):
+    """Issue 4: the database going away mid-run: the run is retried, not
+    lost, and its rows are written exactly once."""
+    url = private_pg.url(private_pg.create_database())
+    srv = start_server(db_url=url, env=FAULT_ENV, workers=1)
+    n = 150
+    run_id = upload(srv, jobs_csv(n))
+    wait_state(srv, run_id, ("RUNNING",))
+    time.sleep(0.5)
+    private_pg.stop("fast")
+    time.sleep(1.5)
+    private_pg.start()
+    run = wait_state(srv, run_id, TERMINAL, timeout=90)
+    assert run["state"] == "SUCCEEDED", run
+    assert db_scalar(url, "SELECT COUNT(*) FROM loads") == n
+    assert db_scalar(url, "SELECT COUNT(*) FROM run_results WHERE run_id = '%s'" % run_id) == n
+
+
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)
+def test_worker_processes_share_postgres_each_run_once(start_server):
+    """Issue 4 item 2: `loadline worker` processes share one PostgreSQL;
+    claims are atomic (FOR UPDATE SKIP LOCKED) so each run is processed by
+    exactly one worker, once."""
+    srv = start_server(workers=0)
+    env = child_env({"LOADLINE_SWEEP_INTERVAL": "1s"})
+    procs = [subprocess.Popen([loadline_bin(), "--db", srv.db_url, "worker", "--workers", "2"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
+             for _ in range(2)]
+    try:
+        runs = [upload(srv, jobs_csv(40, job="JOB%d" % i)) for i in range(8)]
+        for run_id in runs:
+            run = wait_state(srv, run_id, TERMINAL)
+            assert run["state"] == "SUCCEEDED", run
+        assert db_scalar(srv.db_url, "SELECT COUNT(*) FROM loads") == 8 * 40
+        assert db_scalar(srv.db_url, "SELECT MAX(attempts) FROM runs") == 1
+        owners = db_scalar(srv.db_url, "SELECT COUNT(DISTINCT split_part(lease_owner, ':', 2)) FROM runs")
+        assert owners >= 1
+    finally:
+        errs = []
+        for p in procs:
+            p.send_signal(signal.SIGTERM)
+            try:
+                rc = p.wait(15)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                rc = None
+            err = p.stderr.read()
+            errs.append((rc, err))
+    for rc, err in errs:
+        assert not sanitizer_reports(err), err
+        assert rc == 0, err[-3000:]

@@ -1,0 +1,271 @@
+"""Column shapes, staging for review, expiry and approval emails (issue 6;
+SPEC "Bulk import behavior" 3, "States and transitions", "Authentication" 5;
+PRODUCT §6), against a real SMTP server (aiosmtpd) started by the tests."""
+import email
+import email.policy
+import threading
+import time
+from datetime import datetime, timedelta
+
+import pytest
+from aiosmtpd.controller import Controller
+
+from harness.net import free_port
+
+TEMPLATE = "jobCode,loadNo,loadDate\n"
+CUSTOM = "Job #,Load Number,Ship Date,Remarks\n"
+
+
+class Inbox:
+    """Records every message the SMTP server accepts."""
+
+    def __init__(self):
+        self.messages = []
+        self.lock = threading.Lock()
+
+    async def handle_DATA(self, server, session, envelope):
+        msg = email.message_from_bytes(envelope.content, policy=email.policy.default)
+        with self.lock:
+            self.messages.append((sorted(envelope.rcpt_tos), msg))
+        return "250 OK"
+
+    def wait(self, n, timeout=20.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.lock:
+                if len(self.messages) >= n:
+                    return list(self.messages)
+            time.sleep(0.05)
+        raise AssertionError("expected %d mails, got %d" % (n, len(self.messages)))
+
+
+class Smtp:
+    def __init__(self, port=None):
+        self.port = port or free_port()
+        self.inbox = Inbox()
+        self.ctl = None
+
+    def start(self):
+        self.ctl = Controller(self.inbox, hostname="127.0.0.1", port=self.port)
+        self.ctl.start()
+
+    def stop(self):
+        if self.ctl:
+            self.ctl.stop()
+            self.ctl = None
+
+    @property
+    def url(self):
+        return "smtp://127.0.0.1:%d" % self.port
+
+
+@pytest.fixture
+def smtp():
+    s = Smtp()
+    s.start()
+    yield s
+    s.stop()
+
+
+def env_for(smtp_server, **extra):
+    env = {"LOADLINE_SMTP_URL": smtp_server.url, "LOADLINE_SWEEP_INTERVAL": "1s"}
+    env.update(extra)
+    return env
+
+
+def upload(srv, text, name="loads.csv", dry=False, expect=202):
+    headers = {"Service-Dry-Run": "true"} if dry else {}
+    r = srv.post("/api/v1/imports/jobs", files={"file": (name, text.encode(), "text/csv")}, headers=headers)
+    assert r.status_code == expect, r.text
+    return r.json()
+
+
+def wait_run(srv, run_id, pred, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        run = srv.get("/api/v1/imports/runs/" + run_id).json()
+        if pred(run):
+            return run
+        assert time.monotonic() < deadline, run
+        time.sleep(0.05)
+
+
+def terminal(run):
+    return run["state"] in ("SUCCEEDED", "PARTIAL", "SKIPPED", "FAILED", "CANCELLED")
+
+
+def custom_file(n=2, salt=""):
+    return CUSTOM + "".join("JOB1,L%d%s,2026-11-0%d,note %d\n" % (i, salt, 1 + i % 9, i) for i in range(n))
+
+
+def parse_ts(s):
+    return datetime.strptime(s, "%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def test_unmapped_shape_stages_run_with_next_action(start_server, smtp):
+    """SPEC States: a live run of a new column shape stays QUEUED with
+    nextAction {review_in_app, url under app_url, expiresAt = createdAt +
+    72 h}; its results are RUN_NOT_TERMINAL; re-pushing the same file while it
+    waits is 409 IMPORT_IN_PROGRESS."""
+    srv = start_server(env=env_for(smtp))
+    run = upload(srv, custom_file())
+    assert run["state"] == "QUEUED"
+    na = run["nextAction"]
+    assert na["type"] == "review_in_app"
+    assert na["url"] == "%s/imports/runs/%s/review" % (srv.public_base, run["id"])
+    assert parse_ts(na["expiresAt"]) - parse_ts(run["createdAt"]) == timedelta(hours=72)
+    time.sleep(1.0)
+    again = srv.get("/api/v1/imports/runs/" + run["id"]).json()
+    assert again["state"] == "QUEUED" and again["nextAction"] == na
+    r = srv.get("/api/v1/imports/runs/%s/results/succeeded" % run["id"])
+    assert r.status_code == 409 and r.json()["code"] == "RUN_NOT_TERMINAL"
+    r = srv.post("/api/v1/imports/jobs", files={"file": ("loads.csv", custom_file().encode(), "text/csv")})
+    assert r.status_code == 409 and r.json()["code"] == "IMPORT_IN_PROGRESS"
+    assert r.json()["existingRunUrl"] == "/api/v1/imports/runs/" + run["id"]
+
+
+def test_one_mail_per_staged_run_to_all_admins_not_members(start_server, smtp):
+    """SPEC Authentication 5: the email goes to everyone with the admin role
+    by default (not members), one email per staged run, saying which file,
+    how many rows, which columns, the review link and when it expires."""
+    srv = start_server(env=env_for(smtp))
+    srv.cli.admin("add-user", "--org", srv.org.id, "--email", "second-admin@acme.test", "--name", "Two",
+                  "--role", "admin")
+    srv.cli.admin("add-user", "--org", srv.org.id, "--email", "member@acme.test", "--name", "M",
+                  "--role", "member")
+    a = upload(srv, custom_file(3), name="week-47.csv")
+    b = upload(srv, custom_file(2, salt="b"), name="week-48.csv")
+    msgs = smtp.inbox.wait(2)
+    time.sleep(1.5)
+    assert len(smtp.inbox.messages) == 2, "exactly one mail per staged run"
+    by_run = {m["X-Loadline-Run"]: (rcpt, m) for rcpt, m in msgs}
+    assert set(by_run) == {a["id"], b["id"]}
+    rcpt, m = by_run[a["id"]]
+    assert rcpt == sorted([srv.org.admin_email, "second-admin@acme.test"])
+    assert "member@acme.test" not in rcpt
+    assert "week-47.csv" in m["Subject"] and "3 rows" in m["Subject"]
+    body = m.get_content()
+    assert "Job #, Load Number, Ship Date, Remarks" in body
+    assert a["nextAction"]["url"] in body
+    assert a["nextAction"]["expiresAt"] in body
+
+
+def test_configured_approvers_replace_admins(start_server, smtp):
+    """SPEC Authentication 5: an admin can restrict recipients to a list of
+    addresses that need not belong to users."""
+    srv = start_server(env=env_for(smtp))
+    srv.cli.admin("set-approvers", "--org", srv.org.id, "--emails", "ops@partner.example,lead@elsewhere.example")
+    upload(srv, custom_file())
+    (rcpt, _), = smtp.inbox.wait(1)
+    assert rcpt == ["lead@elsewhere.example", "ops@partner.example"]
+    srv.cli.admin("set-approvers", "--org", srv.org.id, "--emails", "")
+    upload(srv, custom_file(salt="x"))
+    msgs = smtp.inbox.wait(2)
+    assert msgs[1][0] == [srv.org.admin_email]
+
+
+def test_dry_run_of_new_shape_uses_proposal_no_next_action_no_mail(start_server, smtp):
+    """SPEC Bulk import 5 / PRODUCT §6: a dry run with an unmapped shape is
+    processed with the proposed mapping, reaches a terminal state, has no
+    nextAction and sends nothing."""
+    srv = start_server(env=env_for(smtp))
+    text = "jobCode,loadNo,loadDate,Remarks\nJ1,L1,2026-11-01,x\n"
+    run = upload(srv, text, dry=True)
+    assert "nextAction" not in run
+    run = wait_run(srv, run["id"], terminal)
+    assert run["dryRun"] is True and "nextAction" not in run
+    assert run["state"] in ("SUCCEEDED", "PARTIAL")
+    time.sleep(1.5)
+    assert smtp.inbox.messages == []
+
+
+def test_template_shape_needs_no_review(start_server, smtp):
+    """Design decision (docs/design.md): headers that are exactly the
+    schema's field names — the published template — are mapped for every
+    organization and commit without review or mail."""
+    srv = start_server(env=env_for(smtp))
+    run = upload(srv, TEMPLATE + "J1,L1,2026-11-01\n")
+    assert "nextAction" not in run
+    assert wait_run(srv, run["id"], terminal)["state"] == "SUCCEEDED"
+    time.sleep(1.0)
+    assert smtp.inbox.messages == []
+
+
+def test_confirm_releases_every_run_of_the_shape_and_later_pushes_skip_review(start_server, smtp):
+    """SPEC States: confirming the mapping lets the run proceed to a
+    terminal state; PRODUCT §6: other runs staged with the same shape
+    proceed too; later pushes of that shape need no confirmation."""
+    srv = start_server(env=env_for(smtp))
+    a = upload(srv, custom_file(2))
+    b = upload(srv, custom_file(3, salt="b"))
+    released = srv.cli.admin("confirm-run", a["id"], "--map",
+                             "Job #=jobCode,Load Number=loadNo,Ship Date=loadDate,Remarks=notes",
+                             "--email", srv.org.admin_email).line
+    assert released == "2"
+    for run_id, n in ((a["id"], 2), (b["id"], 3)):
+        run = wait_run(srv, run_id, terminal)
+        assert run["state"] == "SUCCEEDED" and "nextAction" not in run
+        assert run["counts"]["succeeded"] == n
+    rows = srv.get("/api/v1/imports/runs/%s/results/succeeded" % a["id"]).json()["data"]
+    load = srv.get("/api/v1/loads/" + rows[0]["createdRecordIds"][0]).json()
+    assert load["notes"] == "note 0" and load["loadDate"] == "2026-11-01"
+    c = upload(srv, custom_file(4, salt="c"))
+    assert "nextAction" not in c
+    assert wait_run(srv, c["id"], terminal)["state"] == "SUCCEEDED"
+    time.sleep(1.0)
+    assert len(smtp.inbox.messages) == 2
+
+
+def test_staging_expires_to_failed(start_server, smtp):
+    """SPEC States: nobody confirms before expiresAt -> FAILED with
+    error.code STAGING_EXPIRED; confirming afterwards is refused."""
+    srv = start_server(env=env_for(smtp, LOADLINE_STAGING_TTL="2s"))
+    run = upload(srv, custom_file())
+    assert parse_ts(run["nextAction"]["expiresAt"]) - parse_ts(run["createdAt"]) == timedelta(seconds=2)
+    run = wait_run(srv, run["id"], terminal, timeout=15)
+    assert run["state"] == "FAILED" and run["error"]["code"] == "STAGING_EXPIRED"
+    assert "nextAction" not in run
+    res = srv.cli.admin("confirm-run", run["id"], expect=1)
+    assert "RUN_NOT_TERMINAL" in res.err or "STAGING_EXPIRED" in res.err
+
+
+def test_reaper_leaves_staged_runs_alone(start_server, smtp):
+    """SPEC States: the stuck-run reaper applies to runs without nextAction
+    only: a staged run outlives LOADLINE_RUN_TIMEOUT."""
+    srv = start_server(env=env_for(smtp, LOADLINE_RUN_TIMEOUT="1s"))
+    run = upload(srv, custom_file())
+    time.sleep(3.0)
+    again = srv.get("/api/v1/imports/runs/" + run["id"]).json()
+    assert again["state"] == "QUEUED" and "nextAction" in again
+
+
+def test_mail_delivered_after_smtp_server_comes_back(start_server):
+    """PRODUCT §6: a mail server that is down never fails or slows an API
+    request, and the mail goes out when it is back (retries with backoff,
+    each attempt recorded)."""
+    down = Smtp()
+    srv = start_server(env=env_for(down))
+    t0 = time.monotonic()
+    run = upload(srv, custom_file())
+    assert time.monotonic() - t0 < 2.0
+    time.sleep(2.5)
+    listing = srv.cli.admin("outbox").out
+    assert run["id"] in listing and " queued " in listing and "error=" in listing
+    down.start()
+    try:
+        msgs = down.inbox.wait(1, timeout=30)
+        assert msgs[0][1]["X-Loadline-Run"] == run["id"]
+        deadline = time.monotonic() + 10
+        while " sent " not in srv.cli.admin("outbox").out:
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+    finally:
+        down.stop()
+
+
+def test_no_smtp_url_keeps_mail_in_outbox(start_server):
+    """PRODUCT §1: with no LOADLINE_SMTP_URL, mails stay in the outbox."""
+    srv = start_server()
+    run = upload(srv, custom_file())
+    out = srv.cli.admin("outbox", "--org", srv.org.id).out
+    assert run["id"] in out and " queued " in out

@@ -1,0 +1,215 @@
+/* Unit tests for the pure parts of the foundation: tokens, ids, the router,
+ * the problem builder, the rate limiter, durations, HTML escaping. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "api/problem.h"
+#include "auth/token.h"
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/html.h"
+#include "base/ids.h"
+#include "base/config.h"
+#include "http/ratelimit.h"
+#include "http/router.h"
+
+static void test_token_format(void **state)
+{
+	(void)state;
+	char t[TOKEN_LEN + 1];
+	token_mint(t);
+	assert_int_equal(strlen(t), 46);
+	assert_memory_equal(t, "ll_live_", 8);
+	assert_true(token_well_formed(t, strlen(t)));
+	/* Every single-character change of the random part breaks the checksum. */
+	for (int i = 8; i < 40; i++) {
+		char u[TOKEN_LEN + 1];
+		memcpy(u, t, sizeof u);
+		u[i] = u[i] == 'a' ? 'b' : 'a';
+		assert_false(token_well_formed(u, strlen(u)));
+	}
+	char w[TOKEN_LEN + 1];
+	memcpy(w, t, sizeof w);
+	memcpy(w, "ll_test_", 8);
+	assert_false(token_well_formed(w, strlen(w)));
+	assert_false(token_well_formed(t, strlen(t) - 1));
+	assert_false(token_well_formed("", 0));
+	memcpy(w, t, sizeof w);
+	w[20] = '-';
+	assert_false(token_well_formed(w, strlen(w)));
+	/* Two mints differ; hashes are 64 hex chars and compare equal to themselves. */
+	char t2[TOKEN_LEN + 1], h1[TOKEN_HASH_HEX], h2[TOKEN_HASH_HEX];
+	token_mint(t2);
+	assert_string_not_equal(t, t2);
+	token_hash(t, strlen(t), h1);
+	token_hash(t2, strlen(t2), h2);
+	assert_int_equal(strlen(h1), 64);
+	assert_true(token_hash_equal(h1, h1));
+	assert_false(token_hash_equal(h1, h2));
+}
+
+static void test_token_checksum_known(void **state)
+{
+	(void)state;
+	/* CRC32("0000...0", 32 bytes) rendered in 6 base62 digits. */
+	char sum[TOKEN_CHECK_LEN + 1] = {0};
+	token_checksum("00000000000000000000000000000000", sum);
+	char t[TOKEN_LEN + 1];
+	snprintf(t, sizeof t, "ll_live_00000000000000000000000000000000%s", sum);
+	assert_true(token_well_formed(t, strlen(t)));
+	assert_int_equal(strlen(sum), 6);
+}
+
+static void test_ids(void **state)
+{
+	(void)state;
+	char a[ID_MAX], b[ID_MAX];
+	id_new("run", a);
+	id_new("run", b);
+	assert_memory_equal(a, "run_", 4);
+	assert_int_equal(strlen(a), 4 + ID_RANDOM_CHARS);
+	assert_string_not_equal(a, b);
+	assert_true(id_valid(a, "run"));
+	assert_false(id_valid(a, "prj"));
+	assert_false(id_valid("run_abc", "run"));
+	char t[TIME_ISO_MAX];
+	time_iso(1795296079313LL, t);
+	assert_string_equal(t, "2026-11-21T21:21:19.313Z");
+	time_iso(0, t);
+	assert_string_equal(t, "1970-01-01T00:00:00.000Z");
+}
+
+static const struct route routes[] = {
+	{"GET", "/api/v1/whoami", NULL, 1},
+	{"GET", "/api/v1/imports/runs/{id}", NULL, 2},
+	{"GET", "/api/v1/imports/runs/{id}/results/{bucket}", NULL, 3},
+	{"POST", "/api/v1/imports/{kind}", NULL, 4},
+	{"GET", "/api/v1/imports/runs", NULL, 5},
+};
+
+static void test_router(void **state)
+{
+	(void)state;
+	const struct route *r = NULL;
+	struct route_params p;
+	char allow[64];
+	size_t n = sizeof routes / sizeof routes[0];
+	assert_int_equal(router_match(routes, n, "GET", "/api/v1/whoami", &r, &p, allow, sizeof allow), ROUTE_FOUND);
+	assert_int_equal(r->flags, 1);
+	assert_int_equal(router_match(routes, n, "GET", "/api/v1/imports/runs/run_1/results/failed", &r, &p, allow,
+				      sizeof allow), ROUTE_FOUND);
+	assert_int_equal(r->flags, 3);
+	assert_string_equal(route_param(&p, "id"), "run_1");
+	assert_string_equal(route_param(&p, "bucket"), "failed");
+	assert_null(route_param(&p, "nope"));
+	assert_int_equal(router_match(routes, n, "GET", "/api/v1/imports/runs", &r, &p, allow, sizeof allow), ROUTE_FOUND);
+	assert_int_equal(r->flags, 5);
+	assert_int_equal(router_match(routes, n, "DELETE", "/api/v1/whoami", &r, &p, allow, sizeof allow), ROUTE_NO_METHOD);
+	assert_string_equal(allow, "GET");
+	assert_int_equal(router_match(routes, n, "GET", "/api/v1/imports/jobs", &r, &p, allow, sizeof allow), ROUTE_NO_METHOD);
+	assert_string_equal(allow, "POST");
+	assert_int_equal(router_match(routes, n, "GET", "/api/v1/whoami/", &r, &p, allow, sizeof allow), ROUTE_NO_PATH);
+	assert_int_equal(router_match(routes, n, "GET", "/api/v1/imports/runs//results/x", &r, &p, allow, sizeof allow), ROUTE_NO_PATH);
+	assert_int_equal(router_match(routes, n, "GET", "", &r, &p, allow, sizeof allow), ROUTE_NO_PATH);
+	char longp[600] = "/api/v1/imports/runs/";
+	memset(longp + strlen(longp), 'x', 400);
+	assert_int_equal(router_match(routes, n, "GET", longp, &r, &p, allow, sizeof allow), ROUTE_NO_PATH);
+}
+
+static void test_problem(void **state)
+{
+	(void)state;
+	json_t *extra = json_pack("{s:s}", "existingRunUrl", "/api/v1/imports/runs/run_x");
+	json_t *p = problem_new(CODE_IMPORT_IN_PROGRESS, "busy", "/api/v1/imports/jobs", "req_1", "http://d", extra);
+	json_decref(extra);
+	assert_string_equal(json_string_value(json_object_get(p, "type")), "http://d/api/errors/IMPORT_IN_PROGRESS");
+	assert_string_equal(json_string_value(json_object_get(p, "docUrl")), "http://d/api/errors/IMPORT_IN_PROGRESS");
+	assert_string_equal(json_string_value(json_object_get(p, "title")), "Conflict");
+	assert_int_equal(json_integer_value(json_object_get(p, "status")), 409);
+	assert_string_equal(json_string_value(json_object_get(p, "code")), "IMPORT_IN_PROGRESS");
+	assert_string_equal(json_string_value(json_object_get(p, "instance")), "/api/v1/imports/jobs");
+	assert_string_equal(json_string_value(json_object_get(p, "requestId")), "req_1");
+	assert_string_equal(json_string_value(json_object_get(p, "existingRunUrl")), "/api/v1/imports/runs/run_x");
+	assert_int_equal(json_object_size(p), 9);
+	json_decref(p);
+	/* Invalid UTF-8 in a detail never produces an invalid body. */
+	p = problem_new(CODE_NOT_FOUND, "bad \xff byte", "/x\xfe", "req_2", "http://d", NULL);
+	assert_non_null(json_string_value(json_object_get(p, "detail")));
+	assert_int_equal(json_object_size(p), 8);
+	json_decref(p);
+}
+
+static void test_ratelimit(void **state)
+{
+	(void)state;
+	struct ratelimit *rl = ratelimit_new(5, 60000);
+	int64_t t = 1000000;
+	for (int i = 0; i < 5; i++) {
+		struct ratelimit_verdict v = ratelimit_take(rl, "key_a", t);
+		assert_true(v.allowed);
+		assert_int_equal(v.remaining, 4 - i);
+		assert_int_equal(v.limit, 5);
+	}
+	struct ratelimit_verdict v = ratelimit_take(rl, "key_a", t);
+	assert_false(v.allowed);
+	assert_int_equal(v.remaining, 0);
+	assert_int_equal(v.retry_after_s, 12);   /* one interval = 60 s / 5 */
+	/* Another key is untouched by key_a's flood. */
+	assert_true(ratelimit_take(rl, "key_b", t).allowed);
+	/* After one interval, exactly one more request fits. */
+	assert_true(ratelimit_take(rl, "key_a", t + 12000).allowed);
+	assert_false(ratelimit_take(rl, "key_a", t + 12000).allowed);
+	ratelimit_free(rl);
+	int n;
+	int64_t w;
+	assert_int_equal(config_parse_rate("600/60s", &n, &w), 0);
+	assert_int_equal(n, 600);
+	assert_int_equal(w, 60000);
+	assert_int_equal(config_parse_rate("10/2m", &n, &w), 0);
+	assert_int_equal(w, 120000);
+	assert_int_equal(config_parse_rate("0/60s", &n, &w), -1);
+	assert_int_equal(config_parse_rate("abc", &n, &w), -1);
+	assert_int_equal(config_parse_rate("5/", &n, &w), -1);
+}
+
+static void test_duration_and_html(void **state)
+{
+	(void)state;
+	int64_t ms;
+	assert_int_equal(duration_parse("72h", &ms), 0);
+	assert_int_equal(ms, 72LL * 3600 * 1000);
+	assert_int_equal(duration_parse("2s", &ms), 0);
+	assert_int_equal(ms, 2000);
+	assert_int_equal(duration_parse("30", &ms), 0);
+	assert_int_equal(ms, 30000);
+	assert_int_equal(duration_parse("-1s", &ms), -1);
+	assert_int_equal(duration_parse("5d", &ms), -1);
+	assert_int_equal(duration_parse("99999999999999999999h", &ms), -1);
+	struct buf b;
+	buf_init(&b, 1024);
+	html_escape(&b, "<script>alert('x')&\"</script>");
+	assert_string_equal(buf_str(&b), "&lt;script&gt;alert(&#39;x&#39;)&amp;&quot;&lt;/script&gt;");
+	buf_clear(&b);
+	html_escape_code(&b, "use `a<b` now");
+	assert_string_equal(buf_str(&b), "use <code>a&lt;b</code> now");
+	buf_done(&b);
+}
+
+int main(void)
+{
+	ids_init();
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_token_format),
+		cmocka_unit_test(test_token_checksum_known),
+		cmocka_unit_test(test_ids),
+		cmocka_unit_test(test_router),
+		cmocka_unit_test(test_problem),
+		cmocka_unit_test(test_ratelimit),
+		cmocka_unit_test(test_duration_and_html),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
