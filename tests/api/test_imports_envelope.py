@@ -3,6 +3,7 @@ SPEC "Endpoints" rules 1-4, PRODUCT §3) and the 202 contract."""
 import re
 import socket
 import threading
+import time
 
 import pytest
 
@@ -303,6 +304,29 @@ def test_import_in_progress_409(start_server):
     assert r.status_code == 202, "another organization's run must not block (or reveal) it"
     # the existing run is readable at existingRunUrl
     assert srv.get(loc).json()["state"] == "QUEUED"
+
+
+def test_import_in_progress_while_running(start_server):
+    """SPEC rule 1: the same file while its run is RUNNING -> 409
+    IMPORT_IN_PROGRESS; once the run is terminal the same file is accepted
+    again (and, unchanged, ends SKIPPED).  LOADLINE_DEBUG_ROW_DELAY_MS (the
+    lead's test knob) keeps the run RUNNING long enough to push again."""
+    srv = start_server(env={"LOADLINE_DEBUG_ROW_DELAY_MS": "10"})
+    data = csv_bytes(rows(200, job="J-RUNNING"))
+    run = accepted_run(upload(srv, data))
+    deadline = time.monotonic() + 20
+    while srv.get("/api/v1/imports/runs/" + run["id"]).json()["state"] == "QUEUED":
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    r = upload(srv, data)
+    state = srv.get("/api/v1/imports/runs/" + run["id"]).json()["state"]
+    if state != "RUNNING":
+        pytest.skip("the run finished before the second push (state %s)" % state)
+    body = assert_problem(r, 409, "IMPORT_IN_PROGRESS", srv, extra_keys={"existingRunUrl"})
+    assert body["existingRunUrl"].endswith("/api/v1/imports/runs/" + run["id"])
+    assert wait_run(srv, run["id"], timeout=60)["state"] == "SUCCEEDED"
+    again = wait_run(srv, accepted_run(upload(srv, data))["id"], timeout=60)
+    assert again["state"] == "SKIPPED"
 
 
 def test_import_in_progress_ends_when_run_is_terminal(start_server):

@@ -316,7 +316,10 @@ def test_weight_units(server):
         assert abs(float(l["weight"]) - lbs) <= 0.011, (w, u, l["weight"], lbs)
         if norm:
             assert ri in warn and codes_of(warn[ri], "warnings") == ["UNIT_NORMALIZED"], (w, u)
-            assert find_issue(warn[ri], "warnings", "UNIT_NORMALIZED")["field"] in ("weight", "weightUnit")
+            e = find_issue(warn[ri], "warnings", "UNIT_NORMALIZED")
+            assert ENTRY_KEYS <= set(e), "PRODUCT §5 entry keys: %s" % sorted(e)
+            assert e["field"] in ("weight", "weightUnit")
+            assert e["docUrl"] == "%s/api/errors/UNIT_NORMALIZED" % server.docs_url
         else:
             assert ri not in warn, (w, u, warn.get(ri))
     failed = by_row(res["failed"])
