@@ -248,6 +248,9 @@ def test_row_error_entries(server):
         assert_cut_value(e["value"], value)
         assert isinstance(e["message"], str) and e["message"].strip()
         assert e["docUrl"] == "%s/api/errors/%s" % (server.docs_url, code), e
+    for code in ("MISSING_REQUIRED", "TYPE_MISMATCH"):
+        page = server.get("%s/api/errors/%s" % (server.docs_url, code), token=None)
+        assert page.status_code == 200 and code in page.text, "PRODUCT §2: every code has a page"
 
 
 def test_missing_required_column(server):
