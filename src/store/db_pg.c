@@ -90,7 +90,7 @@ static enum code check(struct db *db, PGresult *res)
 	return CODE_INTERNAL_ERROR;
 }
 
-#define MAX_PARAMS 64
+#define MAX_PARAMS 512
 
 static enum code check(struct db *db, PGresult *res);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/clock.h"
 #include "base/log.h"
 #include "outbox.h"
@@ -342,6 +343,33 @@ enum code store_result_add(struct store_tx *tx, const char *run_id, const char *
 	struct db_param p[] = {P_TXT(run_id), P_TXT(bucket), P_INT(row_index), P_TXT(body)};
 	return db_exec(tx->db, "INSERT INTO run_results (run_id, bucket, row_index, body) VALUES ($1, $2, $3, $4)",
 		       p, 4, NULL);
+}
+
+#define RESULT_BATCH 100
+
+enum code store_results_add_all(struct store_tx *tx, const char *run_id, const struct result_entry *e, int n)
+{
+	static const char head[] = "INSERT INTO run_results (run_id, bucket, row_index, body) VALUES ";
+	for (int start = 0; start < n; start += RESULT_BATCH) {
+		int k = n - start < RESULT_BATCH ? n - start : RESULT_BATCH;
+		struct buf sql;
+		buf_init(&sql, 64 * 1024);
+		buf_puts(&sql, head);
+		struct db_param p[1 + 3 * RESULT_BATCH];
+		p[0] = P_TXT(run_id);
+		for (int i = 0; i < k; i++) {
+			const struct result_entry *x = &e[start + i];
+			buf_printf(&sql, "%s($1, $%d, $%d, $%d)", i ? ", " : "", 2 + 3 * i, 3 + 3 * i, 4 + 3 * i);
+			p[1 + 3 * i] = P_TXT(x->bucket);
+			p[2 + 3 * i] = P_INT(x->row_index);
+			p[3 + 3 * i] = P_TXT(x->body);
+		}
+		enum code rc = db_exec(tx->db, buf_str(&sql), p, 1 + 3 * k, NULL);
+		buf_done(&sql);
+		if (rc)
+			return rc;
+	}
+	return CODE_OK;
 }
 
 enum code store_results_page(struct store *st, const char *run_id, const char *bucket, int after,
