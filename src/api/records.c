@@ -115,11 +115,8 @@ static void search_locations(struct api_ctx *ctx, struct http_request *req, stru
 		return;
 	int64_t after_created = 0;
 	const char *after_id = NULL;
-	if (pos) {
-		char *us = strchr(pos, '_');
-		after_created = strtoll(pos, NULL, 10);
-		after_id = us ? us + 1 : "";
-	}
+	if (pos)
+		position_split(pos, &after_created, &after_id);
 	size_t tl;
 	const char *t = norm_trim(q, strlen(q), &tl);
 	char *text = arena_strndup(req->arena, t, tl);
@@ -136,7 +133,7 @@ static void search_locations(struct api_ctx *ctx, struct http_request *req, stru
 		json_array_append_new(data, location_json(&locs[i]));
 	json_t *next = json_null();
 	if (n > limit) {
-		char *p = arena_printf(req->arena, "%lld_%s", (long long)locs[limit - 1].created_at, locs[limit - 1].id);
+		char *p = position_time_id(req, locs[limit - 1].created_at, locs[limit - 1].id);
 		char *esc = arena_alloc(req->arena, strlen(q) * 3 + 3), *o = esc;
 		for (const unsigned char *s = (const unsigned char *)q; *s; s++) {
 			if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||

@@ -100,7 +100,7 @@ enum code store_bench_raw_insert(struct store *st, const char *org_id, int jobs,
 			int i = j * loads_per_job + k;
 			take_id("load", &rnd, l->id);
 			snprintf(l->load_no, sizeof l->load_no, "L-%03d", k + 1);
-			snprintf(l->load_date, sizeof l->load_date, "2026-%02d-%02d", 1 + i % 12, 1 + i % 28);
+			snprintf(l->load_date, sizeof l->load_date, "2026-%02u-%02u", (unsigned)i % 12u + 1u, (unsigned)i % 28u + 1u);
 			snprintf(l->ticket, sizeof l->ticket, "T%07d", 100000 + i);
 			snprintf(l->notes, sizeof l->notes, "Gate code %d, call dispatch %s", 1000 + i, salt);
 			sodium_bin2hex(l->hash, sizeof l->hash, rnd, 32);   /* a SHA-256's size */

@@ -237,12 +237,12 @@ enum code store_run_move(struct store *st, const char *id, const struct run_move
 	return rc;
 }
 
-enum code store_runs_staging_expired(struct store *st, int64_t now, char (*ret_ids)[ID_MAX], int n, int *ret_n)
+/* Up to n run ids of a query whose parameters are (time, n). */
+static enum code run_ids(struct store *st, const char *sql, int64_t t, char (*ret_ids)[ID_MAX], int n, int *ret_n)
 {
 	struct db_res *r;
-	struct db_param p[] = {P_INT(now), P_INT(n)};
-	enum code rc = store_exec1(st, "SELECT id FROM runs WHERE state = 'QUEUED' AND staged = 1 "
-				   "AND expires_at <= $1 ORDER BY created_at LIMIT $2", p, 2, &r);
+	struct db_param p[] = {P_INT(t), P_INT(n)};
+	enum code rc = store_exec1(st, sql, p, 2, &r);
 	if (rc)
 		return rc;
 	*ret_n = 0;
@@ -252,21 +252,19 @@ enum code store_runs_staging_expired(struct store *st, int64_t now, char (*ret_i
 	return CODE_OK;
 }
 
+enum code store_runs_staging_expired(struct store *st, int64_t now, char (*ret_ids)[ID_MAX], int n, int *ret_n)
+{
+	return run_ids(st, "SELECT id FROM runs WHERE state = 'QUEUED' AND staged = 1 AND expires_at <= $1 "
+		       "ORDER BY created_at LIMIT $2", now, ret_ids, n, ret_n);
+}
+
 enum code store_runs_timed_out(struct store *st, int64_t cutoff, char (*ret_ids)[ID_MAX], int n, int *ret_n)
 {
-	struct db_res *r;
-	struct db_param p[] = {P_INT(cutoff), P_INT(n)};
 	/* A QUEUED run's clock starts when it became claimable (creation, or
 	 * release from review: updated_at); a RUNNING one's at its first claim. */
-	enum code rc = store_exec1(st, "SELECT id FROM runs WHERE staged = 0 AND ((state = 'QUEUED' AND updated_at < $1) "
-				   "OR (state = 'RUNNING' AND started_at < $1)) ORDER BY created_at LIMIT $2", p, 2, &r);
-	if (rc)
-		return rc;
-	*ret_n = 0;
-	for (int i = 0; i < db_res_rows(r) && i < n; i++)
-		cell_copy(r, i, 0, ret_ids[(*ret_n)++], ID_MAX);
-	db_res_free(r);
-	return CODE_OK;
+	return run_ids(st, "SELECT id FROM runs WHERE staged = 0 AND ((state = 'QUEUED' AND updated_at < $1) "
+		       "OR (state = 'RUNNING' AND started_at < $1)) ORDER BY created_at LIMIT $2", cutoff, ret_ids, n,
+		       ret_n);
 }
 
 /* ---- transactions ---- */
