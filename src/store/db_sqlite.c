@@ -45,9 +45,18 @@ static enum code sq_open(struct db *db, const char *url)
 	}
 	sqlite3_busy_timeout(s, BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(s, 1);
+	/* Switching a brand-new file to WAL takes a lock that the busy handler
+	 * does not wait for; several processes opening it at once retry. */
 	char *msg = NULL;
-	rc = sqlite3_exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
-			  "PRAGMA foreign_keys=ON;", NULL, NULL, &msg);
+	for (int tries = 0;; tries++) {
+		sqlite3_free(msg);
+		msg = NULL;
+		rc = sqlite3_exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+				  "PRAGMA foreign_keys=ON;", NULL, NULL, &msg);
+		if ((rc & 0xff) != SQLITE_BUSY || tries >= 300)
+			break;
+		sqlite3_sleep(50);
+	}
 	if (rc != SQLITE_OK) {
 		snprintf(db->err, sizeof db->err, "SQLite set-up failed: %s", msg ? msg : "?");
 		sqlite3_free(msg);
