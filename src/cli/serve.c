@@ -12,6 +12,7 @@
 #include "http/ratelimit.h"
 #include "import/worker.h"
 #include "mail/mailer.h"
+#include "web/web.h"
 
 /* Blocks the stop signals in every thread started after this, so that the
  * main thread alone receives them through sigwait. */
@@ -63,6 +64,7 @@ int cli_serve(int argc, char **argv)
 	if (!st)
 		return 1;
 	g_api.store = st;
+	web_init(st);
 	g_api.rl = ratelimit_new(g_config.rate_limit, g_config.rate_window_ms);
 	struct http_server *srv = http_start(g_config.listen, g_config.http_threads, api_app());
 	if (!srv) {

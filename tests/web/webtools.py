@@ -1,0 +1,149 @@
+"""Helpers of the web-app tests: reading forms out of pages, signing in
+with a one-time link, uploading files that need a review."""
+import re
+from html.parser import HTMLParser
+
+import requests
+
+CUSTOM_HEADERS = ["Job #", "Load Number", "Ship Date", "Remarks"]
+
+
+class Forms(HTMLParser):
+    """Every <form> of a page: action, method and its named fields (inputs,
+    selects with their selected option, textareas), plus submit buttons."""
+
+    def __init__(self, html):
+        super().__init__(convert_charrefs=True)
+        self.forms = []
+        self._form = None
+        self._select = None
+        self._textarea = None
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "form":
+            self._form = {"action": a.get("action"), "method": (a.get("method") or "get").lower(),
+                          "fields": {}, "buttons": [], "disabled": [], "attrs": a}
+            self.forms.append(self._form)
+        if self._form is None:
+            return
+        if tag == "input" and a.get("name"):
+            if a.get("type") in ("checkbox", "radio") and "checked" not in a:
+                return
+            self._form["fields"][a["name"]] = a.get("value", "")
+        elif tag == "select" and a.get("name"):
+            self._select = a["name"]
+            if "disabled" in a:
+                self._form["disabled"].append(a["name"])
+            self._form["fields"].setdefault(a["name"], None)
+        elif tag == "option" and self._select:
+            # the first option unless a later one is selected
+            if "selected" in a or self._form["fields"][self._select] is None:
+                self._form["fields"][self._select] = a.get("value", "")
+        elif tag == "textarea" and a.get("name"):
+            self._textarea = a["name"]
+            self._form["fields"][a["name"]] = ""
+        elif tag == "button":
+            self._form["buttons"].append(a)
+
+    def handle_endtag(self, tag):
+        if tag == "form":
+            self._form = None
+        elif tag == "select":
+            self._select = None
+        elif tag == "textarea":
+            self._textarea = None
+
+    def handle_data(self, data):
+        if self._form is not None and self._textarea:
+            self._form["fields"][self._textarea] += data
+        if self._form is not None and self._form["buttons"] and not self._textarea:
+            b = self._form["buttons"][-1]
+            b["text"] = (b.get("text", "") + data).strip()
+
+    def find(self, action):
+        for f in self.forms:
+            if f["action"] == action:
+                return f
+        raise AssertionError("no form posting to %s among %s" % (action, [f["action"] for f in self.forms]))
+
+
+def forms(html):
+    return Forms(html)
+
+
+class Web(requests.Session):
+    """A browser-like session against one server: relative paths, and no
+    automatic redirects unless follow=True (tests look at every 303)."""
+
+    def __init__(self, srv):
+        super().__init__()
+        self.srv = srv
+
+    def request(self, method, url, **kw):
+        kw.setdefault("timeout", 20)
+        kw["allow_redirects"] = kw.pop("follow", False)
+        if url.startswith("/"):
+            url = self.srv.base_url + url
+        return super().request(method, url, **kw)
+
+    def form(self, page_path, action):
+        r = self.get(page_path)
+        assert r.status_code == 200, (page_path, r.status_code, r.text[:500])
+        return forms(r.text).find(action)
+
+    def submit(self, page_path, action, **changes):
+        f = self.form(page_path, action)
+        data = {k: v for k, v in f["fields"].items() if v is not None}
+        data.update(changes)
+        return self.post(action, data=data)
+
+
+def login_link(srv, email):
+    out = srv.cli.admin("login-link", "--email", email).line
+    assert "/login/link?token=ll_link_" in out, out
+    return out
+
+
+def signin(srv, email=None):
+    """A Web session signed in with a one-time link (default: the admin)."""
+    email = email or srv.org.admin_email
+    link = login_link(srv, email)
+    w = Web(srv)
+    path = link[link.index("/login/link"):]
+    r = w.get(path)
+    assert r.status_code == 200, r.text[:500]
+    f = forms(r.text).find("/login/link")
+    r = w.post("/login/link", data=f["fields"])
+    assert r.status_code == 303, (r.status_code, r.text[:500])
+    assert "ll_session" in w.cookies
+    return w
+
+
+def add_member(srv, email="member@example.com", name="Mo Member"):
+    srv.cli.admin("add-user", "--org", srv.org.id, "--email", email, "--name", name, "--role", "member")
+    return email
+
+
+def custom_csv(n=2, salt="", headers=None):
+    headers = headers or CUSTOM_HEADERS
+    lines = [",".join(headers)]
+    for i in range(n):
+        lines.append("JOB1,L%d%s,2026-11-0%d,note %d" % (i, salt, 1 + i % 9, i))
+    return "\n".join(lines) + "\n"
+
+
+def upload(srv, text, name="loads.csv", token=None, expect=202):
+    r = srv.post("/api/v1/imports/jobs", files={"file": (name, text.encode(), "text/csv")},
+                 **({"token": token} if token else {}))
+    assert r.status_code == expect, r.text
+    return r.json()
+
+
+def text_of(html):
+    """Visible-ish text of a page, whitespace collapsed (for assertions)."""
+    t = re.sub(r"<script.*?</script>", " ", html, flags=re.S)
+    t = re.sub(r"<[^>]+>", " ", t)
+    import html as h
+    return re.sub(r"\s+", " ", h.unescape(t)).strip()
