@@ -1,4 +1,5 @@
 /* loadline serve / worker / migrate: the long-running processes. */
+#include <curl/curl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,8 @@ int cli_serve(int argc, char **argv)
 	}
 	sigset_t set;
 	block_signals(&set);
+	/* Before any thread: sign-in fetches the OIDC provider's documents. */
+	curl_global_init(CURL_GLOBAL_DEFAULT);
 	struct store *st = cli_store(g_config.http_threads + g_config.workers + 2);
 	if (!st)
 		return 1;
@@ -83,6 +86,7 @@ int cli_serve(int argc, char **argv)
 	mailer_stop(mailer);
 	ratelimit_free(g_api.rl);
 	store_close(st);
+	curl_global_cleanup();
 	log_json("info", "stopped", NULL);
 	return 0;
 }

@@ -1,7 +1,9 @@
 """Helpers of the web-app tests: reading forms out of pages, signing in
 with a one-time link, uploading files that need a review."""
 import re
+import time
 from html.parser import HTMLParser
+from urllib.parse import parse_qs, urljoin, urlparse
 
 import requests
 
@@ -147,3 +149,44 @@ def text_of(html):
     t = re.sub(r"<[^>]+>", " ", t)
     import html as h
     return re.sub(r"\s+", " ", h.unescape(t)).strip()
+
+
+def wait_for(pred, timeout=30.0, interval=0.05, what="condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        v = pred()
+        if v:
+            return v
+        time.sleep(interval)
+    raise AssertionError("timed out waiting for %s" % what)
+
+
+def sso_to_callback(w, email, start="/login/oidc"):
+    """Starts single sign-on in Web session w and signs in at the test
+    provider (its login form, any password) as `email`.  Returns the URL
+    the provider sends the browser back to (the callback, not yet opened)."""
+    r = w.get(start)
+    assert r.status_code == 303, (r.status_code, r.text[:500])
+    url = r.headers["Location"]
+    assert url.startswith(w.srv.oidc.issuer + "/auth?"), url
+    for _ in range(10):
+        r = w.get(url)
+        if r.status_code in (302, 303):
+            url = urljoin(url, r.headers["Location"])
+            if url.startswith(w.srv.base_url):
+                return url
+            continue
+        assert r.status_code == 200, (r.status_code, r.text[:500])
+        f = forms(r.text).forms[0]
+        data = {k: v for k, v in f["fields"].items() if v is not None}
+        data.update({"login": email, "password": "any"})
+        r = w.post(urljoin(url, f["action"]), data=data)
+        assert r.status_code in (302, 303), (r.status_code, r.text[:500])
+        url = urljoin(url, r.headers["Location"])
+        if url.startswith(w.srv.base_url):
+            return url
+    raise AssertionError("the provider never sent the browser back")
+
+
+def query_of(url):
+    return {k: v[0] for k, v in parse_qs(urlparse(url).query).items()}
