@@ -223,8 +223,10 @@ static const char *format_text(struct arena *a, const struct run *r)
 	const char *s = r->file_format;
 	if (*r->file_encoding)
 		s = arena_printf(a, "%s, %s", s, r->file_encoding);
-	if (*r->file_delimiter)
-		s = arena_printf(a, "%s, delimiter %s", s, !strcmp(r->file_delimiter, "\\t") ? "tab" : r->file_delimiter);
+	static const char *const names[][2] = {{",", "comma"}, {";", "semicolon"}, {"\\t", "tab"}};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (!strcmp(r->file_delimiter, names[i][0]))
+			s = arena_printf(a, "%s, %s-separated", s, names[i][1]);
 	return s;
 }
 

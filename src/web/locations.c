@@ -50,8 +50,8 @@ static void locations(struct web_req *w)
 		more = arena_printf(w->a, "%lld_%s", (long long)last->created_at, last->id);
 	}
 	int shown = n < LOCATIONS_PER_PAGE ? n : LOCATIONS_PER_PAGE;
-	const char *summary = *text ? arena_printf(w->a, "%d location%s match “%s”%s.", shown, shown == 1 ? "" : "s",
-						   text, more ? " so far" : "")
+	const char *summary = *text ? arena_printf(w->a, "%d location%s “%s”%s.", shown,
+						   shown == 1 ? " matches" : "s match", text, more ? " so far" : "")
 				    : arena_printf(w->a, "%d location%s%s.", shown, shown == 1 ? "" : "s",
 						   more ? " on this page" : "");
 	struct tmpl_var v[] = {

@@ -27,6 +27,13 @@ static const char *shorten(struct arena *a, const char *s, size_t max)
 	return s;
 }
 
+/* A schema label up to its first ';' or ',' ("Weight, with an optional
+ * unit" -> "Weight"): options stay narrow enough to read in a select. */
+static const char *short_label(struct arena *a, const char *label)
+{
+	return arena_strndup(a, label, strcspn(label, ";,"));
+}
+
 static const struct html *option(struct arena *a, const char *value, const char *label, bool selected,
 				 bool required)
 {
@@ -47,7 +54,7 @@ static const struct html *field_options(struct arena *a, const char *chosen)
 			if ((int)fi->group != g)
 				continue;
 			const char *label = arena_printf(a, "%s%s — %s", fi->name, fi->required ? " (required)" : "",
-							 fi->label);
+							 short_label(a, fi->label));
 			html_list_add(opts, option(a, fi->name, label, chosen && !strcmp(chosen, fi->name),
 						   fi->required));
 		}

@@ -82,16 +82,23 @@ def oidc_provider():
     p.stop()
 
 
+def start_sso_server(start_server, oidc_provider, env=None, **kw):
+    """Starts a bootstrapped loadline server registered as a client of the
+    test provider (its callback URL needs the port first)."""
+    port = free_port()
+    client_id, secret = oidc_provider.register("http://127.0.0.1:%d/login/oidc/callback" % port)
+    e = {"LOADLINE_OIDC_ISSUER": oidc_provider.issuer, "LOADLINE_OIDC_CLIENT_ID": client_id,
+         "LOADLINE_OIDC_CLIENT_SECRET": secret}
+    e.update(env or {})
+    srv = start_server(port=port, env=e, **kw)
+    srv.oidc = oidc_provider
+    return srv
+
+
 @pytest.fixture
 def sso_server(start_server, oidc_provider):
     """A bootstrapped loadline server whose sign-in uses the test provider."""
-    port = free_port()
-    client_id, secret = oidc_provider.register("http://127.0.0.1:%d/login/oidc/callback" % port)
-    srv = start_server(port=port, env={"LOADLINE_OIDC_ISSUER": oidc_provider.issuer,
-                                       "LOADLINE_OIDC_CLIENT_ID": client_id,
-                                       "LOADLINE_OIDC_CLIENT_SECRET": secret})
-    srv.oidc = oidc_provider
-    return srv
+    return start_sso_server(start_server, oidc_provider)
 
 
 @pytest.fixture
