@@ -53,10 +53,11 @@ enum code web_session_start(struct web_req *w, const struct user *u, const char 
 	if (w->session)
 		web_session_end(w);
 	char id[SESSION_SECRET_LEN + 1], csrf[SESSION_SECRET_LEN + 1];
-	enum code rc = store_session_create(g_web_store, u, via, SESSION_TTL_MS, id, csrf);
+	enum code rc = store_session_create(g_web_store, u, via, g_config.session_ttl_ms, id, csrf);
 	if (rc)
 		return rc;
-	web_set_cookie(w, SESSION_COOKIE, id, "/", (long)(SESSION_TTL_MS / 1000));
+	long max_age = (long)(g_config.session_ttl_ms / 1000);
+	web_set_cookie(w, SESSION_COOKIE, id, "/", max_age > 0 ? max_age : 1);
 	return CODE_OK;
 }
 

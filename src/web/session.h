@@ -8,14 +8,14 @@
 #include "web/page.h"
 
 #define SESSION_COOKIE "ll_session"
-#define SESSION_TTL_MS (12LL * 3600 * 1000)
 
 /* Loads the session named by the request's cookie into w->session (NULL
  * when there is none, or it expired or was revoked).  Returns CODE_OK or a
  * storage error. */
 enum code web_session_load(struct web_req *w);
-/* Signs u in: a new session (never a reused id) and its cookie.  Any
- * session the browser had before is revoked. */
+/* Signs u in: a new session (never a reused id) and its cookie, both
+ * lasting LOADLINE_SESSION_TTL (12 hours; no sliding renewal).  Any session
+ * the browser had before is revoked. */
 enum code web_session_start(struct web_req *w, const struct user *u, const char *via);
 /* Signs out: revokes the session and clears the cookie. */
 void web_session_end(struct web_req *w);

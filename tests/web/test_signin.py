@@ -172,3 +172,15 @@ def test_demoted_or_other_org_user_sees_only_own_org(server):
     assert r.status_code == 200
     assert "Other Org" in r.text
     assert server.org.name not in r.text
+
+
+def test_sessions_expire(start_server):
+    """Sessions are server-side and expire (LOADLINE_SESSION_TTL, 12 h by
+    default): past it the same cookie is no session."""
+    import time
+    srv = start_server(env={"LOADLINE_SESSION_TTL": "1s"})
+    w = signin(srv)
+    assert w.get("/imports").status_code == 200
+    time.sleep(1.2)
+    r = w.get("/imports")
+    assert r.status_code == 303 and r.headers["Location"].startswith("/login")
