@@ -113,7 +113,7 @@ static const char *issue_where(struct arena *a, json_t *e)
 	return *s ? s : NULL;
 }
 
-static const struct html *issues(struct arena *a, json_t *list)
+static const struct html *issues(struct arena *a, json_t *list, bool warn)
 {
 	struct html_list *l = html_list_new(a);
 	size_t i;
@@ -124,6 +124,7 @@ static const struct html *issues(struct arena *a, json_t *list)
 			T_TEXT("where", issue_where(a, e)),
 			T_TEXT("value", jstr(e, "value")),
 			T_TEXT("message", jstr(e, "message")),
+			T_FLAG("warn", warn),
 		};
 		html_list_add(l, tmpl_render(a, "issue.html", v, sizeof v / sizeof v[0]));
 	}
@@ -145,10 +146,11 @@ static const char *id_list(struct arena *a, json_t *ids)
 static const struct html *details(struct arena *a, json_t *o)
 {
 	json_t *list = json_object_get(o, "errors");
-	if (!json_is_array(list))
-		list = json_object_get(o, "warnings");
 	if (json_is_array(list))
-		return issues(a, list);
+		return issues(a, list, false);
+	list = json_object_get(o, "warnings");
+	if (json_is_array(list))
+		return issues(a, list, true);
 	const char *reason = jstr(o, "reason");
 	if (reason)
 		return html_text(a, reason);

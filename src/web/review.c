@@ -119,8 +119,37 @@ static const struct html *columns(struct web_req *w, const struct review *r, con
 	return html_list_done(l);
 }
 
+/* "loadDate · column “Ship Date”" */
+static const char *issue_where(struct arena *a, const struct review_issue *x)
+{
+	if (x->field && x->column)
+		return arena_printf(a, "%s · column “%s”", x->field, x->column);
+	return x->field ? x->field : x->column;
+}
+
+/* The preview table rows: how each sample row would validate. */
+static const struct html *preview(struct web_req *w, const struct review *r, const char *const *chosen)
+{
+	struct review_row_check *checks = arena_alloc(w->a, sizeof(*checks) * (REVIEW_SAMPLES + 1));
+	review_preview(w->a, r, chosen, checks);
+	struct html_list *rows = html_list_new(w->a);
+	for (int k = 0; k < r->nsamples; k++) {
+		struct html_list *issues = html_list_new(w->a);
+		for (int i = 0; i < checks[k].nissues; i++) {
+			const struct review_issue *x = &checks[k].issues[i];
+			struct tmpl_var v[] = {T_TEXT("code", x->code), T_TEXT("where", issue_where(w->a, x)),
+					       T_TEXT("message", x->message), T_FLAG("warn", x->warning)};
+			html_list_add(issues, tmpl_render(w->a, "issue.html", v, sizeof v / sizeof v[0]));
+		}
+		struct tmpl_var v[] = {T_TEXT("row", web_int(w->a, checks[k].row)), T_FLAG("ok", checks[k].nissues == 0),
+				       T_HTML("issues", html_list_done(issues))};
+		html_list_add(rows, tmpl_render(w->a, "preview_row.html", v, sizeof v / sizeof v[0]));
+	}
+	return html_list_done(rows);
+}
+
 static void render(struct web_req *w, int status, const struct review *r, const char *const *chosen,
-		   const char *error)
+		   const char *error, const struct html *preview_rows)
 {
 	bool open = !r->decided && !r->expired;
 	struct tmpl_var v[] = {
@@ -140,6 +169,7 @@ static void render(struct web_req *w, int status, const struct review *r, const 
 		T_HTML("columns", open ? columns(w, r, chosen) : html_empty()),
 		T_FLAG("admin", web_is_admin(w)),
 		T_TEXT("org_name", w->session->org.name),
+		T_HTML("preview", open && preview_rows ? preview_rows : html_empty()),
 	};
 	struct web_page_opts o = {.nav = NAV_IMPORTS};
 	web_page(w, status, arena_printf(w->a, "Review %s", r->run.file_name),
@@ -180,7 +210,8 @@ static void review_get(struct web_req *w)
 	const char **chosen = arena_alloc(w->a, sizeof(char *) * ((size_t)r.ncols + 1));
 	for (int j = 0; j < r.ncols; j++)
 		chosen[j] = r.proposal[j].field != FIELD_NONE ? field_name(r.proposal[j].field) : NULL;
-	render(w, 200, &r, chosen, NULL);
+	/* The page opens with the proposal checked against the first rows. */
+	render(w, 200, &r, chosen, NULL, r.decided || r.expired ? NULL : preview(w, &r, chosen));
 }
 
 const struct web_handler page_review_get = {review_get};
@@ -204,7 +235,15 @@ static void review_post(struct web_req *w)
 	const char *n = web_field(w, "ncols");
 	const char **chosen = posted_fields(w, r.ncols);
 	if (!n || strtol(n, NULL, 10) != r.ncols) {
-		render(w, 400, &r, chosen, "The form does not match this file's columns. Reload the page and try again.");
+		render(w, 400, &r, chosen, "The form does not match this file's columns. Reload the page and try again.",
+		       NULL);
+		return;
+	}
+	/* "Check the first rows": nothing is stored, the page comes back with
+	 * the choices kept and the preview (the script asks for it live). */
+	const char *action = web_field(w, "action");
+	if (action && !strcmp(action, "preview")) {
+		render(w, 200, &r, chosen, NULL, preview(w, &r, chosen));
 		return;
 	}
 	int released = 0;
@@ -218,16 +257,16 @@ static void review_post(struct web_req *w)
 		web_redirect(w, arena_printf(w->a, "/imports/runs/%s", r.run.id));
 		return;
 	case CODE_INVALID_REQUEST:
-		render(w, 400, &r, chosen, msg);
+		render(w, 400, &r, chosen, msg, NULL);
 		return;
 	case CODE_STAGING_EXPIRED:
 		r.expired = true;
-		render(w, 409, &r, chosen, NULL);
+		render(w, 409, &r, chosen, NULL, NULL);
 		return;
 	case CODE_RUN_NOT_TERMINAL:
 		(void)store_run_get(g_web_store, w->session->org.id, r.run.id, &r.run);
 		r.decided = true;
-		render(w, 409, &r, chosen, NULL);
+		render(w, 409, &r, chosen, NULL, NULL);
 		return;
 	case CODE_NOT_FOUND:
 		web_not_found(w);

@@ -1,5 +1,6 @@
 """The review screen at {app_url}/imports/runs/<id>/review (PRODUCT §6-§7,
 issue 7 "Review"), driven over HTTP as a browser without JavaScript would."""
+import re
 import time
 
 from harness.jobs import wait_run
@@ -35,7 +36,7 @@ def test_review_page_shows_file_columns_samples_and_proposal(server):
     assert f["fields"]["col2"] == "loadDate"
     assert "col3" in f["fields"]
     assert f["fields"]["ncols"] == "4"
-    assert [b.get("text") for b in f["buttons"]] == [BUTTON]
+    assert [b.get("text") for b in f["buttons"]] == [BUTTON, "Check the first rows"]
     for header in ("Job #", "Load Number", "Ship Date", "Remarks"):
         assert '<label for="col-' in r.text and header in t
     assert "JOB1" in t and "note 1" in t          # sample values
@@ -203,3 +204,25 @@ def test_unknown_run_is_404(module_server):
     w = signin(module_server)
     assert w.get("/imports/runs/run_doesnotexist/review").status_code == 404
     assert w.get("/imports/runs/%s/review" % ("x" * 300)).status_code == 404
+
+
+def test_preview_of_first_rows_follows_the_choices_and_stores_nothing(server):
+    """The welcome extra: how the first rows would validate with the current
+    choice.  The page opens with the proposal checked; "Check the first
+    rows" re-checks the choices on the form without confirming anything."""
+    run = staged(server, "Job #,Load Number,Ship Date,Weight\nJ1,L1,2026-11-01,12 t\nJ1,L2,soon,3\n")
+    w = signin(server)
+    r = w.get(review_path(run))
+    t = text_of(r.text)
+    assert "The first rows with this mapping" in t
+    assert re.search(r"2 UNIT_NORMALIZED weight · column “Weight”", t), t
+    assert re.search(r"3 TYPE_MISMATCH loadDate · column “Ship Date”", t), t
+    r = w.submit(review_path(run), review_path(run), col2="", action="preview")
+    assert r.status_code == 200
+    t = text_of(r.text)
+    assert t.count("MISSING_REQUIRED loadDate") == 2
+    assert forms(r.text).find(review_path(run))["fields"]["col2"] == ""
+    r = w.submit(review_path(run), review_path(run), col3="", action="preview")
+    assert "2 imports cleanly" in text_of(r.text)
+    body = server.get("/api/v1/imports/runs/" + run["id"]).json()
+    assert body["state"] == "QUEUED" and body["nextAction"]

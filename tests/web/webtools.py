@@ -95,11 +95,13 @@ class Web(requests.Session):
         assert r.status_code == 200, (page_path, r.status_code, r.text[:500])
         return forms(r.text).find(action)
 
-    def submit(self, page_path, action, **changes):
-        f = self.form(page_path, action)
+    def submit(self, page_path, form_action, **changes):
+        """Posts the form of page_path that posts to form_action, with
+        its fields as the page set them and `changes` applied."""
+        f = self.form(page_path, form_action)
         data = {k: v for k, v in f["fields"].items() if v is not None}
         data.update(changes)
-        return self.post(action, data=data)
+        return self.post(form_action, data=data)
 
 
 def login_link(srv, email):

@@ -1,5 +1,6 @@
 // Loadline web app enhancements.  Every page works without this file; it
-// only adds live feedback on the review screen, copy buttons and a
+// only adds live feedback on the review screen (required fields, fields
+// chosen twice, the preview of the first rows), copy buttons and a
 // confirmation before destructive actions.
 (function () {
   'use strict';
@@ -40,7 +41,30 @@
         dupBox.hidden = dups.length === 0;
       }
     }
-    selects.forEach(function (s) { s.addEventListener('change', update); });
+    // The preview of the first rows follows the selects: the server checks
+    // them (action=preview stores nothing) and its section replaces ours.
+    var previewBox = document.getElementById('preview');
+    var timer = null;
+    function refreshPreview() {
+      if (!previewBox || !window.fetch || !window.URLSearchParams) return;
+      var data = new URLSearchParams(new FormData(form));
+      data.set('action', 'preview');
+      // getAttribute: the button named "action" shadows form.action
+      fetch(form.getAttribute('action'), { method: 'POST', body: data, credentials: 'same-origin' })
+        .then(function (r) { return r.text(); })
+        .then(function (html) {
+          var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById('preview');
+          if (fresh) previewBox.innerHTML = fresh.innerHTML;
+        })
+        .catch(function () { /* the button still works */ });
+    }
+    selects.forEach(function (s) {
+      s.addEventListener('change', function () {
+        update();
+        clearTimeout(timer);
+        timer = setTimeout(refreshPreview, 250);
+      });
+    });
     update();
   }
 
