@@ -244,15 +244,17 @@ struct web_req *web_begin(struct http_request *req, struct http_response *res)
 	w->a = req->arena;
 	buf_init(&w->body, FORM_BODY_MAX);
 	arena_cleanup(w->a, body_cleanup, &w->body);
-	if (web_session_load(w)) {
-		web_unavailable(w);
-		return w;
-	}
 	const char *method = strcmp(req->method, "HEAD") ? req->method : "GET";
 	const struct route *r = NULL;
 	char allow[64];
 	enum route_result m = router_match(routes, sizeof routes / sizeof routes[0], method,
 					   route_path(w->a, req->path), &r, &w->params, allow, sizeof allow);
+	/* Static files are the same for everyone: no session look-up. */
+	bool is_static = m == ROUTE_FOUND && r->handler == (const void *)&page_static;
+	if (!is_static && web_session_load(w)) {
+		web_unavailable(w);
+		return w;
+	}
 	if (m == ROUTE_NO_PATH) {
 		web_not_found(w);
 		return w;

@@ -184,3 +184,19 @@ def test_sessions_expire(start_server):
     time.sleep(1.2)
     r = w.get("/imports")
     assert r.status_code == 303 and r.headers["Location"].startswith("/login")
+
+
+def test_static_assets_need_no_session_and_revalidate(module_server):
+    """One small stylesheet and one script, served by the program itself
+    with an ETag (no external fonts or CDNs)."""
+    w = Web(module_server)
+    css = w.get("/static/app.css")
+    assert css.status_code == 200 and css.headers["Content-Type"].startswith("text/css")
+    assert len(css.content) < 16 * 1024
+    assert "@import" not in css.text and "url(http" not in css.text
+    again = w.get("/static/app.css", headers={"If-None-Match": css.headers["ETag"]})
+    assert again.status_code == 304
+    js = w.get("/static/app.js")
+    assert js.status_code == 200 and "javascript" in js.headers["Content-Type"]
+    assert w.get("/static/nope.css").status_code == 404
+    assert w.get("/static/layout.html").status_code == 404  # templates are not served
