@@ -15,6 +15,7 @@
 #include "endpoints.h"
 #include "http/ratelimit.h"
 #include "problem.h"
+#include "web/web.h"
 
 struct api_env g_api;
 
@@ -220,6 +221,11 @@ static void on_headers(struct http_request *req, struct http_response *res)
 	}
 	if (serve_docs(req, res))
 		return;
+	/* Everything outside the API and the probe is the web application. */
+	if (!is_api_path(req->path) && strcmp(req->path, "/healthz")) {
+		ctx->web = web_begin(req, res);
+		return;
+	}
 	const struct route *r = NULL;
 	char allow[64];
 	const char *method = strcmp(req->method, "HEAD") ? req->method : "GET";
@@ -248,6 +254,10 @@ static void on_headers(struct http_request *req, struct http_response *res)
 static void on_body(struct http_request *req, struct http_response *res, const char *data, size_t size)
 {
 	struct api_ctx *ctx = req->app_data;
+	if (ctx->web) {
+		web_body(ctx->web, data, size);
+		return;
+	}
 	if (ctx->ep && ctx->ep->body) {
 		ctx->ep->body(ctx, req, res, data, size);
 		return;
@@ -259,7 +269,9 @@ static void on_body(struct http_request *req, struct http_response *res, const c
 static void on_complete(struct http_request *req, struct http_response *res)
 {
 	struct api_ctx *ctx = req->app_data;
-	if (ctx->ep)
+	if (ctx->web)
+		web_finish(ctx->web);
+	else if (ctx->ep)
 		ctx->ep->finish(ctx, req, res);
 }
 

@@ -13,6 +13,7 @@
 #include "store/store.h"
 
 struct ratelimit;
+struct web_req;
 
 /* Process-wide dependencies of the API, set once before serving. */
 struct api_env {
@@ -30,6 +31,7 @@ struct api_ctx {
 	struct org org;
 	double t0;
 	void *state;       /* the endpoint's, arena-allocated */
+	struct web_req *web;  /* set when the web app serves the request */
 };
 
 /* An endpoint: finish is required; begin/body only for streamed uploads.

@@ -108,6 +108,7 @@ int config_load(void)
 	c->run_timeout_ms = 30LL * 60 * 1000;
 	c->sweep_interval_ms = 30000;
 	c->lease_ms = 30000;
+	c->session_ttl_ms = 12LL * 3600 * 1000;
 	c->workers = 2;
 	c->http_threads = 8;
 
@@ -144,6 +145,7 @@ int config_load(void)
 	rc |= env_duration("LOADLINE_RUN_TIMEOUT", &c->run_timeout_ms) < 0;
 	rc |= env_duration("LOADLINE_SWEEP_INTERVAL", &c->sweep_interval_ms) < 0;
 	rc |= env_duration("LOADLINE_LEASE", &c->lease_ms) < 0;
+	rc |= env_duration("LOADLINE_SESSION_TTL", &c->session_ttl_ms) < 0;
 	config_derive_urls();
 	return rc ? -1 : 0;
 }

@@ -1,4 +1,5 @@
 /* loadline serve / worker / migrate: the long-running processes. */
+#include <curl/curl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "http/ratelimit.h"
 #include "import/worker.h"
 #include "mail/mailer.h"
+#include "web/web.h"
 
 /* Blocks the stop signals in every thread started after this, so that the
  * main thread alone receives them through sigwait. */
@@ -59,10 +61,13 @@ int cli_serve(int argc, char **argv)
 	}
 	sigset_t set;
 	block_signals(&set);
+	/* Before any thread: sign-in fetches the OIDC provider's documents. */
+	curl_global_init(CURL_GLOBAL_DEFAULT);
 	struct store *st = cli_store(g_config.http_threads + g_config.workers + 2);
 	if (!st)
 		return 1;
 	g_api.store = st;
+	web_init(st);
 	g_api.rl = ratelimit_new(g_config.rate_limit, g_config.rate_window_ms);
 	struct http_server *srv = http_start(g_config.listen, g_config.http_threads, api_app());
 	if (!srv) {
@@ -81,6 +86,7 @@ int cli_serve(int argc, char **argv)
 	mailer_stop(mailer);
 	ratelimit_free(g_api.rl);
 	store_close(st);
+	curl_global_cleanup();
 	log_json("info", "stopped", NULL);
 	return 0;
 }

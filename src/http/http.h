@@ -74,6 +74,9 @@ void http_respond(struct http_request *req, struct http_response *res, int statu
 		  const char *content_type, const char *body, size_t len);
 void http_add_header(struct http_request *req, struct http_response *res, const char *name,
 		     const char *value);
+/* Adds a header even when one of that name is already set (Set-Cookie). */
+void http_append_header(struct http_request *req, struct http_response *res, const char *name,
+			const char *value);
 
 struct http_server;
 

@@ -73,6 +73,12 @@ void http_add_header(struct http_request *req, struct http_response *res, const 
 			return;
 		}
 	}
+	http_append_header(req, res, name, value);
+}
+
+void http_append_header(struct http_request *req, struct http_response *res, const char *name,
+			const char *value)
+{
 	if (res->nheaders == HTTP_MAX_HEADERS_OUT)
 		return;
 	res->headers[res->nheaders].name = arena_strdup(req->arena, name);

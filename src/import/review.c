@@ -7,6 +7,7 @@
 #include "base/clock.h"
 #include "base/config.h"
 #include "mapping.h"
+#include "rows.h"
 #include "store/shapes.h"
 #include "worker.h"
 
@@ -41,6 +42,7 @@ static enum code read_file(struct store *st, struct arena *a, struct review *r)
 		const char **s = arena_alloc(a, sizeof(char *) * (h->ncells + 1));
 		for (size_t j = 0; j < h->ncells; j++)
 			s[j] = j < row->ncells ? arena_strndup(a, row->cells[j], row->lens[j]) : "";
+		r->sample_rows[r->nsamples] = row->number;
 		r->samples[r->nsamples++] = s;
 	}
 	sheet_free(sh);
@@ -112,4 +114,46 @@ enum code review_confirm(struct store *st, struct arena *a, const char *org_id, 
 	if (!rc)
 		workers_notify();
 	return rc;
+}
+
+static void add_issues(struct arena *a, const struct colmap *map, const struct diag *d, int n, bool warning,
+		       struct review_row_check *out)
+{
+	for (int i = 0; i < n; i++) {
+		struct review_issue *x = &out->issues[out->nissues++];
+		x->code = code_name(d[i].code);
+		x->field = d[i].field < FIELD__COUNT ? field_name(d[i].field) : NULL;
+		x->column = d[i].col >= 0 ? map->headers[d[i].col] : NULL;
+		x->message = d[i].message ? arena_strdup(a, d[i].message) : code_summary(d[i].code);
+		x->warning = warning;
+	}
+}
+
+void review_preview(struct arena *a, const struct review *r, const char *const *fields, struct review_row_check *ret)
+{
+	struct sheet_row h = {.ncells = (size_t)r->ncols, .cells = r->headers};
+	size_t *lens = arena_alloc(a, sizeof(size_t) * ((size_t)r->ncols + 1));
+	for (int j = 0; j < r->ncols; j++)
+		lens[j] = strlen(r->headers[j]);
+	h.lens = lens;
+	/* Unknown names are ignored: the form may send anything. */
+	const char **known = arena_alloc(a, sizeof(char *) * ((size_t)r->ncols + 1));
+	for (int j = 0; j < r->ncols; j++)
+		known[j] = fields[j] && field_from_name(fields[j]) != FIELD_NONE ? fields[j] : NULL;
+	struct colmap map;
+	colmap_from_fields(a, &h, known, &map);
+	for (int k = 0; k < r->nsamples; k++) {
+		size_t *cl = arena_alloc(a, sizeof(size_t) * ((size_t)r->ncols + 1));
+		for (int j = 0; j < r->ncols; j++)
+			cl[j] = strlen(r->samples[k][j]);
+		struct sheet_row in = {.number = r->sample_rows[k], .ncells = (size_t)r->ncols, .cells = r->samples[k],
+				       .lens = cl};
+		struct row *row = arena_alloc(a, sizeof(*row));
+		row_check(a, &map, &in, row);
+		ret[k].row = row->number;
+		ret[k].nissues = 0;
+		ret[k].issues = arena_alloc(a, sizeof(struct review_issue) * (size_t)(row->nerrors + row->nwarnings + 1));
+		add_issues(a, &map, row->errors, row->nerrors, false, &ret[k]);
+		add_issues(a, &map, row->warnings, row->nwarnings, true, &ret[k]);
+	}
 }

@@ -14,6 +14,7 @@ struct review {
 	int ncols;
 	const char **headers;                 /* per column */
 	const char **samples[REVIEW_SAMPLES]; /* samples[k][col], "" when missing */
+	unsigned sample_rows[REVIEW_SAMPLES]; /* their rowIndex */
 	int nsamples;
 	struct proposal *proposal;            /* per column */
 	bool expired, decided;                /* past expiresAt / no longer staged */
@@ -32,5 +33,24 @@ enum code review_load(struct store *st, struct arena *a, const char *org_id, con
 enum code review_confirm(struct store *st, struct arena *a, const char *org_id, const char *run_id,
 			 const char *user_id, const char *const *fields, int ncols, int *ret_released,
 			 const char **ret_message);
+
+/* One finding of the preview: a per-row code the sample row would get. */
+struct review_issue {
+	const char *code, *field, *column, *message;
+	bool warning;
+};
+
+struct review_row_check {
+	unsigned row;                         /* rowIndex */
+	int nissues;
+	struct review_issue *issues;          /* arena */
+};
+
+/* How the sample rows would validate with fields (one wire name or NULL
+ * per column, as review_confirm takes them; unknown names count as
+ * ignored): the type and required-field checks of the pipeline, without
+ * the look-ups that need the database.  Fills ret[0..r->nsamples).  Pure:
+ * no I/O. */
+void review_preview(struct arena *a, const struct review *r, const char *const *fields, struct review_row_check *ret);
 
 #endif

@@ -94,6 +94,17 @@ const struct migration migrations[] = {
 	 "CREATE TABLE outbox_attempts ("
 	 "  outbox_id TEXT NOT NULL REFERENCES outbox(id), attempt INTEGER NOT NULL, at BIGINT NOT NULL,"
 	 "  ok INTEGER NOT NULL, detail TEXT, PRIMARY KEY (outbox_id, attempt));"},
+	/* Web sign-in: only hashes of session ids and OIDC states are stored. */
+	{4, "web sessions",
+	 "CREATE TABLE web_sessions ("
+	 "  id_hash TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id),"
+	 "  org_id TEXT NOT NULL REFERENCES orgs(id), csrf_secret TEXT NOT NULL, via TEXT NOT NULL,"
+	 "  created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, revoked_at BIGINT);"
+	 "CREATE INDEX web_sessions_expiry ON web_sessions(expires_at);"
+	 "CREATE TABLE oidc_logins ("
+	 "  state_hash TEXT PRIMARY KEY, nonce TEXT NOT NULL, code_verifier TEXT NOT NULL,"
+	 "  return_to TEXT NOT NULL, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, used_at BIGINT);"
+	 "CREATE INDEX oidc_logins_expiry ON oidc_logins(expires_at);"},
 };
 
 const int migrations_count = (int)(sizeof migrations / sizeof migrations[0]);

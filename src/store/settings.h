@@ -1,0 +1,14 @@
+/* Organization settings as the web app's Settings pages show them. */
+#ifndef LOADLINE_STORE_SETTINGS_H
+#define LOADLINE_STORE_SETTINGS_H
+
+#include "base/arena.h"
+#include "store.h"
+
+/* The configured "Bulk import mapping approvals" recipients of the org,
+ * sorted (arena-owned strings); *ret_n = 0 when none is configured, which
+ * means every admin gets the emails.  At most max are returned. */
+enum code store_approvers_configured(struct store *st, struct arena *a, const char *org_id, const char **ret,
+				     int max, int *ret_n);
+
+#endif

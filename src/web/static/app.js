@@ -1,0 +1,105 @@
+// Loadline web app enhancements.  Every page works without this file; it
+// only adds live feedback on the review screen (required fields, fields
+// chosen twice, the preview of the first rows), copy buttons and a
+// confirmation before destructive actions.
+(function () {
+  'use strict';
+
+  // Review: which required fields have no column, which field is chosen twice.
+  function reviewForm(form) {
+    var selects = Array.prototype.slice.call(form.querySelectorAll('select[data-column]'));
+    var missingBox = document.getElementById('missing-required');
+    var missingList = document.getElementById('missing-list');
+    var dupBox = document.getElementById('duplicate-fields');
+    var required = [];
+    if (selects.length) {
+      Array.prototype.forEach.call(selects[0].querySelectorAll('option[data-required]'), function (o) {
+        required.push(o.value);
+      });
+    }
+    function update() {
+      var used = {};
+      selects.forEach(function (s) {
+        var row = s.closest('tr');
+        if (row) row.classList.toggle('is-ignored', !s.value);
+        if (!s.value) return;
+        (used[s.value] = used[s.value] || []).push(s);
+      });
+      var missing = required.filter(function (f) { return !used[f]; });
+      if (missingBox && missingList) {
+        missingList.textContent = missing.join(', ');
+        missingBox.hidden = missing.length === 0;
+      }
+      var dups = Object.keys(used).filter(function (f) { return used[f].length > 1; });
+      selects.forEach(function (s) {
+        s.setAttribute('aria-invalid', dups.indexOf(s.value) >= 0 ? 'true' : 'false');
+      });
+      if (dupBox) {
+        dupBox.textContent = dups.length
+          ? 'Each field can take one column: ' + dups.join(', ') + ' is chosen more than once.'
+          : '';
+        dupBox.hidden = dups.length === 0;
+      }
+    }
+    // The preview of the first rows follows the selects: the server checks
+    // them (action=preview stores nothing) and its section replaces ours.
+    var previewBox = document.getElementById('preview');
+    var timer = null;
+    function refreshPreview() {
+      if (!previewBox || !window.fetch || !window.URLSearchParams) return;
+      var data = new URLSearchParams(new FormData(form));
+      data.set('action', 'preview');
+      // getAttribute: the button named "action" shadows form.action
+      fetch(form.getAttribute('action'), { method: 'POST', body: data, credentials: 'same-origin' })
+        .then(function (r) { return r.text(); })
+        .then(function (html) {
+          var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById('preview');
+          if (fresh) previewBox.innerHTML = fresh.innerHTML;
+        })
+        .catch(function () { /* the button still works */ });
+    }
+    selects.forEach(function (s) {
+      s.addEventListener('change', function () {
+        update();
+        clearTimeout(timer);
+        timer = setTimeout(refreshPreview, 250);
+      });
+    });
+    update();
+  }
+
+  function copyButtons() {
+    Array.prototype.forEach.call(document.querySelectorAll('[data-copy]'), function (btn) {
+      var target = document.getElementById(btn.getAttribute('data-copy'));
+      if (!target) return;
+      btn.hidden = false;
+      btn.addEventListener('click', function () {
+        var done = function () {
+          var label = btn.textContent;
+          btn.textContent = 'Copied';
+          setTimeout(function () { btn.textContent = label; }, 1500);
+        };
+        if (navigator.clipboard && window.isSecureContext) {
+          navigator.clipboard.writeText(target.value).then(done, function () {});
+        } else {
+          target.select();
+          try { document.execCommand('copy'); done(); } catch (e) { /* the text stays selected */ }
+        }
+      });
+    });
+  }
+
+  function confirmForms() {
+    Array.prototype.forEach.call(document.querySelectorAll('form[data-confirm]'), function (f) {
+      f.addEventListener('submit', function (ev) {
+        if (!window.confirm(f.getAttribute('data-confirm'))) ev.preventDefault();
+      });
+    });
+  }
+
+  document.addEventListener('DOMContentLoaded', function () {
+    Array.prototype.forEach.call(document.querySelectorAll('form[data-review]'), reviewForm);
+    copyButtons();
+    confirmForms();
+  });
+})();

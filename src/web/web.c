@@ -1,0 +1,357 @@
+/* The web app's request pipeline: the route table, the session and CSRF
+ * gates every page passes, and the ways a page answers. */
+#include "web.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/clock.h"
+#include "base/config.h"
+#include "base/log.h"
+#include "web/assets.h"
+#include "web/csrf.h"
+#include "web/page.h"
+#include "web/session.h"
+
+struct store *g_web_store;
+
+/* Form posts are small: the largest is a review of 100 columns. */
+#define FORM_BODY_MAX (64 * 1024)
+
+#define R(method, pattern, page, access) {method, pattern, (void *)&page, access}
+
+/* The whole app at a glance.  Access: WEB_PUBLIC pages check what they
+ * need themselves (sign-in); the gates in finish() enforce the others. */
+static const struct route routes[] = {
+	R("GET", "/", page_home, WEB_MEMBER),
+	R("GET", "/static/{name}", page_static, WEB_PUBLIC),
+	R("GET", "/login", page_signin, WEB_PUBLIC),
+	R("GET", "/login/link", page_link_get, WEB_PUBLIC),
+	R("POST", "/login/link", page_link_post, WEB_PUBLIC),
+	R("GET", "/login/oidc", page_oidc_start, WEB_PUBLIC),
+	R("GET", "/login/oidc/callback", page_oidc_callback, WEB_PUBLIC),
+	R("POST", "/logout", page_logout, WEB_MEMBER),
+	R("GET", "/imports", page_imports, WEB_MEMBER),
+	R("GET", "/imports/runs/{id}", page_run, WEB_MEMBER),
+	R("GET", "/imports/runs/{id}/results.csv", page_run_csv, WEB_MEMBER),
+	R("GET", "/imports/runs/{id}/review", page_review_get, WEB_MEMBER),
+	R("POST", "/imports/runs/{id}/review", page_review_post, WEB_ADMIN),
+	R("GET", "/settings", page_settings, WEB_MEMBER),
+	R("GET", "/settings/api-keys", page_keys, WEB_MEMBER),
+	R("POST", "/settings/api-keys", page_keys_mint, WEB_ADMIN),
+	R("POST", "/settings/api-keys/{id}/revoke", page_keys_revoke, WEB_ADMIN),
+	R("GET", "/settings/communications", page_comms, WEB_MEMBER),
+	R("POST", "/settings/communications", page_comms_post, WEB_ADMIN),
+	R("GET", "/locations", page_locations, WEB_MEMBER),
+};
+
+void web_init(struct store *st)
+{
+	g_web_store = st;
+}
+
+/* ---- answers ---- */
+
+/* Every page: no framing by other sites, no inline script or style, no
+ * third-party anything, and nothing leaks through the Referer. */
+static void security_headers(struct web_req *w)
+{
+	http_add_header(w->req, w->res, "Content-Security-Policy",
+			"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+			"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+	http_add_header(w->req, w->res, "X-Content-Type-Options", "nosniff");
+	http_add_header(w->req, w->res, "X-Frame-Options", "DENY");
+	http_add_header(w->req, w->res, "Referrer-Policy", "same-origin");
+}
+
+void web_raw(struct web_req *w, int status, const char *content_type, const char *data, size_t len)
+{
+	http_respond(w->req, w->res, status, content_type, data, len);
+	security_headers(w);
+}
+
+static const char *role_name(const struct web_session *s)
+{
+	return s->user.role == ROLE_ADMIN ? "admin" : "member";
+}
+
+void web_page(struct web_req *w, int status, const char *title, const struct html *body,
+	      const struct web_page_opts *opts)
+{
+	static const struct web_page_opts none = {0};
+	if (!opts)
+		opts = &none;
+	const struct web_session *s = w->session;
+	struct tmpl_var v[] = {
+		T_TEXT("title", title),
+		T_HTML("body", body),
+		T_FLAG("signed_in", s != NULL),
+		T_TEXT("user_name", s ? s->user.name : NULL),
+		T_TEXT("user_email", s ? s->user.email : NULL),
+		T_TEXT("role", s ? role_name(s) : NULL),
+		T_TEXT("org_name", s ? s->org.name : NULL),
+		T_TEXT("csrf", web_csrf_token(w)),
+		T_FLAG("nav_imports", opts->nav == NAV_IMPORTS),
+		T_FLAG("nav_locations", opts->nav == NAV_LOCATIONS),
+		T_FLAG("nav_settings", opts->nav == NAV_SETTINGS),
+		T_TEXT("refresh", opts->refresh_s > 0 ? web_int(w->a, opts->refresh_s) : NULL),
+	};
+	const struct html *page = tmpl_render(w->a, "layout.html", v, sizeof v / sizeof v[0]);
+	web_raw(w, status, "text/html; charset=utf-8", html_str(page), html_len(page));
+	/* Pages show an organization's data: never kept by caches. */
+	http_add_header(w->req, w->res, "Cache-Control", "no-store");
+}
+
+void web_redirect(struct web_req *w, const char *location)
+{
+	web_raw(w, 303, "text/plain; charset=utf-8", "", 0);
+	http_add_header(w->req, w->res, "Location", location);
+	http_add_header(w->req, w->res, "Cache-Control", "no-store");
+}
+
+void web_error(struct web_req *w, int status, const char *title, const char *message)
+{
+	struct tmpl_var v[] = {
+		T_TEXT("title", title),
+		T_TEXT("message", message),
+		T_TEXT("status", web_int(w->a, status)),
+		T_FLAG("signed_in", w->session != NULL),
+	};
+	web_page(w, status, title, tmpl_render(w->a, "error.html", v, sizeof v / sizeof v[0]), NULL);
+}
+
+void web_not_found(struct web_req *w)
+{
+	web_error(w, 404, "Not found", "There is nothing at this address in your organization. "
+		  "Check the link, or start again from Imports.");
+}
+
+void web_unavailable(struct web_req *w)
+{
+	web_error(w, 503, "Service unavailable", "The database did not answer. Try again in a few seconds.");
+	http_add_header(w->req, w->res, "Retry-After", "5");
+}
+
+/* ---- request ---- */
+
+const char *web_param(const struct web_req *w, const char *name)
+{
+	return route_param(&w->params, name);
+}
+
+const char *web_query(const struct web_req *w, const char *name)
+{
+	const char *v = http_query(w->req, name);
+	return v && form_text_ok(v, strlen(v)) ? v : NULL;
+}
+
+const char *web_field(const struct web_req *w, const char *name)
+{
+	return form_get(&w->form, name);
+}
+
+bool web_is_admin(const struct web_req *w)
+{
+	return w->session && w->session->user.role == ROLE_ADMIN;
+}
+
+const char *web_csrf_token(const struct web_req *w)
+{
+	return w->session ? w->session->csrf : "";
+}
+
+/* ---- formatting ---- */
+
+const char *web_time(struct arena *a, int64_t ms)
+{
+	if (!ms)
+		return "—";
+	char iso[TIME_ISO_MAX];
+	time_iso(ms, iso);
+	/* "2026-11-21T15:04:05.123Z" -> "2026-11-21 15:04 UTC" */
+	return arena_printf(a, "%.10s %.5s UTC", iso, iso + 11);
+}
+
+const char *web_time_iso(struct arena *a, int64_t ms)
+{
+	char iso[TIME_ISO_MAX];
+	time_iso(ms, iso);
+	return arena_strdup(a, iso);
+}
+
+const char *web_int(struct arena *a, long long v)
+{
+	return arena_printf(a, "%lld", v);
+}
+
+const char *web_url_encode(struct arena *a, const char *s)
+{
+	char *out = arena_alloc(a, strlen(s) * 3 + 1), *o = out;
+	static const char hex[] = "0123456789ABCDEF";
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    strchr("-._~/", *p)) {
+			*o++ = (char)*p;
+		} else {
+			*o++ = '%';
+			*o++ = hex[*p >> 4];
+			*o++ = hex[*p & 15];
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+const char *web_safe_next(const char *next)
+{
+	if (!next || next[0] != '/' || next[1] == '/' || next[1] == '\\' || strlen(next) >= RETURN_TO_MAX)
+		return "/imports";
+	for (const unsigned char *p = (const unsigned char *)next; *p; p++)
+		if (*p < 0x20 || *p == 0x7f || *p == '\\')
+			return "/imports";
+	return next;
+}
+
+/* ---- the pipeline ---- */
+
+static bool is_form(const char *ct)
+{
+	static const char want[] = "application/x-www-form-urlencoded";
+	return ct && !strncasecmp(ct, want, sizeof want - 1) &&
+	       (ct[sizeof want - 1] == '\0' || ct[sizeof want - 1] == ';');
+}
+
+static void body_cleanup(void *p)
+{
+	buf_done(p);
+}
+
+/* The path without a trailing slash ("/imports/" is "/imports"). */
+static const char *route_path(struct arena *a, const char *path)
+{
+	size_t n = strlen(path);
+	if (n > 1 && path[n - 1] == '/')
+		return arena_strndup(a, path, n - 1);
+	return path;
+}
+
+struct web_req *web_begin(struct http_request *req, struct http_response *res)
+{
+	struct web_req *w = arena_alloc(req->arena, sizeof(*w));
+	w->req = req;
+	w->res = res;
+	w->a = req->arena;
+	buf_init(&w->body, FORM_BODY_MAX);
+	arena_cleanup(w->a, body_cleanup, &w->body);
+	const char *method = strcmp(req->method, "HEAD") ? req->method : "GET";
+	const struct route *r = NULL;
+	char allow[64];
+	enum route_result m = router_match(routes, sizeof routes / sizeof routes[0], method,
+					   route_path(w->a, req->path), &r, &w->params, allow, sizeof allow);
+	/* Static files are the same for everyone: no session look-up. */
+	bool is_static = m == ROUTE_FOUND && r->handler == (const void *)&page_static;
+	if (!is_static && web_session_load(w)) {
+		web_unavailable(w);
+		return w;
+	}
+	if (m == ROUTE_NO_PATH) {
+		web_not_found(w);
+		return w;
+	}
+	if (m == ROUTE_NO_METHOD) {
+		web_error(w, 405, "Method not allowed", "This page cannot be used that way.");
+		http_add_header(req, res, "Allow", allow);
+		return w;
+	}
+	w->handler = r->handler;
+	w->access = (enum web_access)r->flags;
+	/* A POST without a body has no Content-Type; it is an empty form (and
+	 * fails the CSRF check like any other). */
+	const char *ct = http_header(req, "Content-Type");
+	if (!strcmp(method, "POST") && ct && !is_form(ct))
+		web_error(w, 415, "Unsupported form", "Forms are posted as application/x-www-form-urlencoded.");
+	return w;
+}
+
+void web_body(struct web_req *w, const char *data, size_t size)
+{
+	if (w->res->answered || w->body_too_large)
+		return;
+	if (buf_append(&w->body, data, size)) {
+		w->body_too_large = true;
+		web_error(w, 413, "Form too large", "This form is larger than Loadline accepts.");
+	}
+}
+
+/* Where the sign-in page should send the user back to afterwards. */
+static void to_signin(struct web_req *w)
+{
+	bool get = strcmp(w->req->method, "POST") != 0;
+	web_redirect(w, get && strcmp(w->req->path, "/")
+			       ? arena_printf(w->a, "/login?next=%s", web_url_encode(w->a, w->req->path))
+			       : "/login");
+}
+
+/* The gates, in order: signed in, CSRF token, role. */
+static bool allowed(struct web_req *w)
+{
+	if (w->access == WEB_PUBLIC)
+		return true;
+	if (!w->session) {
+		to_signin(w);
+		return false;
+	}
+	snprintf(w->req->org_id, sizeof w->req->org_id, "%s", w->session->org.id);
+	if (!strcmp(w->req->method, "POST") && !csrf_check(w)) {
+		web_error(w, 403, "Forbidden", "This form did not carry a valid security token (FORBIDDEN). "
+			  "Go back, reload the page and try again.");
+		return false;
+	}
+	if (w->access == WEB_ADMIN && !web_is_admin(w)) {
+		web_error(w, 403, "Forbidden", "Only an organization admin can do this (FORBIDDEN). "
+			  "Ask an admin of your organization.");
+		return false;
+	}
+	return true;
+}
+
+void web_finish(struct web_req *w)
+{
+	if (w->res->answered)
+		return;
+	if (!strcmp(w->req->method, "POST") && form_parse(w->a, buf_str(&w->body), w->body.len, &w->form)) {
+		web_error(w, 400, "Bad form", "The form could not be read. Reload the page and try again.");
+		return;
+	}
+	if (!allowed(w))
+		return;
+	w->handler->fn(w);
+}
+
+/* ---- small pages ---- */
+
+static void home(struct web_req *w)
+{
+	web_redirect(w, "/imports");
+}
+
+const struct web_handler page_home = {home};
+
+static void static_asset(struct web_req *w)
+{
+	const struct web_asset *a = web_asset_find(web_param(w, "name"), true);
+	if (!a) {
+		web_not_found(w);
+		return;
+	}
+	const char *inm = http_header(w->req, "If-None-Match");
+	if (inm && strstr(inm, a->etag))
+		web_raw(w, 304, NULL, NULL, 0);
+	else
+		web_raw(w, 200, a->content_type, a->data, a->len);
+	http_add_header(w->req, w->res, "ETag", a->etag);
+	http_add_header(w->req, w->res, "Cache-Control", "public, max-age=300");
+}
+
+const struct web_handler page_static = {static_asset};

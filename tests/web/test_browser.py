@@ -1,0 +1,215 @@
+"""The web app in a real browser: headless Chromium (Debian's chromium and
+chromium-driver) driven by python3-selenium.  Screenshots of every screen go
+to tests/.out/screens/ (issue 7 "Tests and evidence")."""
+import base64
+import os
+import re
+import shutil
+import tempfile
+
+import pytest
+from selenium import webdriver
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.select import Select
+from selenium.webdriver.support.ui import WebDriverWait
+
+from harness.server import OUT_DIR
+from web.conftest import start_sso_server
+from web.webtools import custom_csv, login_link, upload, wait_for
+
+pytestmark = pytest.mark.parametrize("backend", ["sqlite"])
+
+SCREENS = os.path.join(OUT_DIR, "screens")
+CHROMIUM = os.environ.get("LOADLINE_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("LOADLINE_CHROMEDRIVER", "/usr/bin/chromedriver")
+
+
+@pytest.fixture
+def browser():
+    profile = tempfile.mkdtemp(prefix="ll-chromium-")
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage", "--window-size=1280,900", "--user-data-dir=" + profile):
+        opts.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def shot(driver, name, width=1280):
+    """Saves a full-page screenshot as tests/.out/screens/<name>.png (the
+    DevTools protocol captures beyond the viewport)."""
+    os.makedirs(SCREENS, exist_ok=True)
+    if width != 1280:
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": width, "height": 800, "deviceScaleFactor": 1, "mobile": True})
+    size = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
+    png = driver.execute_cdp_cmd("Page.captureScreenshot", {
+        "format": "png", "captureBeyondViewport": True,
+        "clip": {"x": 0, "y": 0, "width": size["width"], "height": min(size["height"], 4000), "scale": 1}})
+    with open(os.path.join(SCREENS, name + ".png"), "wb") as f:
+        f.write(base64.b64decode(png["data"]))
+    if width != 1280:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def wait(driver, cond, timeout=20):
+    # pages reload themselves (a run that is working): elements go stale
+    return WebDriverWait(driver, timeout, ignored_exceptions=(StaleElementReferenceException,
+                                                              NoSuchElementException)).until(cond)
+
+
+def text(driver):
+    return driver.find_element(By.TAG_NAME, "body").text
+
+
+def click_button(driver, label):
+    driver.find_element(By.XPATH, "//button[normalize-space()='%s']" % label).click()
+
+
+def test_sign_in_review_from_email_confirm_and_see_results(start_server, oidc_provider, smtp, browser):
+    """Sign in with SSO, open the review link from the email the SMTP server
+    received, change one mapping, confirm, watch the run finish, see its
+    results."""
+    srv = start_sso_server(start_server, oidc_provider, env={"LOADLINE_SMTP_URL": smtp.url})
+    run = upload(srv, custom_csv(3), name="week-47.csv")
+    _, mail = smtp.inbox.wait(1)[0]
+    link = re.search(r"(http://\S+/imports/runs/\S+/review)", mail.get_content()).group(1)
+    assert link == run["nextAction"]["url"]
+
+    d = browser
+    d.get(srv.base_url + "/imports")
+    wait(d, EC.url_contains("/login"))
+    shot(d, "01-sign-in")
+    d.find_element(By.LINK_TEXT, "Sign in with single sign-on").click()
+    wait(d, EC.presence_of_element_located((By.NAME, "login")))
+    d.find_element(By.NAME, "login").send_keys(srv.org.admin_email)
+    d.find_element(By.NAME, "password").send_keys("any password")
+    d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait(d, EC.url_to_be(srv.base_url + "/imports"))
+    assert "week-47.csv" in text(d) and "needs review" in text(d)
+    shot(d, "02-imports")
+
+    d.get(link)
+    wait(d, EC.presence_of_element_located((By.CSS_SELECTOR, "form[data-review]")))
+    assert "Review the columns of week-47.csv" in text(d)
+    shot(d, "03-review")
+    remarks = Select(d.find_element(By.ID, "col-3"))
+    new_field = "material" if remarks.first_selected_option.get_attribute("value") != "material" else "notes"
+    # script feedback: a field chosen twice is flagged at once
+    remarks.select_by_value("jobCode")
+    wait(d, EC.visibility_of_element_located((By.ID, "duplicate-fields")))
+    assert "jobCode is chosen more than once" in d.find_element(By.ID, "duplicate-fields").text
+    shot(d, "04-review-duplicate")
+    remarks.select_by_value(new_field)
+    wait(d, EC.invisibility_of_element_located((By.ID, "duplicate-fields")))
+    # the preview of the first rows follows the choices (fetched by the script)
+    date = Select(d.find_element(By.ID, "col-2"))
+    date.select_by_value("")
+    wait(d, lambda drv: "MISSING_REQUIRED" in drv.find_element(By.ID, "preview").text)
+    assert d.find_element(By.ID, "missing-required").is_displayed()
+    shot(d, "04b-review-preview")
+    date.select_by_value("loadDate")
+    wait(d, lambda drv: "MISSING_REQUIRED" not in drv.find_element(By.ID, "preview").text)
+    click_button(d, "Confirm mapping and import")
+    wait(d, EC.url_to_be(srv.base_url + "/imports/runs/" + run["id"]))
+    wait(d, lambda drv: "SUCCEEDED" in drv.find_element(By.ID, "run-state").text, timeout=30)
+    assert "Succeeded 3" in text(d)
+    shot(d, "05-run-finished")
+    assert "L0" in text(d) and "Wrote load_" in text(d)
+
+    result = srv.get("/api/v1/imports/runs/%s/results/succeeded" % run["id"]).json()["data"][0]
+    load = srv.get("/api/v1/loads/" + result["createdRecordIds"][0]).json()
+    assert load[new_field] == "note 0"
+
+
+def test_mint_key_use_it_revoke_it(start_server, browser):
+    """Mint a key in the UI and use it against /api/v1/whoami; revoke it and
+    see 401."""
+    srv = start_server()
+    d = browser
+    link = login_link(srv, srv.org.admin_email)
+    # the CLI prints {app_url}, which it cannot know here: the server's port
+    d.get(srv.base_url + link[link.index("/login/link"):])
+    shot(d, "06-sign-in-link")
+    click_button(d, "Sign in")
+    wait(d, EC.url_to_be(srv.base_url + "/imports"))
+    shot(d, "07-imports-empty")
+    d.find_element(By.LINK_TEXT, "Settings").click()
+    wait(d, EC.url_to_be(srv.base_url + "/settings/api-keys"))
+    d.find_element(By.ID, "key-name").send_keys("Browser key")
+    click_button(d, "Create key")
+    token = wait(d, EC.presence_of_element_located((By.ID, "new-token"))).get_attribute("value")
+    assert token.startswith("ll_live_")
+    copy = d.find_element(By.CSS_SELECTOR, "[data-copy=new-token]")
+    assert copy.is_displayed()
+    shot(d, "08-key-minted")
+    who = srv.get("/api/v1/whoami", token=token)
+    assert who.status_code == 200 and who.json()["name"] == "Browser key"
+
+    d.get(srv.base_url + "/settings/api-keys")
+    row = d.find_element(By.XPATH, "//tr[td[normalize-space()='Browser key']]")
+    assert "never" not in row.text  # lastUsedAt from the whoami call
+    row.find_element(By.XPATH, ".//button[normalize-space()='Revoke']").click()
+    wait(d, EC.alert_is_present()).accept()
+    wait(d, EC.url_contains("revoked=1"))
+    assert "The key was revoked" in text(d)
+    shot(d, "09-key-revoked")
+    assert srv.get("/api/v1/whoami", token=token).status_code == 401
+
+    # the other screens, for the record
+    d.find_element(By.LINK_TEXT, "Communications").click()
+    d.find_element(By.ID, "recipients").send_keys("ops@acme.test\nlead@acme.test")
+    click_button(d, "Save recipients")
+    wait(d, EC.url_contains("saved=1"))
+    shot(d, "10-communications")
+    srv.cli.admin("add-location", "--org", srv.org.id, "--name", "North Yard", "--street", "1 Quarry Rd",
+                  "--city", "Austin", "--state", "TX", "--zip", "78701")
+    d.find_element(By.LINK_TEXT, "Locations").click()
+    d.find_element(By.ID, "q").send_keys("quarry")
+    click_button(d, "Search")
+    wait(d, lambda drv: "North Yard" in text(drv))
+    shot(d, "11-locations")
+    shot(d, "12-locations-phone", width=390)
+    d.get(srv.base_url + "/imports/runs/run_nope")
+    shot(d, "13-not-found")
+    click_button(d, "Sign out")
+    wait(d, EC.url_contains("signed_out=1"))
+    d.get(srv.base_url + "/settings/api-keys")
+    wait(d, EC.url_contains("/login"))
+
+
+def test_keyboard_only_confirm(start_server, browser):
+    """Keyboard-usable: the skip link, then Tab through the review form to
+    the confirm button and press Enter."""
+    from selenium.webdriver.common.keys import Keys
+    srv = start_server()
+    run = upload(srv, custom_csv(2))
+    d = browser
+    link = login_link(srv, srv.org.admin_email)
+    d.get(srv.base_url + link[link.index("/login/link"):])
+    click_button(d, "Sign in")
+    wait(d, EC.url_to_be(srv.base_url + "/imports"))
+    d.get(run["nextAction"]["url"])
+    body = d.find_element(By.TAG_NAME, "body")
+    body.send_keys(Keys.TAB)
+    assert d.switch_to.active_element.text == "Skip to content"
+    for _ in range(40):
+        d.switch_to.active_element.send_keys(Keys.TAB)
+        if d.switch_to.active_element.text == "Confirm mapping and import":
+            break
+    else:
+        raise AssertionError("the confirm button is not reachable with Tab")
+    d.switch_to.active_element.send_keys(Keys.ENTER)
+    wait(d, EC.url_to_be(srv.base_url + "/imports/runs/" + run["id"]))
+    wait_for(lambda: srv.get("/api/v1/imports/runs/" + run["id"]).json()["state"] == "SUCCEEDED",
+             what="run to succeed")
