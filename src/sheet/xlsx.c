@@ -36,7 +36,7 @@ static enum code check_content_types(struct xzip *z, const char **ret_msg)
 	enum code rc = CODE_OK;
 	int r;
 	while ((r = xpart_read(&p, ret_msg)) > 0) {
-		if (xmlTextReaderNodeType(p.xr) != XML_READER_TYPE_ELEMENT)
+		if (p.type != XML_READER_TYPE_ELEMENT)
 			continue;
 		const char *ct = xpart_attr(&p, "ContentType");
 		if (ct && macro_content_type(ct)) {

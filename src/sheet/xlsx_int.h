@@ -57,6 +57,7 @@ void xml_init(void);
 struct xpart {
 	struct xentry e;
 	xmlTextReaderPtr xr;
+	int type;    /* node type of the current node, set by xpart_read */
 };
 int xpart_open(struct xzip *z, const char *name, struct xpart *p, const char **ret_msg);
 void xpart_close(struct xpart *p);

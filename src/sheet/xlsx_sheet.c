@@ -145,7 +145,7 @@ static enum code cell_value(struct xsheet *x, const char **ret_msg)
 				*ret_msg = "the worksheet ends in the middle of a cell";
 			return CODE_MALFORMED_XLSX;
 		}
-		int type = xmlTextReaderNodeType(x->part.xr);
+		int type = x->part.type;
 		if (type == XML_READER_TYPE_END_ELEMENT && xmlTextReaderDepth(x->part.xr) == depth)
 			return CODE_OK;
 		if (type != XML_READER_TYPE_ELEMENT || xmlTextReaderDepth(x->part.xr) != depth + 1)
@@ -168,9 +168,12 @@ struct cell_attrs {
 static void copy_attr(char *dst, size_t size, const char *v, bool *has)
 {
 	*has = true;
-	if (!v || strlen(v) >= size)
+	size_t n = v ? strlen(v) : size;
+	if (n >= size) {
 		v = "!";  /* too long to be valid: fails as a reference, reads as text */
-	snprintf(dst, size, "%s", v);
+		n = 1;
+	}
+	memcpy(dst, v, n + 1);
 }
 
 static void cell_attrs(struct xsheet *x, struct cell_attrs *a)
@@ -249,7 +252,7 @@ static enum code read_row(struct xsheet *x, struct rowbuf *rb, const char **ret_
 				*ret_msg = "the worksheet ends in the middle of a row";
 			return CODE_MALFORMED_XLSX;
 		}
-		int type = xmlTextReaderNodeType(x->part.xr);
+		int type = x->part.type;
 		if (type == XML_READER_TYPE_END_ELEMENT && xmlTextReaderDepth(x->part.xr) == depth)
 			return CODE_OK;
 		if (xpart_is(&x->part, XML_READER_TYPE_ELEMENT, "c") &&
@@ -276,7 +279,7 @@ static enum code xsheet_next(struct sheet_reader *r, struct rowbuf *rb, bool *re
 			*ret_msg = "the worksheet has no sheetData";
 			return x->in_data ? CODE_MALFORMED_XLSX : (x->done = true, CODE_OK);
 		}
-		int type = xmlTextReaderNodeType(x->part.xr);
+		int type = x->part.type;
 		if (xpart_is(&x->part, type, "sheetData")) {
 			if (type == XML_READER_TYPE_END_ELEMENT || xmlTextReaderIsEmptyElement(x->part.xr))
 				x->done = true;
