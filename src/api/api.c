@@ -301,6 +301,9 @@ const struct http_app *api_app(void)
 	};
 	/* An answered upload is read and dropped up to twice the file limit so
 	 * the client gets our problem body, not a connection reset. */
-	app.max_discard = g_config.max_file_bytes * 2 + (1 << 20);
+	/* Small unwanted bodies are read and dropped; past this the answer goes
+	 * out at once and the connection closes gracefully (server.c). */
+	app.max_discard = 256 * 1024;
+	app.max_discard_hard = g_config.max_file_bytes + (1 << 20);
 	return &app;
 }

@@ -24,7 +24,7 @@ struct upload {
 	struct buf data;
 	crypto_hash_sha256_state hash;
 	int file_parts;
-	bool in_file;          /* the current part is `file` */
+	bool any_part;         /* the framing produced at least one part */
 	bool malformed, too_large;
 	bool dry_run;
 	char *file_name;
@@ -38,6 +38,8 @@ static void upload_cleanup(void *p)
 	buf_done(&up->data);
 }
 
+/* libmicrohttpd calls this for every piece of every part; a piece at
+ * offset 0 starts a new part (an empty part comes as one empty piece). */
 static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *key, const char *filename,
 			       const char *content_type, const char *transfer_encoding, const char *data,
 			       uint64_t off, size_t size)
@@ -46,16 +48,12 @@ static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *k
 	(void)content_type;
 	(void)transfer_encoding;
 	struct http_request *req = cls;
-	struct api_ctx *ctx = req->app_data;
-	struct upload *up = ctx->state;
+	struct upload *up = ((struct api_ctx *)req->app_data)->state;
+	up->any_part = true;
 	if (!key || strcmp(key, "file"))
 		return MHD_YES;   /* other form fields are ignored */
-	if (off == 0 && !up->in_file) {
-		up->file_parts++;
-		up->in_file = true;
-		if (filename && !up->file_name)
-			up->file_name = arena_strndup(req->arena, filename, strnlen(filename, RUN_FILE_NAME_MAX));
-	}
+	if (off == 0 && ++up->file_parts == 1 && filename)
+		up->file_name = arena_strndup(req->arena, filename, strnlen(filename, RUN_FILE_NAME_MAX));
 	if (up->file_parts > 1)
 		return MHD_YES;   /* answered after the body: MALFORMED_MULTIPART */
 	if (size && buf_append(&up->data, data, size)) {
@@ -66,25 +64,16 @@ static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *k
 	return MHD_YES;
 }
 
-/* off resets to 0 for each new part; a part boundary is when the iterator
- * is called for `file` at offset 0 again. */
-static enum MHD_Result on_part_boundary(void *cls, enum MHD_ValueKind kind, const char *key,
-					const char *filename, const char *content_type,
-					const char *transfer_encoding, const char *data, uint64_t off, size_t size)
-{
-	struct http_request *req = cls;
-	struct upload *up = ((struct api_ctx *)req->app_data)->state;
-	if (key && !strcmp(key, "file") && off == 0 && up->in_file && up->data.len > 0 && up->file_parts == 1)
-		up->in_file = false;   /* a second part named file starts */
-	return on_part(cls, kind, key, filename, content_type, transfer_encoding, data, off, size);
-}
-
 static bool header_is_empty_body(struct http_request *req)
 {
 	const char *cl = http_header(req, "Content-Length");
 	const char *te = http_header(req, "Transfer-Encoding");
 	return (cl && !strcmp(cl, "0")) || (!cl && !te);
 }
+
+#define MULTIPART_OVERHEAD (64 * 1024)
+
+static void too_large(struct http_request *req, struct http_response *res);
 
 static void begin(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
@@ -100,12 +89,20 @@ static void begin(struct api_ctx *ctx, struct http_request *req, struct http_res
 		return;
 	}
 	const char *dry = http_header(req, "Service-Dry-Run");
-	if (dry && strcasecmp(dry, "true") && strcasecmp(dry, "false")) {
+	if (dry && strcmp(dry, "true") && strcmp(dry, "false")) {
 		api_problem(req, res, CODE_INVALID_HEADER, "Service-Dry-Run must be `true` or `false`.", NULL);
 		return;
 	}
 	if (header_is_empty_body(req)) {
 		api_problem(req, res, CODE_EMPTY_BODY, NULL, NULL);
+		return;
+	}
+	/* A body announced larger than the file limit plus room for the
+	 * multipart framing cannot carry an acceptable file: answer before
+	 * reading it. */
+	const char *cl = http_header(req, "Content-Length");
+	if (cl && strtoull(cl, NULL, 10) > g_config.max_file_bytes + MULTIPART_OVERHEAD) {
+		too_large(req, res);
 		return;
 	}
 	const char *ct = http_header(req, "Content-Type");
@@ -119,9 +116,9 @@ static void begin(struct api_ctx *ctx, struct http_request *req, struct http_res
 	buf_init(&up->data, g_config.max_file_bytes);
 	crypto_hash_sha256_init(&up->hash);
 	crypto_hash_sha256_update(&up->hash, (const unsigned char *)"jobs\n", 5);
-	up->dry_run = dry && !strcasecmp(dry, "true");
+	up->dry_run = dry && !strcmp(dry, "true");
 	arena_cleanup(req->arena, upload_cleanup, up);
-	up->pp = MHD_create_post_processor(req->conn, 64 * 1024, on_part_boundary, req);
+	up->pp = MHD_create_post_processor(req->conn, 64 * 1024, on_part, req);
 	if (!up->pp)
 		api_problem(req, res, CODE_MALFORMED_MULTIPART, "The multipart boundary is missing or invalid.", NULL);
 }
@@ -236,8 +233,9 @@ static void finish(struct api_ctx *ctx, struct http_request *req, struct http_re
 		too_large(req, res);
 		return;
 	}
-	if (clean != MHD_YES || up->file_parts > 1) {
+	if (clean != MHD_YES || up->file_parts > 1 || !up->any_part) {
 		api_problem(req, res, CODE_MALFORMED_MULTIPART, up->file_parts > 1 ? "Send exactly one part named `file`."
+			    : !up->any_part ? "No part was found between the boundaries the Content-Type announces."
 			    : "The multipart body ends before its closing boundary.", NULL);
 		return;
 	}

@@ -72,3 +72,15 @@ char *next_page_url(struct http_request *req, const char *cursor, int limit, con
 	return arena_printf(req->arena, "%s?%s%scursor=%s%s", req->path, extra_query ? extra_query : "",
 			    extra_query ? "&" : "", cursor, lim);
 }
+
+char *position_time_id(struct http_request *req, int64_t created_at, const char *id)
+{
+	return arena_printf(req->arena, "%lld_%s", (long long)created_at, id);
+}
+
+void position_split(const char *pos, int64_t *ret_created_at, const char **ret_id)
+{
+	const char *us = strchr(pos, '_');
+	*ret_created_at = strtoll(pos, NULL, 10);
+	*ret_id = us ? us + 1 : "";
+}

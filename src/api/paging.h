@@ -21,6 +21,10 @@ char *cursor_make(struct http_request *req, const char *scope, const char *posit
 /* Decodes ?cursor into position (NULL when absent); answers INVALID_CURSOR
  * and returns false when it does not check out. */
 bool cursor_read(struct http_request *req, struct http_response *res, const char *scope, const char **ret_position);
+/* Positions of lists ordered by (created_at, id): "<ms>_<id>". */
+char *position_time_id(struct http_request *req, int64_t created_at, const char *id);
+/* Splits such a position; *ret_id is "" when malformed (matches nothing). */
+void position_split(const char *pos, int64_t *ret_created_at, const char **ret_id);
 /* Builds "<path>?cursor=C[&limit=N]" with C percent-safe (base62 and '.', '_'). */
 char *next_page_url(struct http_request *req, const char *cursor, int limit, const char *extra_query);
 

@@ -25,9 +25,7 @@ static void get_load(struct api_ctx *ctx, struct http_request *req, struct http_
 	if (!found(req, res, store_load_get(g_api.store, req->arena, ctx->org.id, route_param(&ctx->params, "id"), &l),
 		   "load"))
 		return;
-	char w[NORM_NUM_SIZE] = "", r[NORM_NUM_SIZE] = "";
-	if (l.has_weight)
-		norm_format_centilb(l.weight_centilb, w, sizeof w);
+	char r[NORM_NUM_SIZE] = "";
 	if (l.has_rate)
 		norm_format_cents(l.rate_cents, r, sizeof r);
 	json_t *o = json_object();
@@ -49,7 +47,6 @@ static void get_load(struct api_ctx *ctx, struct http_request *req, struct http_
 	json_object_set_new(o, "dropoffLocationId", api_str(l.dropoff_location_id));
 	json_object_set_new(o, "createdAt", api_time(l.created_at));
 	json_object_set_new(o, "updatedAt", api_time(l.updated_at));
-	(void)w;
 	api_json(req, res, 200, o);
 }
 
@@ -118,11 +115,8 @@ static void search_locations(struct api_ctx *ctx, struct http_request *req, stru
 		return;
 	int64_t after_created = 0;
 	const char *after_id = NULL;
-	if (pos) {
-		char *us = strchr(pos, '_');
-		after_created = strtoll(pos, NULL, 10);
-		after_id = us ? us + 1 : "";
-	}
+	if (pos)
+		position_split(pos, &after_created, &after_id);
 	size_t tl;
 	const char *t = norm_trim(q, strlen(q), &tl);
 	char *text = arena_strndup(req->arena, t, tl);
@@ -139,8 +133,7 @@ static void search_locations(struct api_ctx *ctx, struct http_request *req, stru
 		json_array_append_new(data, location_json(&locs[i]));
 	json_t *next = json_null();
 	if (n > limit) {
-		char *p = arena_printf(req->arena, "%lld_%s", (long long)locs[limit - 1].created_at, locs[limit - 1].id);
-		char *qq = arena_printf(req->arena, "q=%s", q);   /* replaced below with an escaped form */
+		char *p = position_time_id(req, locs[limit - 1].created_at, locs[limit - 1].id);
 		char *esc = arena_alloc(req->arena, strlen(q) * 3 + 3), *o = esc;
 		for (const unsigned char *s = (const unsigned char *)q; *s; s++) {
 			if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
@@ -150,7 +143,7 @@ static void search_locations(struct api_ctx *ctx, struct http_request *req, stru
 				o += snprintf(o, 4, "%%%02X", *s);
 		}
 		*o = '\0';
-		qq = arena_printf(req->arena, "q=%s", esc);
+		char *qq = arena_printf(req->arena, "q=%s", esc);
 		next = json_string(next_page_url(req, cursor_make(req, scope, p), limit, qq));
 	}
 	api_json(req, res, 200, json_pack("{s:s,s:o,s:o}", "object", "list", "data", data, "nextPageUrl", next));

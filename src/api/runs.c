@@ -87,12 +87,8 @@ static void list_runs(struct api_ctx *ctx, struct http_request *req, struct http
 		return;
 	int64_t after_created = 0;
 	const char *after_id = NULL;
-	if (pos) {
-		/* position: "<created_at base10>_<run id>" */
-		char *us = strchr(pos, '_');
-		after_created = strtoll(pos, NULL, 10);
-		after_id = us ? us + 1 : "";
-	}
+	if (pos)
+		position_split(pos, &after_created, &after_id);
 	struct run *runs = arena_alloc(req->arena, sizeof(struct run) * (size_t)(limit + 1));
 	int n = 0;
 	if (store_run_list(g_api.store, ctx->org.id, after_created, after_id, limit + 1, runs, &n)) {
@@ -105,7 +101,7 @@ static void list_runs(struct api_ctx *ctx, struct http_request *req, struct http
 	json_t *next = json_null();
 	if (n > limit) {
 		const struct run *last = &runs[limit - 1];
-		char *p = arena_printf(req->arena, "%lld_%s", (long long)last->created_at, last->id);
+		char *p = position_time_id(req, last->created_at, last->id);
 		next = json_string(next_page_url(req, cursor_make(req, ctx->org.id, p), limit, NULL));
 	}
 	api_json(req, res, 200, json_pack("{s:s,s:o,s:o}", "object", "list", "data", data, "nextPageUrl", next));

@@ -12,10 +12,22 @@ int ids_init(void)
 	return sodium_init() < 0 ? -1 : 0;
 }
 
+/* One call to the CSPRNG for all characters; bytes >= 248 (= 4 * 62) are
+ * redrawn so every character stays uniform. */
 void base62_random(char *out, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		out[i] = alphabet[randombytes_uniform(62)];
+	unsigned char pool[64];
+	size_t have = 0, used = 0;
+	for (size_t i = 0; i < n;) {
+		if (used == have) {
+			have = n - i + 8 < sizeof pool ? n - i + 8 : sizeof pool;
+			randombytes_buf(pool, have);
+			used = 0;
+		}
+		unsigned char b = pool[used++];
+		if (b < 248)
+			out[i++] = alphabet[b % 62];
+	}
 }
 
 void base62_encode_u64(unsigned long long v, char *out, size_t width)

@@ -53,8 +53,12 @@ struct http_app {
 	void (*on_complete)(struct http_request *req, struct http_response *res);
 	/* Called once per request after the response was sent (or the client went away). */
 	void (*on_done)(struct http_request *req, const struct http_response *res);
-	/* Bytes of an unwanted body the server will read and drop after an early answer. */
+	/* An unwanted body announced larger than max_discard is not read: the
+	 * answer goes out at once and the connection closes gracefully.  A
+	 * smaller one is read and dropped, up to max_discard_hard bytes (a
+	 * chunked body has no announced size). */
 	size_t max_discard;
+	size_t max_discard_hard;
 };
 
 /* Request accessors (values live as long as the request). NULL when absent. */

@@ -1,7 +1,9 @@
 /* libmicrohttpd glue: one arena per request, hooks into the application,
  * bounded draining of unwanted bodies, graceful stop. */
 #include <microhttpd.h>
+#include <errno.h>
 #include <netdb.h>
+#include <poll.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/arena.h"
+#include "base/clock.h"
 #include "http.h"
 
 struct http_server {
@@ -94,6 +97,70 @@ static enum MHD_Result send_response(struct MHD_Connection *c, struct conn_state
 	return ret;
 }
 
+/* A response sent before the request body was read makes libmicrohttpd
+ * close a socket that still has unread input, which the kernel turns into
+ * a reset that can destroy the response before the client reads it.  Such
+ * connections are marked, and closed gracefully in on_connection. */
+static void mark_lingering(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	if (ci && ci->socket_context)
+		*(int *)ci->socket_context = 1;
+}
+
+#define LINGER_MS 2000
+
+/* Half-closes, then drains what the client still sends (bounded in time),
+ * so the response arrives before the connection goes away. */
+static void linger_close(int fd)
+{
+	shutdown(fd, SHUT_WR);
+	char sink[16384];
+	double end = mono_ms() + LINGER_MS;
+	for (;;) {
+		double left = end - mono_ms();
+		if (left <= 0)
+			break;
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		if (poll(&p, 1, (int)left) <= 0)
+			break;
+		ssize_t n = recv(fd, sink, sizeof sink, MSG_DONTWAIT);
+		if (n <= 0 && !(n < 0 && (errno == EAGAIN || errno == EINTR)))
+			break;
+	}
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	(void)cls;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		*socket_context = calloc(1, sizeof(int));
+		return;
+	}
+	int *linger = *socket_context;
+	if (linger && *linger) {
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		if (ci)
+			linger_close(ci->connect_fd);
+	}
+	free(linger);
+	*socket_context = NULL;
+}
+
+/* True when the request announces (Content-Length) or may have (chunked)
+ * a body larger than limit. */
+static bool body_exceeds(const struct http_request *req, size_t limit)
+{
+	const char *cl = http_header(req, "Content-Length");
+	if (cl) {
+		char *end;
+		unsigned long long n = strtoull(cl, &end, 10);
+		return *end != '\0' || n > limit;
+	}
+	return http_header(req, "Transfer-Encoding") != NULL;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **con_cls)
@@ -114,22 +181,28 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		cs->req.conn = c;
 		id_new("req", cs->req.request_id);
 		app->on_headers(&cs->req, &cs->res);
+		/* libmicrohttpd can only send a response before the body is read
+		 * from this first call; do so when the body is too big to drain. */
+		if (cs->res.answered && body_exceeds(&cs->req, app->max_discard)) {
+			mark_lingering(c);
+			return send_response(c, cs);
+		}
 		return MHD_YES;
 	}
 	if (*upload_data_size) {
 		size_t n = *upload_data_size;
-		*upload_data_size = 0;
 		cs->req.body_bytes += n;
 		if (!cs->res.answered) {
+			*upload_data_size = 0;
 			app->on_body(&cs->req, &cs->res, upload_data, n);
 			return MHD_YES;
 		}
 		/* Already answered: drop the rest of the body so the client sees
-		 * our response rather than a reset, up to a bound. */
+		 * our response rather than a reset.  A body that turns out larger
+		 * than announced-or-bounded ends the connection. */
+		*upload_data_size = 0;
 		cs->discarded += n;
-		if (cs->discarded > app->max_discard)
-			return send_response(c, cs);
-		return MHD_YES;
+		return cs->discarded > app->max_discard_hard ? MHD_NO : MHD_YES;
 	}
 	if (!cs->res.answered)
 		app->on_complete(&cs->req, &cs->res);
@@ -199,6 +272,7 @@ struct http_server *http_start(const char *listen, int threads, const struct htt
 				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				  MHD_OPTION_THREAD_POOL_SIZE, (unsigned)threads,
 				  MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+				  MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv,
 				  /* Beyond our own 8 KiB URL / 32 KiB header checks, MHD
 				   * refuses anything that would not fit this per-connection
 				   * budget with its own 431. */

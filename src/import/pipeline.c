@@ -9,6 +9,7 @@
 #include "base/clock.h"
 #include "base/config.h"
 #include "base/log.h"
+#include "base/strmap.h"
 #include "mapping.h"
 #include "rows.h"
 #include "store/records.h"
@@ -79,7 +80,10 @@ static json_t *diag_json(struct arena *a, const struct colmap *map, const struct
 	json_t *o = json_object();
 	json_object_set_new(o, "code", json_string(code_name(d->code)));
 	json_object_set_new(o, "field", d->field < FIELD__COUNT ? json_string(field_name(d->field)) : json_null());
-	json_object_set_new(o, "column", d->col >= 0 ? json_string(map->headers[d->col]) : json_null());
+	/* Header texts come from the reader as UTF-8; norm_excerpt guarantees it
+	 * even so, since json_string refuses anything else. */
+	json_object_set_new(o, "column", d->col >= 0 ? json_string(norm_excerpt(a, map->headers[d->col],
+				strlen(map->headers[d->col]), 200)) : json_null());
 	json_object_set_new(o, "cell", d->col >= 0 ? json_string(cell_ref(a, d->col, r->number)) : json_null());
 	json_object_set_new(o, "value", d->value ? json_string(d->value) : json_null());
 	json_object_set_new(o, "message", json_string(d->message ? d->message : code_summary(d->code)));
@@ -121,19 +125,23 @@ static json_t *ids_json(const struct row *r, bool dry)
 	return arr;
 }
 
-static enum code put(struct store_tx *tx, const char *run_id, const char *bucket, int row, json_t *o)
+struct results {
+	struct result_entry *e;
+	int n;
+};
+
+static void put(struct arena *a, struct results *out, const char *bucket, int row, json_t *o)
 {
 	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);
-	enum code rc = s ? store_result_add(tx, run_id, bucket, row, s) : CODE_INTERNAL_ERROR;
+	out->e[out->n++] = (struct result_entry){bucket, row, arena_strdup(a, s ? s : "{}")};
 	free(s);
-	return rc;
 }
 
-/* Stores a row's result entries; a committed row with warnings goes in
- * both succeeded and warnings. */
-static enum code save_result(struct store_tx *tx, struct arena *a, const struct run *run, const struct colmap *map,
-			     const struct row *r)
+/* A row's result entries; a committed row with warnings goes in both
+ * succeeded and warnings. */
+static void row_results(struct arena *a, const struct run *run, const struct colmap *map, const struct row *r,
+			struct results *out)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "rowIndex", json_integer(r->number));
@@ -144,62 +152,68 @@ static enum code save_result(struct store_tx *tx, struct arena *a, const struct 
 		json_object_set_new(o, "reason", json_string(r->reason));
 	else
 		json_object_set_new(o, "createdRecordIds", ids_json(r, run->dry_run));
-	enum code rc = put(tx, run->id, bucket_name(r->bucket), (int)r->number, o);
-	if (rc || r->bucket != BUCKET_SUCCEEDED || !r->nwarnings)
-		return rc;
+	put(a, out, bucket_name(r->bucket), (int)r->number, o);
+	if (r->bucket != BUCKET_SUCCEEDED || !r->nwarnings)
+		return;
 	o = json_object();
 	json_object_set_new(o, "rowIndex", json_integer(r->number));
 	json_object_set_new(o, "source", source_json(a, r));
 	json_object_set_new(o, "warnings", diags_json(a, map, r, r->warnings, r->nwarnings));
 	json_object_set_new(o, "createdRecordIds", ids_json(r, run->dry_run));
-	return put(tx, run->id, "warnings", (int)r->number, o);
+	put(a, out, "warnings", (int)r->number, o);
 }
 
-/* In-file duplicates: the same (jobCode, loadNo) as an earlier row. */
-static bool in_file_duplicate(struct arena *a, struct parsed *p, int i)
+static enum code save_results(struct store_tx *tx, struct arena *a, const struct run *run, const struct parsed *p)
+{
+	struct results out = {arena_alloc(a, sizeof(struct result_entry) * (size_t)(2 * p->nrows + 1)), 0};
+	for (int i = 0; i < p->nrows; i++)
+		row_results(a, run, &p->map, &p->rows[i], &out);
+	return store_results_add_all(tx, run->id, out.e, out.n);
+}
+
+/* In-file duplicates: the same (jobCode, loadNo) as an earlier row without
+ * errors (first_seen maps the key to that row). */
+static bool in_file_duplicate(struct arena *a, struct parsed *p, struct strmap *first_seen, int i)
 {
 	struct row *r = &p->rows[i];
 	const char *job = r->v[FIELD_JOB_CODE].text, *no = r->v[FIELD_LOAD_NO].text;
-	for (int j = 0; j < i; j++) {
-		struct row *e = &p->rows[j];
-		if (e->nerrors || strcmp(e->v[FIELD_JOB_CODE].text, job) || strcmp(e->v[FIELD_LOAD_NO].text, no))
-			continue;
-		if (!strcmp(e->content_hash, r->content_hash)) {
-			r->bucket = BUCKET_SKIPPED;
-			r->reason = "duplicate_in_file";
-		} else {
-			r->bucket = BUCKET_FAILED;
-			const char *msg = arena_printf(a, "Row %u already has jobCode \"%s\" and loadNo \"%s\" with "
-						       "different values; keep one row per load or give this one its own "
-						       "loadNo.", e->number, norm_excerpt(a, job, strlen(job), 60),
-						       norm_excerpt(a, no, strlen(no), 60));
-			row_add_error(r, CODE_UNIQUE_VIOLATION, FIELD_LOAD_NO, p->map.field_col[FIELD_LOAD_NO],
-				      norm_excerpt(a, r->raw[FIELD_LOAD_NO], r->raw_len[FIELD_LOAD_NO], 200), msg);
-		}
-		return true;
+	char *key = arena_printf(a, "%s\x1f%s", job, no);
+	struct row *e = strmap_get(first_seen, key);
+	if (!e) {
+		strmap_put(first_seen, key, r);
+		return false;
 	}
-	return false;
-}
-
-static bool first_of_job(struct parsed *p, int i)
-{
-	const char *job = p->rows[i].v[FIELD_JOB_CODE].text;
-	for (int j = 0; j < i; j++)
-		if (p->rows[j].bucket == BUCKET_SUCCEEDED && !strcmp(p->rows[j].v[FIELD_JOB_CODE].text, job))
-			return false;
+	if (!strcmp(e->content_hash, r->content_hash)) {
+		r->bucket = BUCKET_SKIPPED;
+		r->reason = "duplicate_in_file";
+	} else {
+		r->bucket = BUCKET_FAILED;
+		const char *msg = arena_printf(a, "Row %u already has jobCode \"%s\" and loadNo \"%s\" with "
+					       "different values; keep one row per load or give this one its own "
+					       "loadNo.", e->number, norm_quote(a, job, strlen(job), 60),
+					       norm_quote(a, no, strlen(no), 60));
+		row_add_error(r, CODE_UNIQUE_VIOLATION, FIELD_LOAD_NO, p->map.field_col[FIELD_LOAD_NO],
+			      norm_excerpt(a, r->raw[FIELD_LOAD_NO], r->raw_len[FIELD_LOAD_NO], 200), msg);
+	}
 	return true;
 }
 
 static enum code write_rows(struct store_tx *tx, struct arena *a, const struct run *run, struct parsed *p)
 {
 	struct write_ctx w = {.tx = tx, .a = a, .org_id = run->org_id, .run_id = run->id, .map = &p->map};
+	writer_init(&w);
+	struct strmap *first_seen = strmap_new(a), *jobs_written = strmap_new(a);
 	for (int i = 0; i < p->nrows; i++) {
 		struct row *r = &p->rows[i];
-		if (r->bucket == BUCKET_FAILED || in_file_duplicate(a, p, i))
+		if (r->bucket == BUCKET_FAILED || in_file_duplicate(a, p, first_seen, i))
 			continue;
-		enum code rc = writer_row(&w, r, first_of_job(p, i));
+		/* The first written row of a job sets the Project's fields. */
+		const char *job = r->v[FIELD_JOB_CODE].text;
+		enum code rc = writer_row(&w, r, strmap_get(jobs_written, job) == NULL);
 		if (rc)
 			return rc;
+		if (r->bucket == BUCKET_SUCCEEDED)
+			strmap_put(jobs_written, job, r);
 		if (g_config.debug_row_delay_ms)
 			usleep((useconds_t)g_config.debug_row_delay_ms * 1000);
 	}
@@ -233,9 +247,8 @@ static enum code commit_run(struct store *st, struct arena *a, const struct run 
 	 * writes and keep what it learned. */
 	if (run->dry_run && (rc = store_tx_rollback_savepoint(tx)))
 		goto fail;
-	for (int i = 0; i < p->nrows; i++)
-		if ((rc = save_result(tx, a, run, &p->map, &p->rows[i])))
-			goto fail;
+	if ((rc = save_results(tx, a, run, p)))
+		goto fail;
 	tally(p, counts);
 	struct run_move m = {.to = run_outcome(counts[0], counts[1], counts[2], counts[3]), .owner = owner,
 			     .counts = counts, .file_encoding = p->encoding,

@@ -284,6 +284,18 @@ static bool all_digits(const char *s)
 	return true;
 }
 
+/* A word a glued header may be cut into: a table word, but no stop word
+ * ("destin" is no "dest" + "in"). */
+static bool glue_piece(const char *s, size_t len)
+{
+	char tmp[TOK_LEN];
+	if (len >= TOK_LEN || !syn_known(s, len))
+		return false;
+	memcpy(tmp, s, len);
+	tmp[len] = '\0';
+	return !syn_is_stop_word(tmp);
+}
+
 /* Cuts a glued header word ("loadno", "shiptozip") into the fewest table
  * words of 2+ letters; false when no cut covers it all. */
 static bool split_glued(struct words *w, const char *tok)
@@ -297,7 +309,7 @@ static bool split_glued(struct words *w, const char *tok)
 	for (size_t i = 2; i <= len; i++)
 		for (size_t j = 0; j + 2 <= i; j++)
 			if (best[j] != 0xff && best[j] + 1 < best[i] &&
-			    syn_known(tok + j, i - j)) {
+			    glue_piece(tok + j, i - j)) {
 				best[i] = (unsigned char)(best[j] + 1);
 				from[i] = (unsigned char)j;
 			}
@@ -663,8 +675,14 @@ static struct cand propose_one(const char *s, size_t len, int *ctx)
 	if (tlen == 0)
 		return none;
 	enum field f = wire_field(t, tlen);
-	if (f != FIELD_NONE)
+	if (f != FIELD_NONE) {
+		/* Wire names set the context too ("customer, Address"). */
+		if (f == FIELD_CUSTOMER)
+			*ctx = GROUP_BILLING;
+		else if (field_group(f) != GROUP_NONE)
+			*ctx = field_group(f);
 		return (struct cand){ f, 100, false, field_group(f) };
+	}
 	struct words w = { .n = 0 };
 	read_header(t, tlen, &w);
 	if (w.n == 0) /* only symbols, control bytes or junk: nothing to read */

@@ -17,6 +17,7 @@
 #include "base/clock.h"
 #include "base/config.h"
 #include "base/log.h"
+#include "base/waiter.h"
 #include "pipeline.h"
 #include "store/runs.h"
 
@@ -34,11 +35,9 @@ struct worker {
 struct workers {
 	struct store *st;
 	int n;
-	struct worker w[MAX_WORKERS];
+	struct worker workers[MAX_WORKERS];
 	pthread_t heartbeat, sweeper;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	bool stop;
+	struct waiter w;   /* its lock also guards each worker's run_id */
 };
 
 static pthread_mutex_t notify_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -47,38 +46,16 @@ static struct workers *current;
 void workers_notify(void)
 {
 	pthread_mutex_lock(&notify_lock);
-	if (current) {
-		pthread_mutex_lock(&current->lock);
-		pthread_cond_broadcast(&current->wake);
-		pthread_mutex_unlock(&current->lock);
-	}
+	if (current)
+		waiter_wake(&current->w);
 	pthread_mutex_unlock(&notify_lock);
-}
-
-/* Waits up to ms or until woken; returns false when stopping. */
-static bool nap(struct workers *all, int64_t ms)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	pthread_mutex_lock(&all->lock);
-	if (!all->stop)
-		pthread_cond_timedwait(&all->wake, &all->lock, &ts);
-	bool go = !all->stop;
-	pthread_mutex_unlock(&all->lock);
-	return go;
 }
 
 static void hold(struct worker *w, const char *run_id)
 {
-	pthread_mutex_lock(&w->all->lock);
+	pthread_mutex_lock(&w->all->w.lock);
 	snprintf(w->run_id, sizeof w->run_id, "%s", run_id);
-	pthread_mutex_unlock(&w->all->lock);
+	pthread_mutex_unlock(&w->all->w.lock);
 }
 
 static void process_one(struct worker *w, const struct run *run)
@@ -101,12 +78,7 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct workers *all = w->all;
-	for (;;) {
-		pthread_mutex_lock(&all->lock);
-		bool stop = all->stop;
-		pthread_mutex_unlock(&all->lock);
-		if (stop)
-			break;
+	while (!waiter_stopping(&all->w)) {
 		struct run run;
 		enum code rc = store_run_claim(all->st, w->owner, g_config.lease_ms, &run);
 		if (rc == CODE_OK) {
@@ -115,7 +87,7 @@ static void *worker_main(void *arg)
 		}
 		if (rc != CODE_NOT_FOUND)
 			log_json("warn", "claim failed", json_pack("{s:s,s:s}", "worker", w->owner, "reason", code_name(rc)));
-		if (!nap(all, rc == CODE_NOT_FOUND ? POLL_MS : RETRY_MS))
+		if (!waiter_nap(&all->w, rc == CODE_NOT_FOUND ? POLL_MS : RETRY_MS))
 			break;
 	}
 	return NULL;
@@ -125,14 +97,14 @@ static void *heartbeat_main(void *arg)
 {
 	struct workers *all = arg;
 	int64_t every = g_config.lease_ms / 3 > 50 ? g_config.lease_ms / 3 : 50;
-	while (nap(all, every)) {
+	while (waiter_nap(&all->w, every)) {
 		for (int i = 0; i < all->n; i++) {
 			char id[ID_MAX];
-			pthread_mutex_lock(&all->lock);
-			snprintf(id, sizeof id, "%s", all->w[i].run_id);
-			pthread_mutex_unlock(&all->lock);
+			pthread_mutex_lock(&all->w.lock);
+			snprintf(id, sizeof id, "%s", all->workers[i].run_id);
+			pthread_mutex_unlock(&all->w.lock);
 			if (*id)
-				store_run_heartbeat(all->st, id, all->w[i].owner, g_config.lease_ms);
+				store_run_heartbeat(all->st, id, all->workers[i].owner, g_config.lease_ms);
 		}
 	}
 	return NULL;
@@ -171,7 +143,7 @@ static void *sweeper_main(void *arg)
 	struct workers *all = arg;
 	do
 		sweep_once(all->st);
-	while (nap(all, g_config.sweep_interval_ms));
+	while (waiter_nap(&all->w, g_config.sweep_interval_ms));
 	return NULL;
 }
 
@@ -182,14 +154,14 @@ struct workers *workers_start(struct store *st, int n)
 		abort();
 	all->st = st;
 	all->n = n > MAX_WORKERS ? MAX_WORKERS : n;
-	pthread_mutex_init(&all->lock, NULL);
-	pthread_cond_init(&all->wake, NULL);
+	waiter_init(&all->w);
 	char host[64] = "host";
 	gethostname(host, sizeof host - 1);
 	for (int i = 0; i < all->n; i++) {
-		all->w[i].all = all;
-		snprintf(all->w[i].owner, sizeof all->w[i].owner, "%s:%d:w%d", host, (int)getpid(), i);
-		pthread_create(&all->w[i].thread, NULL, worker_main, &all->w[i]);
+		struct worker *w = &all->workers[i];
+		w->all = all;
+		snprintf(w->owner, sizeof w->owner, "%s:%d:w%d", host, (int)getpid(), i);
+		pthread_create(&w->thread, NULL, worker_main, w);
 	}
 	pthread_create(&all->heartbeat, NULL, heartbeat_main, all);
 	pthread_create(&all->sweeper, NULL, sweeper_main, all);
@@ -206,15 +178,11 @@ void workers_stop(struct workers *all)
 	pthread_mutex_lock(&notify_lock);
 	current = NULL;
 	pthread_mutex_unlock(&notify_lock);
-	pthread_mutex_lock(&all->lock);
-	all->stop = true;
-	pthread_cond_broadcast(&all->wake);
-	pthread_mutex_unlock(&all->lock);
+	waiter_stop(&all->w);
 	for (int i = 0; i < all->n; i++)
-		pthread_join(all->w[i].thread, NULL);
+		pthread_join(all->workers[i].thread, NULL);
 	pthread_join(all->heartbeat, NULL);
 	pthread_join(all->sweeper, NULL);
-	pthread_mutex_destroy(&all->lock);
-	pthread_cond_destroy(&all->wake);
+	waiter_done(&all->w);
 	free(all);
 }

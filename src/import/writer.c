@@ -1,6 +1,7 @@
 /* Writing one checked row: in-file duplicates, re-import skips, look-ups,
  * the Project, the address groups and the Load.  Runs inside the run's
  * transaction; any storage error aborts the whole run attempt. */
+#include <stdio.h>
 #include <string.h>
 
 #include "base/ids.h"
@@ -22,7 +23,7 @@ static const char *raw_excerpt(struct write_ctx *w, const struct row *r, enum fi
 static void lookup_miss(struct write_ctx *w, struct row *r, enum field f, const char *what)
 {
 	const char *msg = arena_printf(w->a, "No %s named \"%s\" in your organization; the row was saved without "
-				       "it. Add it in the web app or correct the name.", what, norm_excerpt(w->a,
+				       "it. Add it in the web app or correct the name.", what, norm_quote(w->a,
 				       r->v[f].text, r->v[f].len, 60));
 	row_add_warning(r, CODE_LOOKUP_MISS, f, w->map->field_col[f], raw_excerpt(w, r, f), msg);
 }
@@ -35,9 +36,19 @@ static enum code look_up(struct write_ctx *w, struct row *r, enum field f, const
 	if (!v)
 		return CODE_OK;
 	char *key = name_key(w->a, v, strlen(v));
+	char *ckey = arena_printf(w->a, "%d:%s", (int)f, key ? key : "");
+	const char *hit = strmap_get(w->lookups, ckey);
 	char id[ID_MAX];
-	enum code rc = f == FIELD_PROJECT_MANAGER ? store_lookup_user(w->tx, w->org_id, key, id)
+	enum code rc;
+	if (hit) {
+		rc = *hit ? CODE_OK : CODE_NOT_FOUND;
+		snprintf(id, sizeof id, "%s", hit);
+	} else {
+		rc = f == FIELD_PROJECT_MANAGER ? store_lookup_user(w->tx, w->org_id, key, id)
 		     : store_lookup_named(w->tx, f == FIELD_CUSTOMER ? "customers" : "branches", w->org_id, key, id);
+		if (rc == CODE_OK || rc == CODE_NOT_FOUND)
+			strmap_put(w->lookups, ckey, arena_strdup(w->a, rc == CODE_OK ? id : ""));
+	}
 	if (rc == CODE_NOT_FOUND) {
 		lookup_miss(w, r, f, f == FIELD_CUSTOMER ? "customer" : f == FIELD_BRANCH ? "branch" : "user (project manager)");
 		return CODE_OK;
@@ -70,17 +81,27 @@ static void group_warning(struct write_ctx *w, struct row *r, enum code c, enum 
 	row_add_warning(r, c, f, w->map->field_col[f], raw_excerpt(w, r, f), msg);
 }
 
+struct named {
+	struct location_rec found[2];
+	int n;
+};
+
 /* A named group: reuse the saved location of that name, or create one. */
 static enum code resolve_named(struct write_ctx *w, struct row *r, enum field_group g, const char **ret_id)
 {
 	const char *name = part(r, g, PART_NAME), *street = part(r, g, PART_STREET);
 	char *key = name_key(w->a, name, strlen(name));
-	struct location_rec found[2];
-	int n = 0;
-	enum code rc = store_locations_by_name(w->tx, w->a, w->org_id, key, found, 2, &n);
-	if (rc)
-		return rc;
-	const char *shown = norm_excerpt(w->a, name, strlen(name), 60);
+	struct named *cached = strmap_get(w->by_name, key);
+	if (!cached) {
+		cached = arena_alloc(w->a, sizeof(*cached));
+		enum code rc = store_locations_by_name(w->tx, w->a, w->org_id, key, cached->found, 2, &cached->n);
+		if (rc)
+			return rc;
+		strmap_put(w->by_name, key, cached);
+	}
+	struct location_rec *found = cached->found;
+	int n = cached->n;
+	const char *shown = norm_quote(w->a, name, strlen(name), 60);
 	if (n >= 2) {
 		group_warning(w, r, CODE_LOCATION_NAME_AMBIGUOUS, g, PART_NAME, arena_printf(w->a,
 			"More than one saved location is named \"%s\"; the oldest was used. Rename the duplicates in "
@@ -102,7 +123,20 @@ static enum code resolve_named(struct write_ctx *w, struct row *r, enum field_gr
 			"saved without this location.", shown));
 		return CODE_OK;
 	}
-	return writer_create_location(w, r, g, key, ret_id);
+	enum code rc = writer_create_location(w, r, g, key, ret_id);
+	if (!rc) {
+		/* Later rows naming it find the one just made, with its address. */
+		struct location_rec *made = &cached->found[0];
+		memset(made, 0, sizeof(*made));
+		snprintf(made->id, sizeof made->id, "%s", *ret_id);
+		made->name = name;
+		made->street = street;
+		made->city = part(r, g, PART_CITY);
+		made->state = part(r, g, PART_STATE);
+		made->zip = part(r, g, PART_ZIP);
+		cached->n = 1;
+	}
+	return rc;
 }
 
 enum code writer_create_location(struct write_ctx *w, struct row *r, enum field_group g, const char *name_key_,
@@ -145,12 +179,19 @@ static enum code resolve_group(struct write_ctx *w, struct row *r, enum field_gr
 					    part(r, g, PART_CITY) ? strlen(part(r, g, PART_CITY)) : 0,
 					    part(r, g, PART_STATE), part(r, g, PART_STATE) ? 2 : 0,
 					    part(r, g, PART_ZIP), part(r, g, PART_ZIP) ? strlen(part(r, g, PART_ZIP)) : 0);
+	const char *hit = strmap_get(w->by_address, akey);
+	if (hit) {
+		*ret_id = hit;
+		return CODE_OK;
+	}
 	char id[ID_MAX];
 	enum code rc = store_location_by_address(w->tx, w->org_id, akey, id);
 	if (rc == CODE_NOT_FOUND)
-		return writer_create_location(w, r, g, NULL, ret_id);
-	if (!rc)
+		rc = writer_create_location(w, r, g, NULL, ret_id);
+	else if (!rc)
 		*ret_id = arena_strdup(w->a, id);
+	if (!rc)
+		strmap_put(w->by_address, akey, (void *)*ret_id);
 	return rc;
 }
 
@@ -217,17 +258,40 @@ static void fill_load(const struct row *r, struct load_rec *l)
 	l->content_hash = r->content_hash;
 }
 
+struct cached_project {
+	struct project_rec p;
+	bool exists, created_here;
+};
+
+void writer_init(struct write_ctx *w)
+{
+	w->projects = strmap_new(w->a);
+	w->lookups = strmap_new(w->a);
+	w->by_address = strmap_new(w->a);
+	w->by_name = strmap_new(w->a);
+}
+
 enum code writer_row(struct write_ctx *w, struct row *r, bool first_of_job)
 {
 	const char *job = val(r, FIELD_JOB_CODE), *load_no = val(r, FIELD_LOAD_NO);
+	struct cached_project *cp = strmap_get(w->projects, job);
 	struct project_rec p = {0};
-	enum code rc = store_project_find(w->tx, w->a, w->org_id, job, &p);
-	bool exists = rc == CODE_OK;
-	if (rc && rc != CODE_NOT_FOUND)
-		return rc;
+	enum code rc = CODE_OK;
+	if (!cp) {
+		if ((rc = store_project_find(w->tx, w->a, w->org_id, job, &p)) && rc != CODE_NOT_FOUND)
+			return rc;
+		cp = arena_alloc(w->a, sizeof(*cp));
+		cp->p = p;
+		cp->exists = rc == CODE_OK;
+		strmap_put(w->projects, job, cp);
+	}
+	p = cp->p;
+	bool exists = cp->exists;
 	struct load_rec old = {0};
 	bool load_exists = false;
-	if (exists) {
+	/* A Project made by this run has only this run's Loads, and an earlier
+	 * row with the same key was an in-file duplicate: no look-up needed. */
+	if (exists && !cp->created_here) {
 		rc = store_load_find(w->tx, w->a, p.id, load_no, &old);
 		if (rc && rc != CODE_NOT_FOUND)
 			return rc;
@@ -249,6 +313,10 @@ enum code writer_row(struct write_ctx *w, struct row *r, bool first_of_job)
 		if ((rc = write_project(w, r, &p, exists, &lk)))
 			return rc;
 	}
+	if (!exists)
+		cp->created_here = true;
+	cp->p = p;
+	cp->exists = true;
 	struct load_rec l = {0};
 	fill_load(r, &l);
 	l.project_id = p.id;

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 
+#include "base/strmap.h"
 #include "rows.h"
 
 struct store_tx;
@@ -14,7 +15,14 @@ struct write_ctx {
 	const char *org_id, *run_id;
 	const struct colmap *map;
 	bool project_touched;     /* set by writer_row: the Project was created or updated */
+	/* Per-run caches (valid inside the run's transaction): Projects by job
+	 * code, look-ups by kind + key, locations by address key and by name
+	 * key.  Most rows of a file repeat a job, a customer and an address. */
+	struct strmap *projects, *lookups, *by_address, *by_name;
 };
+
+/* Sets up the caches of w (in w->a). */
+void writer_init(struct write_ctx *w);
 
 /* Writes row r (already checked, no errors, not an in-file duplicate).
  * first_of_job: no earlier row of this file wrote this job's Project.

@@ -7,11 +7,11 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "base/clock.h"
 #include "base/config.h"
 #include "base/log.h"
+#include "base/waiter.h"
 
 #define POLL_MS 1000
 #define HOLD_MS 60000
@@ -20,9 +20,7 @@
 struct mailer {
 	struct store *st;
 	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	bool stop;
+	struct waiter w;
 };
 
 static pthread_mutex_t current_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -31,11 +29,8 @@ static struct mailer *current;
 void mailer_notify(void)
 {
 	pthread_mutex_lock(&current_lock);
-	if (current) {
-		pthread_mutex_lock(&current->lock);
-		pthread_cond_signal(&current->wake);
-		pthread_mutex_unlock(&current->lock);
-	}
+	if (current)
+		waiter_wake(&current->w);
 	pthread_mutex_unlock(&current_lock);
 }
 
@@ -67,36 +62,14 @@ static bool deliver_one(struct mailer *m)
 	return true;
 }
 
-static bool nap(struct mailer *m, int64_t ms)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	pthread_mutex_lock(&m->lock);
-	if (!m->stop)
-		pthread_cond_timedwait(&m->wake, &m->lock, &ts);
-	bool go = !m->stop;
-	pthread_mutex_unlock(&m->lock);
-	return go;
-}
-
 static void *mailer_main(void *arg)
 {
 	struct mailer *m = arg;
 	do {
-		while (deliver_one(m)) {
-			pthread_mutex_lock(&m->lock);
-			bool stop = m->stop;
-			pthread_mutex_unlock(&m->lock);
-			if (stop)
+		while (deliver_one(m))
+			if (waiter_stopping(&m->w))
 				return NULL;
-		}
-	} while (nap(m, POLL_MS));
+	} while (waiter_nap(&m->w, POLL_MS));
 	return NULL;
 }
 
@@ -109,8 +82,7 @@ struct mailer *mailer_start(struct store *st)
 	if (!m)
 		abort();
 	m->st = st;
-	pthread_mutex_init(&m->lock, NULL);
-	pthread_cond_init(&m->wake, NULL);
+	waiter_init(&m->w);
 	pthread_create(&m->thread, NULL, mailer_main, m);
 	pthread_mutex_lock(&current_lock);
 	current = m;
@@ -125,13 +97,9 @@ void mailer_stop(struct mailer *m)
 	pthread_mutex_lock(&current_lock);
 	current = NULL;
 	pthread_mutex_unlock(&current_lock);
-	pthread_mutex_lock(&m->lock);
-	m->stop = true;
-	pthread_cond_signal(&m->wake);
-	pthread_mutex_unlock(&m->lock);
+	waiter_stop(&m->w);
 	pthread_join(m->thread, NULL);
-	pthread_mutex_destroy(&m->lock);
-	pthread_cond_destroy(&m->wake);
+	waiter_done(&m->w);
 	free(m);
 	curl_global_cleanup();
 }

@@ -12,6 +12,22 @@ struct db {
 	char err[512];
 	bool conflict;       /* last failure was a unique violation */
 	bool in_tx;
+	/* Statements prepared on this connection, by SQL text: SQLite keeps
+	 * sqlite3_stmt pointers, PostgreSQL the names given to PQprepare. */
+	struct stmt_cache *cache;
+};
+
+#define STMT_CACHE_MAX 96
+
+struct stmt_cache_entry {
+	char *sql;
+	void *handle;         /* sqlite3_stmt*, or NULL for PostgreSQL */
+	char name[16];        /* PostgreSQL statement name */
+};
+
+struct stmt_cache {
+	struct stmt_cache_entry e[STMT_CACHE_MAX];
+	int n, next_victim, serial;
 };
 
 struct db_ops {

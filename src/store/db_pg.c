@@ -13,8 +13,22 @@ static void quiet(void *arg, const char *message)
 	(void)message; /* NOTICEs such as "relation already exists, skipping" */
 }
 
+/* Prepared statements belong to a connection: a new connection starts
+ * with an empty cache. */
+static void cache_clear(struct db *db)
+{
+	struct stmt_cache *c = db->cache;
+	if (!c)
+		return;
+	for (int i = 0; i < c->n; i++)
+		free(c->e[i].sql);
+	free(c);
+	db->cache = NULL;
+}
+
 static enum code pg_connect(struct db *db)
 {
+	cache_clear(db);
 	/* connect_timeout keeps a request from hanging on a dead server; the
 	 * URL's own parameters win over these defaults (expand_dbname). */
 	const char *keys[] = {"connect_timeout", "application_name", "dbname", NULL};
@@ -41,6 +55,7 @@ static enum code pg_open(struct db *db, const char *url)
 
 static void pg_close(struct db *db)
 {
+	cache_clear(db);
 	if (db->conn)
 		PQfinish(db->conn);
 	db->conn = NULL;
@@ -75,7 +90,42 @@ static enum code check(struct db *db, PGresult *res)
 	return CODE_INTERNAL_ERROR;
 }
 
-#define MAX_PARAMS 64
+#define MAX_PARAMS 512
+
+static enum code check(struct db *db, PGresult *res);
+
+/* The name of sql's prepared statement on this connection, preparing it
+ * on first use: parsing and planning are most of a small query's cost. */
+static enum code prepared(struct db *db, const char *sql, int n, const Oid *types, const char **ret_name)
+{
+	if (!db->cache && !(db->cache = calloc(1, sizeof(*db->cache))))
+		abort();
+	struct stmt_cache *c = db->cache;
+	for (int i = 0; i < c->n; i++) {
+		if (c->e[i].sql && !strcmp(c->e[i].sql, sql)) {
+			*ret_name = c->e[i].name;
+			return CODE_OK;
+		}
+	}
+	int slot = c->n < STMT_CACHE_MAX ? c->n++ : c->next_victim++ % STMT_CACHE_MAX;
+	struct stmt_cache_entry *e = &c->e[slot];
+	if (e->sql) {
+		char dealloc[48];
+		snprintf(dealloc, sizeof dealloc, "DEALLOCATE %s", e->name);
+		PQclear(PQexec(db->conn, dealloc));
+		free(e->sql);
+		e->sql = NULL;
+	}
+	snprintf(e->name, sizeof e->name, "ll%d", ++c->serial);
+	PGresult *res = PQprepare(db->conn, e->name, sql, n, types);
+	enum code rc = check(db, res);
+	PQclear(res);
+	if (rc)
+		return rc;   /* the slot stays empty (sql NULL): never looked up */
+	e->sql = strdup(sql);
+	*ret_name = e->name;
+	return CODE_OK;
+}
 
 static enum code pg_exec(struct db *db, const char *sql, const struct db_param *p, int n,
 			 struct db_res **ret)
@@ -124,13 +174,15 @@ static enum code pg_exec(struct db *db, const char *sql, const struct db_param *
 			vals[i] = owned[i];
 		}
 	}
-	PGresult *res = PQexecParams(db->conn, sql, n, types, vals, lens, fmts, 0);
+	const char *name = NULL;
+	enum code prc = prepared(db, sql, n, types, &name);
+	PGresult *res = prc ? NULL : PQexecPrepared(db->conn, name, n, vals, lens, fmts, 0);
 	if (owned) {
 		for (int i = 0; i < n; i++)
 			free(owned[i]);
 		free(owned);
 	}
-	enum code rc = check(db, res);
+	enum code rc = prc ? prc : check(db, res);
 	if (rc) {
 		PQclear(res);
 		return rc;

@@ -56,11 +56,57 @@ static enum code sq_open(struct db *db, const char *url)
 	return CODE_OK;
 }
 
+static void cache_clear(struct db *db)
+{
+	struct stmt_cache *c = db->cache;
+	if (!c)
+		return;
+	for (int i = 0; i < c->n; i++) {
+		sqlite3_finalize(c->e[i].handle);
+		free(c->e[i].sql);
+	}
+	free(c);
+	db->cache = NULL;
+}
+
 static void sq_close(struct db *db)
 {
+	cache_clear(db);
 	if (db->conn)
 		sqlite3_close_v2(db->conn);
 	db->conn = NULL;
+}
+
+static char *rewrite(const char *sql);
+
+/* A prepared statement for sql, from the connection's cache or newly
+ * prepared (and cached).  Preparing is most of the cost of a small query. */
+static int cached_stmt(struct db *db, const char *sql, sqlite3_stmt **ret)
+{
+	if (!db->cache && !(db->cache = calloc(1, sizeof(*db->cache))))
+		abort();
+	struct stmt_cache *c = db->cache;
+	for (int i = 0; i < c->n; i++) {
+		if (!strcmp(c->e[i].sql, sql)) {
+			*ret = c->e[i].handle;
+			return SQLITE_OK;
+		}
+	}
+	char *q = rewrite(sql);
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v3(db->conn, q, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL);
+	free(q);
+	if (rc != SQLITE_OK)
+		return rc;
+	int slot = c->n < STMT_CACHE_MAX ? c->n++ : c->next_victim++ % STMT_CACHE_MAX;
+	if (c->e[slot].sql) {
+		sqlite3_finalize(c->e[slot].handle);
+		free(c->e[slot].sql);
+	}
+	c->e[slot].sql = strdup(sql);
+	c->e[slot].handle = st;
+	*ret = st;
+	return SQLITE_OK;
 }
 
 static bool sq_ensure(struct db *db)
@@ -132,32 +178,33 @@ static void copy_row(struct db_res *r, sqlite3_stmt *st)
 static enum code sq_exec(struct db *db, const char *sql, const struct db_param *p, int n,
 			 struct db_res **ret)
 {
-	char *q = rewrite(sql);
 	sqlite3_stmt *st = NULL;
-	int rc = sqlite3_prepare_v2(db->conn, q, -1, &st, NULL);
-	free(q);
+	int rc = cached_stmt(db, sql, &st);
 	if (rc != SQLITE_OK)
 		return fail(db, rc);
 	rc = bind(st, p, n);
 	if (rc != SQLITE_OK) {
 		enum code c = fail(db, rc);
-		sqlite3_finalize(st);
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
 		return c;
 	}
 	struct db_res *r = ret ? db_res_new(sqlite3_column_count(st)) : NULL;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		if (r)
 			copy_row(r, st);
+	enum code result = CODE_OK;
 	if (rc != SQLITE_DONE) {
-		enum code c = fail(db, sqlite3_extended_errcode(db->conn));
-		sqlite3_finalize(st);
+		result = fail(db, sqlite3_extended_errcode(db->conn));
 		db_res_free(r);
-		return c;
+		r = NULL;
 	}
-	sqlite3_finalize(st);
+	/* Reset at once: a statement left mid-step would hold its read lock. */
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
 	if (ret)
 		*ret = r;
-	return CODE_OK;
+	return result;
 }
 
 static enum code sq_script(struct db *db, const char *sql)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/clock.h"
 #include "base/log.h"
 #include "outbox.h"
@@ -236,12 +237,12 @@ enum code store_run_move(struct store *st, const char *id, const struct run_move
 	return rc;
 }
 
-enum code store_runs_staging_expired(struct store *st, int64_t now, char (*ret_ids)[ID_MAX], int n, int *ret_n)
+/* Up to n run ids of a query whose parameters are (time, n). */
+static enum code run_ids(struct store *st, const char *sql, int64_t t, char (*ret_ids)[ID_MAX], int n, int *ret_n)
 {
 	struct db_res *r;
-	struct db_param p[] = {P_INT(now), P_INT(n)};
-	enum code rc = store_exec1(st, "SELECT id FROM runs WHERE state = 'QUEUED' AND staged = 1 "
-				   "AND expires_at <= $1 ORDER BY created_at LIMIT $2", p, 2, &r);
+	struct db_param p[] = {P_INT(t), P_INT(n)};
+	enum code rc = store_exec1(st, sql, p, 2, &r);
 	if (rc)
 		return rc;
 	*ret_n = 0;
@@ -251,21 +252,19 @@ enum code store_runs_staging_expired(struct store *st, int64_t now, char (*ret_i
 	return CODE_OK;
 }
 
+enum code store_runs_staging_expired(struct store *st, int64_t now, char (*ret_ids)[ID_MAX], int n, int *ret_n)
+{
+	return run_ids(st, "SELECT id FROM runs WHERE state = 'QUEUED' AND staged = 1 AND expires_at <= $1 "
+		       "ORDER BY created_at LIMIT $2", now, ret_ids, n, ret_n);
+}
+
 enum code store_runs_timed_out(struct store *st, int64_t cutoff, char (*ret_ids)[ID_MAX], int n, int *ret_n)
 {
-	struct db_res *r;
-	struct db_param p[] = {P_INT(cutoff), P_INT(n)};
 	/* A QUEUED run's clock starts when it became claimable (creation, or
 	 * release from review: updated_at); a RUNNING one's at its first claim. */
-	enum code rc = store_exec1(st, "SELECT id FROM runs WHERE staged = 0 AND ((state = 'QUEUED' AND updated_at < $1) "
-				   "OR (state = 'RUNNING' AND started_at < $1)) ORDER BY created_at LIMIT $2", p, 2, &r);
-	if (rc)
-		return rc;
-	*ret_n = 0;
-	for (int i = 0; i < db_res_rows(r) && i < n; i++)
-		cell_copy(r, i, 0, ret_ids[(*ret_n)++], ID_MAX);
-	db_res_free(r);
-	return CODE_OK;
+	return run_ids(st, "SELECT id FROM runs WHERE staged = 0 AND ((state = 'QUEUED' AND updated_at < $1) "
+		       "OR (state = 'RUNNING' AND started_at < $1)) ORDER BY created_at LIMIT $2", cutoff, ret_ids, n,
+		       ret_n);
 }
 
 /* ---- transactions ---- */
@@ -342,6 +341,33 @@ enum code store_result_add(struct store_tx *tx, const char *run_id, const char *
 	struct db_param p[] = {P_TXT(run_id), P_TXT(bucket), P_INT(row_index), P_TXT(body)};
 	return db_exec(tx->db, "INSERT INTO run_results (run_id, bucket, row_index, body) VALUES ($1, $2, $3, $4)",
 		       p, 4, NULL);
+}
+
+#define RESULT_BATCH 100
+
+enum code store_results_add_all(struct store_tx *tx, const char *run_id, const struct result_entry *e, int n)
+{
+	static const char head[] = "INSERT INTO run_results (run_id, bucket, row_index, body) VALUES ";
+	for (int start = 0; start < n; start += RESULT_BATCH) {
+		int k = n - start < RESULT_BATCH ? n - start : RESULT_BATCH;
+		struct buf sql;
+		buf_init(&sql, 64 * 1024);
+		buf_puts(&sql, head);
+		struct db_param p[1 + 3 * RESULT_BATCH];
+		p[0] = P_TXT(run_id);
+		for (int i = 0; i < k; i++) {
+			const struct result_entry *x = &e[start + i];
+			buf_printf(&sql, "%s($1, $%d, $%d, $%d)", i ? ", " : "", 2 + 3 * i, 3 + 3 * i, 4 + 3 * i);
+			p[1 + 3 * i] = P_TXT(x->bucket);
+			p[2 + 3 * i] = P_INT(x->row_index);
+			p[3 + 3 * i] = P_TXT(x->body);
+		}
+		enum code rc = db_exec(tx->db, buf_str(&sql), p, 1 + 3 * k, NULL);
+		buf_done(&sql);
+		if (rc)
+			return rc;
+	}
+	return CODE_OK;
 }
 
 enum code store_results_page(struct store *st, const char *run_id, const char *bucket, int after,

@@ -97,6 +97,14 @@ enum code store_run_move_tx(struct store_tx *tx, const char *id, const struct ru
 /* bucket: "succeeded" | "warnings" | "failed" | "skipped"; body is JSON text. */
 enum code store_result_add(struct store_tx *tx, const char *run_id, const char *bucket, int row_index,
 			   const char *body);
+struct result_entry {
+	const char *bucket;
+	int row_index;
+	const char *body;
+};
+/* Stores many results with few statements (up to 100 rows each). */
+enum code store_results_add_all(struct store_tx *tx, const char *run_id, const struct result_entry *e, int n);
+
 /* A page of result bodies with row_index > after, in row order; fn gets
  * each (row_index, body).  *ret_more says whether rows remain. */
 enum code store_results_page(struct store *st, const char *run_id, const char *bucket, int after,

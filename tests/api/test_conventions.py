@@ -77,3 +77,7 @@ def test_access_log_one_json_line_per_request(server, foreign_token):
         assert isinstance(d, (int, float)) and not isinstance(d, bool) and 0 <= d < 60000, e
     for e in entries:
         assert LOG_KEYS <= set(e), "malformed access log line %s" % e
+    # PRODUCT §2 "only a hash is stored": tokens never reach the logs either
+    err = server.stderr()
+    assert server.token not in err and foreign_token not in err, "a token was logged"
+    assert server.token[8:40] not in err

@@ -3,6 +3,7 @@ SPEC "Endpoints" rules 1-4, PRODUCT §3) and the 202 contract."""
 import re
 import socket
 import threading
+import time
 
 import pytest
 
@@ -60,34 +61,35 @@ def test_accepted_202_location_retry_after_and_body(start_server):
     assert run["dryRun"] is False
     parse_ts(run["createdAt"])
     assert "error" not in run or run["error"] is None
+    assert r.headers.get("RateLimit-Limit", "").isdigit(), "PRODUCT §3: RateLimit-* on every API response"
     g = srv.get(loc)
     assert g.status_code == 200
     assert g.json()["id"] == run["id"] and g.json()["state"] == "QUEUED"
 
 
-def test_missing_file_part(server):
+def test_missing_file_part(module_server):
     """SPEC mode 1: MISSING_FILE 400 when the multipart body has no `file` part."""
-    r = server.post(UPLOAD, files={"upload": ("loads.csv", _file(), CSV_CT)})
-    assert_problem(r, 400, "MISSING_FILE", server)
-    r = server.post(UPLOAD, data={"note": "hello"}, files={"other": ("a.csv", b"x", CSV_CT)})
-    assert_problem(r, 400, "MISSING_FILE", server)
+    r = module_server.post(UPLOAD, files={"upload": ("loads.csv", _file(), CSV_CT)})
+    assert_problem(r, 400, "MISSING_FILE", module_server)
+    r = module_server.post(UPLOAD, data={"note": "hello"}, files={"other": ("a.csv", b"x", CSV_CT)})
+    assert_problem(r, 400, "MISSING_FILE", module_server)
     body, ct = _multipart([("File", "loads.csv", CSV_CT, _file())])
-    assert_problem(_raw_post(server, body, ct), 400, "MISSING_FILE", server)
+    assert_problem(_raw_post(module_server, body, ct), 400, "MISSING_FILE", module_server)
 
 
 @pytest.mark.parametrize("kind", ["loads", "projects", "Jobs", "jobs2", "x"])
-def test_invalid_kind(server, kind):
+def test_invalid_kind(module_server, kind):
     """SPEC "Endpoints" rule 4 / Bulk import 2: a kind other than `jobs` ->
     400 INVALID_KIND (even with a good file)."""
-    r = upload(server, _file(), kind=kind)
-    assert_problem(r, 400, "INVALID_KIND", server)
+    r = upload(module_server, _file(), kind=kind)
+    assert_problem(r, 400, "INVALID_KIND", module_server)
 
 
 @pytest.mark.parametrize("value", ["abc", "0", "d3b07384-d9a0-4c9b-8f5e-1a2b3c4d5e6f", "x y"])
-def test_idempotency_key_reserved(server, value):
+def test_idempotency_key_reserved(module_server, value):
     """SPEC rule 3: any non-empty Idempotency-Key -> 400 IDEMPOTENCY_KEY_RESERVED."""
-    r = upload(server, _file(), headers={"Idempotency-Key": value})
-    assert_problem(r, 400, "IDEMPOTENCY_KEY_RESERVED", server)
+    r = upload(module_server, _file(), headers={"Idempotency-Key": value})
+    assert_problem(r, 400, "IDEMPOTENCY_KEY_RESERVED", module_server)
 
 
 def test_empty_idempotency_key_is_not_rejected(start_server):
@@ -97,10 +99,10 @@ def test_empty_idempotency_key_is_not_rejected(start_server):
     assert r.status_code == 202, r.text
 
 
-def test_empty_body(server):
+def test_empty_body(module_server):
     """PRODUCT §3: EMPTY_BODY 400 when the request body is empty."""
-    r = _raw_post(server, b"", "multipart/form-data; boundary=abc")
-    assert_problem(r, 400, "EMPTY_BODY", server)
+    r = _raw_post(module_server, b"", "multipart/form-data; boundary=abc")
+    assert_problem(r, 400, "EMPTY_BODY", module_server)
 
 
 MALFORMED = {
@@ -125,23 +127,23 @@ MALFORMED = {
 
 
 @pytest.mark.parametrize("case", sorted(MALFORMED))
-def test_malformed_multipart(server, case):
+def test_malformed_multipart(module_server, case):
     """PRODUCT §3: MALFORMED_MULTIPART 400 when not multipart/form-data, or a
     broken boundary or framing."""
     body, ct = MALFORMED[case]
-    r = _raw_post(server, body, ct)
-    assert_problem(r, 400, "MALFORMED_MULTIPART", server)
+    r = _raw_post(module_server, body, ct)
+    assert_problem(r, 400, "MALFORMED_MULTIPART", module_server)
 
 
-def test_two_file_parts_are_malformed(server):
+def test_two_file_parts_are_malformed(module_server):
     """SPEC Limits (1 file part per request) / PRODUCT §3: more than one
     `file` part -> MALFORMED_MULTIPART."""
     body, ct = _multipart([("file", "a.csv", CSV_CT, _file(job="A")),
                            ("file", "b.csv", CSV_CT, _file(job="B"))])
-    assert_problem(_raw_post(server, body, ct), 400, "MALFORMED_MULTIPART", server)
-    r = server.post(UPLOAD, files=[("file", ("a.csv", _file(job="A"), CSV_CT)),
+    assert_problem(_raw_post(module_server, body, ct), 400, "MALFORMED_MULTIPART", module_server)
+    r = module_server.post(UPLOAD, files=[("file", ("a.csv", _file(job="A"), CSV_CT)),
                                    ("file", ("b.csv", _file(job="B"), CSV_CT))])
-    assert_problem(r, 400, "MALFORMED_MULTIPART", server)
+    assert_problem(r, 400, "MALFORMED_MULTIPART", module_server)
 
 
 UNSUPPORTED = {
@@ -162,23 +164,23 @@ UNSUPPORTED = {
 
 
 @pytest.mark.parametrize("case", sorted(UNSUPPORTED))
-def test_unsupported_mime(server, case):
+def test_unsupported_mime(module_server, case):
     """PRODUCT §3: UNSUPPORTED_MIME 415 when the part is neither CSV nor XLSX
     by content (PDF, legacy .xls, images, ...), whatever its declared type."""
     data, name, ctype = UNSUPPORTED[case]
-    r = upload(server, data, filename=name, content_type=ctype)
-    assert_problem(r, 415, "UNSUPPORTED_MIME", server)
+    r = upload(module_server, data, filename=name, content_type=ctype)
+    assert_problem(r, 415, "UNSUPPORTED_MIME", module_server)
 
 
-@pytest.mark.parametrize("ctype", ["text/csv", "text/plain", "application/vnd.ms-excel",
-                                   "application/octet-stream"])
-def test_csv_declared_types_accepted(start_server, ctype):
+def test_csv_declared_types_accepted(start_server):
     """PRODUCT §3: browsers send .csv as text/csv, text/plain,
     application/vnd.ms-excel or application/octet-stream: all accepted when
     the content is text."""
     srv = start_server(workers=0)
-    r = upload(srv, _file(job="CT-" + ctype), content_type=ctype)
-    assert r.status_code == 202, r.text
+    for ctype in ("text/csv", "text/plain", "application/vnd.ms-excel",
+                  "application/octet-stream"):
+        r = upload(srv, _file(job="CT-" + ctype), content_type=ctype)
+        assert r.status_code == 202, (ctype, r.text)
 
 
 def test_xlsx_accepted(start_server):
@@ -266,10 +268,10 @@ def test_unauthorized_upload(server):
 
 
 @pytest.mark.parametrize("value", ["yes", "1", "maybe", "true, false"])
-def test_invalid_dry_run_header(server, value):
+def test_invalid_dry_run_header(module_server, value):
     """PRODUCT §3: INVALID_HEADER 400 when Service-Dry-Run is not true/false."""
-    r = upload(server, _file(), dry_run=value)
-    assert_problem(r, 400, "INVALID_HEADER", server)
+    r = upload(module_server, _file(), dry_run=value)
+    assert_problem(r, 400, "INVALID_HEADER", module_server)
 
 
 def test_dry_run_header_values(start_server):
@@ -304,6 +306,29 @@ def test_import_in_progress_409(start_server):
     assert srv.get(loc).json()["state"] == "QUEUED"
 
 
+def test_import_in_progress_while_running(start_server):
+    """SPEC rule 1: the same file while its run is RUNNING -> 409
+    IMPORT_IN_PROGRESS; once the run is terminal the same file is accepted
+    again (and, unchanged, ends SKIPPED).  LOADLINE_DEBUG_ROW_DELAY_MS (the
+    lead's test knob) keeps the run RUNNING long enough to push again."""
+    srv = start_server(env={"LOADLINE_DEBUG_ROW_DELAY_MS": "10"})
+    data = csv_bytes(rows(200, job="J-RUNNING"))
+    run = accepted_run(upload(srv, data))
+    deadline = time.monotonic() + 20
+    while srv.get("/api/v1/imports/runs/" + run["id"]).json()["state"] == "QUEUED":
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    r = upload(srv, data)
+    state = srv.get("/api/v1/imports/runs/" + run["id"]).json()["state"]
+    if state != "RUNNING":
+        pytest.skip("the run finished before the second push (state %s)" % state)
+    body = assert_problem(r, 409, "IMPORT_IN_PROGRESS", srv, extra_keys={"existingRunUrl"})
+    assert body["existingRunUrl"].endswith("/api/v1/imports/runs/" + run["id"])
+    assert wait_run(srv, run["id"], timeout=60)["state"] == "SUCCEEDED"
+    again = wait_run(srv, accepted_run(upload(srv, data))["id"], timeout=60)
+    assert again["state"] == "SKIPPED"
+
+
 def test_import_in_progress_ends_when_run_is_terminal(start_server):
     """SPEC rule 1: only a QUEUED or RUNNING run blocks a re-push."""
     srv = start_server(workers=0)
@@ -312,3 +337,11 @@ def test_import_in_progress_ends_when_run_is_terminal(start_server):
     srv.cli.admin("cancel-run", run["id"])
     assert srv.get("/api/v1/imports/runs/" + run["id"]).json()["state"] == "CANCELLED"
     assert upload(srv, data).status_code == 202
+
+
+def test_envelope_errors_created_no_run(module_server):
+    """SPEC "Errors" mode 1: envelope errors create no run (every request
+    above made with this module's server was rejected synchronously)."""
+    r = module_server.get("/api/v1/imports/runs")
+    assert r.status_code == 200
+    assert r.json()["data"] == [], [x["id"] for x in r.json()["data"]]

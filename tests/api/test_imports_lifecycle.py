@@ -59,7 +59,8 @@ def test_kill_9_while_running_then_restart(start_server, make_db):
     restart: the run is claimed again after its lease and completes once;
     no row is written twice."""
     url = make_db()
-    env = {"LOADLINE_LEASE": "2s", "LOADLINE_SWEEP_INTERVAL": "1s"}
+    # LOADLINE_DEBUG_ROW_DELAY_MS (the lead's test knob) keeps the run RUNNING a while
+    env = {"LOADLINE_LEASE": "2s", "LOADLINE_SWEEP_INTERVAL": "1s", "LOADLINE_DEBUG_ROW_DELAY_MS": "2"}
     for attempt in range(3):
         srv = start_server(db_url=url, env=env, workers=1, bootstrap=(attempt == 0))
         if attempt == 0:

@@ -77,12 +77,12 @@ def test_results_before_terminal_is_409(start_server):
         assert_problem(srv.get(RUNS + run["id"] + "/results/" + b), 409, "RUN_NOT_TERMINAL", srv)
 
 
-@pytest.fixture
-def finished(start_server):
-    srv = start_server()
-    run, _ = import_file(srv, csv_bytes(rows(25, job="PAGE")))
+@pytest.fixture(scope="module")
+def finished(module_server):
+    """One terminal run of 25 clean rows per module and backend (read-only)."""
+    run, _ = import_file(module_server, csv_bytes(rows(25, job="PAGE")))
     assert run["state"] == "SUCCEEDED", run
-    return srv, run
+    return module_server, run
 
 
 @pytest.mark.parametrize("bucket", ["bogus", "SUCCEEDED", "success", "warning", "all"])

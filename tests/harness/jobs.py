@@ -71,9 +71,14 @@ def cell_ref(headers, field, row_index):
     return "%s%d" % (col_letter(headers.index(field)), row_index)
 
 
-def xlsx_bytes(table):
+WORKBOOK_CT = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"
+MACRO_WORKBOOK_CT = "application/vnd.ms-excel.sheet.macroEnabled.main+xml"
+
+
+def xlsx_bytes(table, workbook_ct=WORKBOOK_CT, extra_files=None, sheet_xml=None):
     """A minimal valid XLSX workbook (one sheet, inline strings) of a list of
-    rows of strings; the first row is the header."""
+    rows of strings; the first row is the header.  `extra_files` adds parts,
+    `sheet_xml` replaces the worksheet text (to corrupt it)."""
     def cell(ci, ri, v):
         return ('<c r="%s%d" t="inlineStr"><is><t xml:space="preserve">%s</t></is></c>'
                 % (col_letter(ci), ri, escape(v)))
@@ -86,9 +91,9 @@ def xlsx_bytes(table):
             '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
             '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
             '<Default Extension="xml" ContentType="application/xml"/>'
-            '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>'
+            '<Override PartName="/xl/workbook.xml" ContentType="%s"/>'
             '<Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>'
-            '</Types>',
+            '</Types>' % workbook_ct,
         "_rels/.rels":
             '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
             '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
@@ -109,10 +114,13 @@ def xlsx_bytes(table):
             '<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
             '<sheetData>%s</sheetData></worksheet>' % rows_xml,
     }
+    if sheet_xml is not None:
+        files["xl/worksheets/sheet1.xml"] = sheet_xml
+    files.update(extra_files or {})
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-        for name, text in files.items():
-            z.writestr(name, text)
+        for name, content in files.items():
+            z.writestr(name, content)
     return buf.getvalue()
 
 
@@ -131,8 +139,13 @@ def accepted_run(resp):
     return resp.json()
 
 
-def wait_run(srv, run_id, timeout=30.0, token=None, stop_on_next_action=True):
-    """Polls GET /api/v1/imports/runs/{id} until terminal (or nextAction)."""
+def wait_run(srv, run_id, timeout=30.0, token=None, confirm_staged=True):
+    """Polls GET /api/v1/imports/runs/{id} until terminal.  A run staged for
+    mapping review (nextAction, a column shape the org has not confirmed) is
+    confirmed once with the proposed mapping through `admin confirm-run`,
+    as an admin would in the web app, unless confirm_staged is False (then
+    the staged run is returned as it is)."""
+    confirmed = False
     deadline = time.monotonic() + timeout
     delay = 0.02
     kw = {} if token is None else {"token": token}
@@ -142,10 +155,12 @@ def wait_run(srv, run_id, timeout=30.0, token=None, stop_on_next_action=True):
         run = r.json()
         if run["state"] in TERMINAL:
             return run
-        if stop_on_next_action and run.get("nextAction"):
-            raise AssertionError(
-                "run %s is staged for in-app mapping review (nextAction %s): the harness "
-                "has no confirm step yet" % (run_id, run["nextAction"]))
+        if run.get("nextAction"):
+            if not confirm_staged:
+                return run
+            if not confirmed:
+                srv.cli.admin("confirm-run", run_id)
+                confirmed = True
         if time.monotonic() > deadline:
             raise AssertionError("run %s still %s after %.0f s" % (run_id, run["state"], timeout))
         time.sleep(delay)

@@ -247,6 +247,32 @@ static void test_every_synonym_reaches_its_field(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* Bare address columns take the group of the address column to their
+ * left, nothing after a customer column (a billing address), else the
+ * pickup (docs/column-mapping.md "Decisions"). */
+static void test_bare_address_context(void **state)
+{
+	(void)state;
+	struct proposal p[6];
+	const char *after_groups[] = { "Ship From Name", "Address", "City",
+				       "Ship To Name", "Address", "City" };
+	propose(after_groups, 6, p);
+	assert_int_equal(p[1].field, FIELD_PICKUP_STREET);
+	assert_int_equal(p[2].field, FIELD_PICKUP_CITY);
+	assert_int_equal(p[4].field, FIELD_DROPOFF_STREET);
+	assert_int_equal(p[5].field, FIELD_DROPOFF_CITY);
+	const char *after_customer[] = { "customer", "Address", "City" };
+	propose(after_customer, 3, p);
+	assert_int_equal(p[0].field, FIELD_CUSTOMER);
+	assert_int_equal(p[1].field, FIELD_NONE);
+	assert_int_equal(p[2].field, FIELD_NONE);
+	assert_false(p[1].conflict);
+	const char *alone[] = { "Address", "Zip" };
+	propose(alone, 2, p);
+	assert_int_equal(p[0].field, FIELD_PICKUP_STREET);
+	assert_int_equal(p[1].field, FIELD_PICKUP_ZIP);
+}
+
 /* ---- hostile headers ---- */
 
 static void test_hostile_headers(void **state)
@@ -256,8 +282,10 @@ static void test_hostile_headers(void **state)
 	char *big = malloc(10240);
 	memset(big, 'x', 10240);
 	memcpy(big, "Load # ", 7);
+	/* Not NUL-terminated: the proposer must go by the length alone. */
 	const char *h1[] = { big, "Job #" };
-	propose(h1, 2, p);
+	size_t l1[] = { 10240, 5 };
+	propose_mapping(h1, l1, 2, p);
 	check_invariants(p, 2);
 	assert_int_equal(p[1].field, FIELD_JOB_CODE);
 	free(big);
@@ -478,6 +506,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_known_ignore_is_no_conflict),
 		cmocka_unit_test(test_wire_name_is_certain),
 		cmocka_unit_test(test_every_synonym_reaches_its_field),
+		cmocka_unit_test(test_bare_address_context),
 		cmocka_unit_test(test_hostile_headers),
 		cmocka_unit_test(test_random_bytes),
 		cmocka_unit_test(test_proposal_accuracy),

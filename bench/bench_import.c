@@ -1,0 +1,789 @@
+/* Import benchmark (issue 4): POST /api/v1/imports/jobs of a 750-row file
+ * until its run is terminal, against the real server running in this
+ * process (HTTP threads, one worker, the store), compared with a floor
+ * measured in the same run on the same database: the same 30 projects and
+ * 750 loads inserted raw in one transaction (src/store/bench_floor.c).
+ *
+ *   bench_import URL...      sqlite:/path/x.db or postgres://...
+ *   bench_import             SQLite in a temp dir, then PostgreSQL in a
+ *                            throwaway cluster when initdb is installed
+ *
+ * Results: docs/benchmarks.md, "Import runs (POST → terminal)". */
+#include <curl/curl.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api/api.h"
+#include "base/buf.h"
+#include "base/config.h"
+#include "base/ids.h"
+#include "http/http.h"
+#include "http/ratelimit.h"
+#include "import/worker.h"
+#include "store/bench_floor.h"
+#include "store/store.h"
+
+#define REPS 7            /* measured repetitions, after one warm-up */
+#define JOBS 30
+#define LOADS_PER_JOB 25
+#define ROWS (JOBS * LOADS_PER_JOB)
+#define POLL_NS 5000000L  /* 5 ms between GETs of the run */
+#define NCUSTOMERS 5
+
+static FILE *out;          /* the bench's own messages (stderr is the server log) */
+static char log_path[256];
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(const double *v, int n)
+{
+	double s[REPS];
+	memcpy(s, v, sizeof(double) * (size_t)n);
+	qsort(s, (size_t)n, sizeof s[0], cmp_double);
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+static double minimum(const double *v, int n)
+{
+	double m = v[0];
+	for (int i = 1; i < n; i++)
+		if (v[i] < m)
+			m = v[i];
+	return m;
+}
+
+static double cpu_ms(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---- The throwaway PostgreSQL cluster ---- */
+
+struct cluster {
+	char dir[64];          /* owned by postgres when we are root */
+	char data[96];
+	char pg_ctl[512];
+	int port;
+	bool running;
+};
+
+static struct cluster pg;
+/* Prebuilt for the signal handler, which may only fork and exec. */
+static char *stop_argv[16];
+static char *rm_argv[] = {"/bin/rm", "-rf", pg.dir, NULL};
+
+static const char *pg_bin(void)
+{
+	const char *b = getenv("LOADLINE_PG_BIN");
+	return b && *b ? b : "/usr/lib/postgresql/15/bin";
+}
+
+/* argv[0] is an absolute path.  Runs it (as postgres when we are root, since
+ * initdb and postgres refuse root) with its output appended to logfile;
+ * returns the exit status, or -1. */
+static int run_pg(char *const argv[], const char *logfile)
+{
+	char *full[24];
+	int n = 0;
+	if (geteuid() == 0) {
+		full[n++] = access("/usr/sbin/runuser", X_OK) == 0 ? "/usr/sbin/runuser" : "/sbin/runuser";
+		full[n++] = "-u";
+		full[n++] = "postgres";
+		full[n++] = "--";
+	}
+	for (int i = 0; argv[i] && n < 23; i++)
+		full[n++] = argv[i];
+	full[n] = NULL;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open(logfile, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execv(full[0], full);
+		_exit(127);
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void spawn_wait(char *const argv[])
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
+static void on_signal(int sig)
+{
+	if (pg.running) {
+		spawn_wait(stop_argv);
+		spawn_wait(rm_argv);
+	}
+	_exit(128 + sig);
+}
+
+static int free_port(void)
+{
+	int s = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof a;
+	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof a) || getsockname(s, (struct sockaddr *)&a, &len)) {
+		if (s >= 0)
+			close(s);
+		return -1;
+	}
+	close(s);
+	return ntohs(a.sin_port);
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+static void rm_tree(const char *dir)
+{
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Starts a cluster with the server's default durability settings (fsync and
+ * synchronous_commit on), listening on 127.0.0.1 only, trust auth.  Extra
+ * server options may come from LOADLINE_BENCH_PG_OPTS.  Returns 0 with the
+ * URL in url, or -1 (nothing left running). */
+static int cluster_start(char *url, size_t urllen)
+{
+	char initdb[512], log[160], pglog[160], opts[512];
+	snprintf(initdb, sizeof initdb, "%s/initdb", pg_bin());
+	snprintf(pg.pg_ctl, sizeof pg.pg_ctl, "%s/pg_ctl", pg_bin());
+	snprintf(pg.dir, sizeof pg.dir, "/tmp/ll-bench-pg-XXXXXX");
+	if (!mkdtemp(pg.dir))
+		return -1;
+	if (geteuid() == 0) {
+		struct passwd *pw = getpwnam("postgres");
+		if (!pw || chown(pg.dir, pw->pw_uid, pw->pw_gid)) {
+			fprintf(out, "bench_import: no postgres user to run the cluster as; PostgreSQL skipped\n");
+			rm_tree(pg.dir);
+			return -1;
+		}
+	}
+	chmod(pg.dir, 0700);
+	snprintf(pg.data, sizeof pg.data, "%s/data", pg.dir);
+	snprintf(log, sizeof log, "%s/setup.log", pg.dir);
+	snprintf(pglog, sizeof pglog, "%s/postgres.log", pg.dir);
+	if ((pg.port = free_port()) < 0) {
+		rm_tree(pg.dir);
+		return -1;
+	}
+	const char *extra = getenv("LOADLINE_BENCH_PG_OPTS");
+	snprintf(opts, sizeof opts, "-c listen_addresses=127.0.0.1 -p %d -k %s%s%s", pg.port, pg.dir,
+		 extra ? " " : "", extra ? extra : "");
+	char *init_argv[] = {initdb, "-D", pg.data, "-U", "postgres", "-A", "trust", "-E", "UTF8",
+			     "--locale=C", "--no-sync", NULL};
+	if (run_pg(init_argv, log)) {
+		fprintf(out, "bench_import: initdb failed, see %s\n", log);
+		*pg.dir = 0;   /* keep the logs */
+		return -1;
+	}
+	int n = 0;
+	if (geteuid() == 0) {
+		stop_argv[n++] = access("/usr/sbin/runuser", X_OK) == 0 ? "/usr/sbin/runuser" : "/sbin/runuser";
+		stop_argv[n++] = "-u";
+		stop_argv[n++] = "postgres";
+		stop_argv[n++] = "--";
+	}
+	char *stop_tail[] = {pg.pg_ctl, "-D", pg.data, "-m", "immediate", "-w", "stop", NULL};
+	memcpy(stop_argv + n, stop_tail, sizeof stop_tail);
+	char *start_argv[] = {pg.pg_ctl, "-D", pg.data, "-l", pglog, "-w", "-t", "60", "-o", opts, "start", NULL};
+	pg.running = true;   /* from here a signal stops it */
+	if (run_pg(start_argv, log)) {
+		pg.running = false;
+		fprintf(out, "bench_import: the cluster did not start, see %s and %s\n", log, pglog);
+		spawn_wait(stop_argv);
+		*pg.dir = 0;   /* keep the logs */
+		return -1;
+	}
+	snprintf(url, urllen, "postgres://postgres@127.0.0.1:%d/postgres", pg.port);
+	return 0;
+}
+
+/* CPU time (ms) used so far by the cluster's postmaster and its children
+ * (the backends serving our pool), from /proc/PID/schedstat; -1 when the
+ * cluster is not ours or /proc cannot say. */
+static double pg_cpu_ms(void)
+{
+	if (!pg.running)
+		return -1;
+	char path[160], line[512];
+	snprintf(path, sizeof path, "%s/postmaster.pid", pg.data);
+	FILE *f = fopen(path, "r");
+	long master = -1;
+	if (f) {
+		if (fgets(line, sizeof line, f))
+			master = strtol(line, NULL, 10);
+		fclose(f);
+	}
+	if (master <= 0)
+		return -1;
+	DIR *d = opendir("/proc");
+	if (!d)
+		return -1;
+	double total = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		if (*end || pid <= 0)
+			continue;
+		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+		if (!(f = fopen(path, "r")))
+			continue;
+		size_t n = fread(line, 1, sizeof line - 1, f);
+		fclose(f);
+		line[n] = 0;
+		const char *p = strrchr(line, ')');
+		long ppid = p ? strtol(p + 3, NULL, 10) : -1;   /* ") S PPID" */
+		if (pid != master && ppid != master)
+			continue;
+		snprintf(path, sizeof path, "/proc/%ld/schedstat", pid);
+		if (!(f = fopen(path, "r")))
+			continue;
+		unsigned long long ns = 0;
+		if (fscanf(f, "%llu", &ns) == 1)
+			total += (double)ns / 1e6;
+		fclose(f);
+	}
+	closedir(d);
+	return total;
+}
+
+static void cluster_stop(void)
+{
+	if (pg.running) {
+		char log[160];
+		snprintf(log, sizeof log, "%s/setup.log", pg.dir);
+		char *argv[] = {pg.pg_ctl, "-D", pg.data, "-m", "fast", "-w", "-t", "60", "stop", NULL};
+		if (run_pg(argv, log))
+			spawn_wait(stop_argv);
+		pg.running = false;
+	}
+	if (*pg.dir)
+		rm_tree(pg.dir);
+	*pg.dir = 0;
+}
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("bench_import: ", out);
+	vfprintf(out, fmt, ap);
+	fputc('\n', out);
+	va_end(ap);
+	cluster_stop();
+	exit(1);
+}
+
+/* ---- The file ---- */
+
+static const char *const customers[NCUSTOMERS] = {
+	"Acme Aggregates", "Bexar County Public Works", "Lone Star Paving", "Hill Country Homes", "Travis Civil",
+};
+
+struct place {
+	const char *name, *street, *city, *state, *zip;
+};
+
+/* A few quarries every job picks up from: repeated addresses. */
+static const struct place quarries[] = {
+	{"North Quarry", "1200 Quarry Rd", "Georgetown", "TX", "78626"},
+	{"Marble Falls Pit", "455 Pit Road", "Marble Falls", "Texas", "78654"},
+	{"", "98 Gravel Way", "Round Rock", "tx", "78664-1234"},
+	{"River Sand Yard", "7 Riverside Dr.", "Austin", "TX", "78741"},
+};
+
+static const char *const materials[] = {"Crushed limestone", "Base #2", "Washed sand", "Rip rap",
+					"Asphalt millings", "Topsoil"};
+static const char *const trucks[] = {"Tri-axle dump", "End dump", "Belly dump", "Side dump"};
+
+/* 30 jobs x 25 loads in the published template's columns, as a dispatcher
+ * exports them: weights in tons (a UNIT_NORMALIZED warning each), mixed
+ * date formats, quoted notes with commas.  salt makes each file distinct. */
+static void make_csv(struct buf *b, const char *salt)
+{
+	buf_clear(b);
+	buf_puts(b, "jobCode,loadNo,loadDate,projectName,customer,material,truckType,ticketNo,weight,rate,notes,"
+		    "pickupName,pickupStreet,pickupCity,pickupState,pickupZip,dropoffStreet,dropoffCity,dropoffState,"
+		    "dropoffZip\r\n");
+	for (int j = 0; j < JOBS; j++) {
+		for (int k = 0; k < LOADS_PER_JOB; k++) {
+			int i = j * LOADS_PER_JOB + k;
+			const struct place *q = &quarries[(j + k / 10) % 4];
+			int month = 1 + (j + k) % 12, day = 1 + (i * 7) % 28;
+			buf_printf(b, "J-%04d,%d,", 2400 + j, k + 1);
+			if (i % 3)
+				buf_printf(b, "2026-%02d-%02d,", month, day);
+			else
+				buf_printf(b, "%d/%d/2026,", month, day);
+			buf_printf(b, "Cedar Park Phase %d,%s,%s,%s,T%07d,", j + 1, customers[j % NCUSTOMERS],
+				   materials[(j + k) % 6], trucks[k % 4], 3100000 + i);
+			if (i % 5 == 4)
+				buf_printf(b, "\"%d,%03d lbs\",", 40 + i % 9, (i * 37) % 1000);
+			else
+				buf_printf(b, "%d.%02d tons,", 18 + i % 7, (i * 13) % 100);
+			buf_printf(b, "$%d.%02d,", 85 + i % 60, (i * 25) % 100);
+			buf_printf(b, "\"Gate code %d, call dispatch 30 min out (%s)\",", 1000 + i % 9000, salt);
+			buf_printf(b, "%s,%s,%s,%s,%s,", q->name, q->street, q->city, q->state, q->zip);
+			buf_printf(b, "%d Job Site Ln,%s,TX,%05d\r\n", 100 + j * 10, j % 2 ? "Austin" : "Pflugerville",
+				   78701 + j % 40);
+		}
+	}
+}
+
+/* ---- HTTP ---- */
+
+struct client {
+	CURL *curl;
+	struct curl_slist *hdrs;
+	struct buf body;
+	char base[64];
+};
+
+static size_t on_data(char *p, size_t size, size_t n, void *ctx)
+{
+	struct buf *b = ctx;
+	return buf_append(b, p, size * n) ? 0 : size * n;
+}
+
+static void client_init(struct client *c, int port)
+{
+	c->curl = curl_easy_init();
+	if (!c->curl)
+		die("curl_easy_init failed");
+	buf_init(&c->body, 16u << 20);
+	snprintf(c->base, sizeof c->base, "http://127.0.0.1:%d", port);
+	curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, &c->body);
+	curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
+}
+
+static void client_token(struct client *c, const char *token)
+{
+	char h[128];
+	snprintf(h, sizeof h, "Authorization: Bearer %s", token);
+	curl_slist_free_all(c->hdrs);
+	c->hdrs = curl_slist_append(NULL, h);
+	c->hdrs = curl_slist_append(c->hdrs, "Expect:");
+	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, c->hdrs);
+}
+
+static void client_done(struct client *c)
+{
+	curl_slist_free_all(c->hdrs);
+	curl_easy_cleanup(c->curl);
+	buf_done(&c->body);
+}
+
+/* Sends the request set up on c; returns the status and the parsed body. */
+static long perform(struct client *c, json_t **ret)
+{
+	buf_clear(&c->body);
+	CURLcode rc = curl_easy_perform(c->curl);
+	if (rc != CURLE_OK)
+		die("request failed: %s", curl_easy_strerror(rc));
+	long status = 0;
+	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
+	*ret = json_loadb(buf_str(&c->body), c->body.len, 0, NULL);
+	if (!*ret)
+		die("HTTP %ld without a JSON body: %.200s", status, buf_str(&c->body));
+	return status;
+}
+
+/* POST the file; returns the run id in id. */
+static void post_file(struct client *c, const char *data, size_t len, char id[ID_MAX])
+{
+	char url[128];
+	snprintf(url, sizeof url, "%s/api/v1/imports/jobs", c->base);
+	curl_mime *mime = curl_mime_init(c->curl);
+	curl_mimepart *part = curl_mime_addpart(mime);
+	curl_mime_name(part, "file");
+	curl_mime_filename(part, "loads.csv");
+	curl_mime_type(part, "text/csv");
+	curl_mime_data(part, data, len);
+	curl_easy_setopt(c->curl, CURLOPT_URL, url);
+	curl_easy_setopt(c->curl, CURLOPT_MIMEPOST, mime);
+	json_t *j;
+	long status = perform(c, &j);
+	curl_easy_setopt(c->curl, CURLOPT_MIMEPOST, NULL);
+	curl_mime_free(mime);
+	const char *s = json_string_value(json_object_get(j, "id"));
+	if (status != 202 || !s)
+		die("POST answered %ld: %.300s", status, buf_str(&c->body));
+	snprintf(id, ID_MAX, "%s", s);
+	json_decref(j);
+}
+
+struct outcome {
+	char state[16];
+	int succeeded, warnings, failed, skipped;
+};
+
+static bool terminal(const char *s)
+{
+	return !strcmp(s, "SUCCEEDED") || !strcmp(s, "PARTIAL") || !strcmp(s, "SKIPPED") || !strcmp(s, "FAILED") ||
+	       !strcmp(s, "CANCELLED");
+}
+
+/* GETs the run every 5 ms until it is terminal. */
+static void poll_run(struct client *c, const char *id, struct outcome *ret)
+{
+	char url[160];
+	snprintf(url, sizeof url, "%s/api/v1/imports/runs/%s", c->base, id);
+	curl_easy_setopt(c->curl, CURLOPT_URL, url);
+	curl_easy_setopt(c->curl, CURLOPT_HTTPGET, 1L);
+	double give_up = mono() + 300e3;
+	for (;;) {
+		nanosleep(&(struct timespec){.tv_nsec = POLL_NS}, NULL);
+		json_t *j;
+		long status = perform(c, &j);
+		const char *s = json_string_value(json_object_get(j, "state"));
+		if (status != 200 || !s)
+			die("GET run answered %ld: %.300s", status, buf_str(&c->body));
+		if (terminal(s)) {
+			json_t *n = json_object_get(j, "counts");
+			snprintf(ret->state, sizeof ret->state, "%s", s);
+			ret->succeeded = (int)json_integer_value(json_object_get(n, "succeeded"));
+			ret->warnings = (int)json_integer_value(json_object_get(n, "warnings"));
+			ret->failed = (int)json_integer_value(json_object_get(n, "failed"));
+			ret->skipped = (int)json_integer_value(json_object_get(n, "skipped"));
+			json_decref(j);
+			return;
+		}
+		json_decref(j);
+		if (mono() > give_up)
+			die("run %s still %s after 300 s", id, s);
+	}
+}
+
+/* The "ms" of the worker's "run finished" line for run id (the time from
+ * the start of the write transaction to its commit), or -1. */
+static double commit_ms_once(const char *id)
+{
+	FILE *f = fopen(log_path, "r");
+	if (!f)
+		return -1;
+	char line[4096];
+	double ms = -1;
+	while (fgets(line, sizeof line, f)) {
+		if (!strstr(line, "\"run finished\"") || !strstr(line, id))
+			continue;
+		json_t *j = json_loads(line, 0, NULL);
+		ms = json_number_value(json_object_get(j, "ms"));
+		json_decref(j);
+	}
+	fclose(f);
+	return ms;
+}
+
+/* The worker logs just after its commit, which the client may see first. */
+static double commit_ms(const char *id)
+{
+	for (int i = 0; i < 200; i++) {
+		double ms = commit_ms_once(id);
+		if (ms >= 0)
+			return ms;
+		nanosleep(&(struct timespec){.tv_nsec = 5000000L}, NULL);
+	}
+	return -1;
+}
+
+/* ---- One backend ---- */
+
+/* Wall time and CPU time of one measured step.  CPU is the server's work:
+ * this process's threads (minus the client's, when the client is not the
+ * one doing the work) plus the PostgreSQL backends when the cluster is ours. */
+struct meter {
+	double wall, proc, thread, pg;
+};
+
+static void meter_start(struct meter *m)
+{
+	m->pg = pg_cpu_ms();
+	m->thread = cpu_ms(CLOCK_THREAD_CPUTIME_ID);
+	m->proc = cpu_ms(CLOCK_PROCESS_CPUTIME_ID);
+	m->wall = mono();
+}
+
+static double last_pg_cpu;   /* the PostgreSQL part of the last meter_stop's CPU */
+
+static void meter_stop(const struct meter *m, bool client_is_work, double *ret_wall, double *ret_cpu)
+{
+	*ret_wall = mono() - m->wall;
+	double proc = cpu_ms(CLOCK_PROCESS_CPUTIME_ID) - m->proc;
+	double thread = cpu_ms(CLOCK_THREAD_CPUTIME_ID) - m->thread;
+	double pgc = m->pg >= 0 ? pg_cpu_ms() - m->pg : 0;
+	*ret_cpu = (client_is_work ? proc : proc - thread) + pgc;
+	last_pg_cpu = pgc;
+}
+
+struct result {
+	double floor[REPS], import[REPS], repush[REPS], commit[REPS];
+	double floor_cpu[REPS], import_cpu[REPS], repush_cpu[REPS];
+	double floor_pg[REPS], import_pg[REPS];   /* of which PostgreSQL backends */
+	struct outcome first, again;
+	bool pg_cpu;
+};
+
+/* A fresh organization with its customers and a token. */
+static void new_org(struct store *st, int rep, char org_id[ID_MAX], char token[TOKEN_LEN + 1])
+{
+	char name[64];
+	struct org o;
+	struct api_key k;
+	snprintf(name, sizeof name, "Bench org %d", rep);
+	if (store_org_create(st, name, &o) || store_key_create(st, o.id, "bench", token, &k))
+		die("cannot create the organization");
+	for (int i = 0; i < NCUSTOMERS; i++) {
+		char cid[ID_MAX];
+		if (store_customer_add(st, o.id, customers[i], cid))
+			die("cannot add a customer");
+	}
+	snprintf(org_id, ID_MAX, "%s", o.id);
+}
+
+static void bench_backend(const char *url, struct result *r)
+{
+	struct store *st = NULL;
+	char err[512];
+	int pool = g_config.http_threads + g_config.workers + 3;
+	if (store_open(url, pool, &st, err, sizeof err) || store_migrate(st, err, sizeof err))
+		die("%s: %s", url, err);
+	g_api.store = st;
+	g_api.rl = ratelimit_new(g_config.rate_limit, g_config.rate_window_ms);
+	struct http_server *srv = http_start(g_config.listen, g_config.http_threads, api_app());
+	if (!srv)
+		die("cannot start the HTTP server");
+	struct workers *workers = workers_start(st, g_config.workers);
+	struct client c = {0};
+	client_init(&c, http_port(srv));
+	struct buf csv;
+	buf_init(&csv, 8u << 20);
+	r->pg_cpu = pg_cpu_ms() >= 0;
+
+	/* Rep -1 warms caches, connections and the page cache; not counted.
+	 * Each rep has its own organization, so its import creates all 30
+	 * projects and 750 loads, as the floor does. */
+	for (int rep = -1; rep < REPS; rep++) {
+		char org_id[ID_MAX], token[TOKEN_LEN + 1], salt[32], run_id[ID_MAX];
+		new_org(st, rep, org_id, token);
+		client_token(&c, token);
+		char rnd[9] = {0};
+		base62_random(rnd, 8);
+		snprintf(salt, sizeof salt, "rep %d %s", rep, rnd);
+		make_csv(&csv, salt);
+		struct meter m;
+		double floor_ms, floor_cpu, import_ms, import_cpu, repush_ms, repush_cpu;
+
+		meter_start(&m);
+		if (store_bench_raw_insert(st, org_id, JOBS, LOADS_PER_JOB))
+			die("the floor's inserts failed");
+		meter_stop(&m, true, &floor_ms, &floor_cpu);
+		double floor_pg = last_pg_cpu;
+
+		struct outcome first, again;
+		meter_start(&m);
+		post_file(&c, csv.data, csv.len, run_id);
+		poll_run(&c, run_id, &first);
+		meter_stop(&m, false, &import_ms, &import_cpu);
+		double import_pg = last_pg_cpu;
+		double cm = commit_ms(run_id);
+		if (first.succeeded != ROWS || first.failed || first.skipped)
+			die("first import of rep %d ended %s with %d succeeded, %d failed, %d skipped (want %d "
+			    "succeeded): the file is not what the benchmark means to measure",
+			    rep, first.state, first.succeeded, first.failed, first.skipped, ROWS);
+
+		meter_start(&m);
+		post_file(&c, csv.data, csv.len, run_id);
+		poll_run(&c, run_id, &again);
+		meter_stop(&m, false, &repush_ms, &repush_cpu);
+		if (strcmp(again.state, "SKIPPED") || again.skipped != ROWS)
+			die("re-push of rep %d ended %s with %d skipped", rep, again.state, again.skipped);
+		fprintf(out, "  rep %d: floor %.1f ms (cpu %.1f), import %.1f ms (cpu %.1f, worker write txn %.1f), "
+			"re-push %.1f ms (cpu %.1f)\n", rep, floor_ms, floor_cpu, import_ms, import_cpu, cm, repush_ms,
+			repush_cpu);
+		if (rep < 0)
+			continue;
+		r->floor[rep] = floor_ms;
+		r->floor_cpu[rep] = floor_cpu;
+		r->import[rep] = import_ms;
+		r->import_cpu[rep] = import_cpu;
+		r->floor_pg[rep] = floor_pg;
+		r->import_pg[rep] = import_pg;
+		r->commit[rep] = cm;
+		r->repush[rep] = repush_ms;
+		r->repush_cpu[rep] = repush_cpu;
+		r->first = first;
+		r->again = again;
+	}
+	buf_done(&csv);
+	client_done(&c);
+	http_stop(srv, 10000);
+	workers_stop(workers);
+	ratelimit_free(g_api.rl);
+	g_api.rl = NULL;
+	g_api.store = NULL;
+	store_close(st);
+}
+
+static void report_header(void)
+{
+	printf("\n| Backend | Floor ms | Import ms (median / min) | Import / floor | Worker write txn ms | "
+	       "Re-push ms (median / min) | Rows/s |\n");
+	printf("|---|---|---|---|---|---|---|\n");
+}
+
+static void report(const char *backend, const struct result *r)
+{
+	double f = median(r->floor, REPS), im = median(r->import, REPS);
+	printf("| %s | %.1f | %.1f / %.1f | **%.1f×** | %.1f | %.1f / %.1f | %.0f |\n", backend, f, im,
+	       minimum(r->import, REPS), im / f, median(r->commit, REPS), median(r->repush, REPS),
+	       minimum(r->repush, REPS), ROWS / (im / 1e3));
+}
+
+static void report_cpu_header(void)
+{
+	printf("\nCPU time (server threads%s), medians:\n\n", " + PostgreSQL backends when the cluster is ours");
+	printf("| Backend | Floor CPU ms (PostgreSQL) | Import CPU ms (PostgreSQL) | Import / floor | "
+	       "Re-push CPU ms |\n");
+	printf("|---|---|---|---|---|\n");
+}
+
+static void report_cpu(const char *backend, const struct result *r)
+{
+	double f = median(r->floor_cpu, REPS), im = median(r->import_cpu, REPS);
+	printf("| %s%s | %.1f (%.1f) | %.1f (%.1f) | **%.1f×** | %.1f |\n", backend,
+	       strcmp(backend, "sqlite") && !r->pg_cpu ? " (server CPU not counted)" : "", f,
+	       median(r->floor_pg, REPS), im, median(r->import_pg, REPS), im / f, median(r->repush_cpu, REPS));
+}
+
+static struct result results[8];
+static const char *labels[8];
+static int nresults;
+
+static void run_url(const char *url, const char *label)
+{
+	if (nresults == 8)
+		die("at most 8 databases");
+	struct result *r = &results[nresults];
+	fprintf(out, "%s: %s, %d rows (%d jobs x %d loads), %d reps after a warm-up\n", label, url, ROWS, JOBS,
+		LOADS_PER_JOB, REPS);
+	bench_backend(url, r);
+	fprintf(out, "  first import: %s, %d succeeded (%d with warnings); re-push: %s, %d skipped\n",
+		r->first.state, r->first.succeeded, r->first.warnings, r->again.state, r->again.skipped);
+	labels[nresults++] = label;
+}
+
+int main(int argc, char **argv)
+{
+	out = fdopen(dup(2), "w");
+	if (!out)
+		return 1;
+	setvbuf(out, NULL, _IOLBF, 0);
+	if (config_load() || ids_init())
+		return 1;
+	/* As `loadline serve --listen 127.0.0.1:0 --workers 1`.  The rate limit
+	 * is lifted: polling every 5 ms is not a client the limit is for. */
+	snprintf(g_config.listen, sizeof g_config.listen, "127.0.0.1:0");
+	config_derive_urls();
+	g_config.workers = 1;
+	g_config.rate_limit = 1000000;
+	signal(SIGPIPE, SIG_IGN);
+	/* Whatever ends the bench also stops a cluster it started. */
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	signal(SIGABRT, on_signal);
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+
+	/* The server's JSON log goes to a file; the worker's "run finished"
+	 * lines give the commit time of each run. */
+	snprintf(log_path, sizeof log_path, "/tmp/bench_import-%d.log", (int)getpid());
+	if (!freopen(log_path, "w", stderr))
+		die("cannot write %s", log_path);
+	fprintf(out, "server log: %s\n", log_path);
+
+	if (argc > 1) {
+		for (int i = 1; i < argc; i++)
+			run_url(argv[i], strncmp(argv[i], "sqlite:", 7) ? "postgres" : "sqlite");
+	} else {
+		char dir[] = "/tmp/ll-bench-sqlite-XXXXXX", url[128];
+		if (!mkdtemp(dir))
+			die("mkdtemp: %s", strerror(errno));
+		snprintf(url, sizeof url, "sqlite:%s/bench.db", dir);
+		run_url(url, "sqlite");
+		rm_tree(dir);
+		char initdb[512];
+		snprintf(initdb, sizeof initdb, "%s/initdb", pg_bin());
+		if (access(initdb, X_OK)) {
+			fprintf(out, "no %s: PostgreSQL skipped\n", initdb);
+		} else if (cluster_start(url, sizeof url) == 0) {
+			run_url(url, "postgres");
+			cluster_stop();
+		} else {
+			cluster_stop();
+		}
+	}
+	report_header();
+	for (int i = 0; i < nresults; i++)
+		report(labels[i], &results[i]);
+	report_cpu_header();
+	for (int i = 0; i < nresults; i++)
+		report_cpu(labels[i], &results[i]);
+	curl_global_cleanup();
+	return 0;
+}

@@ -1,0 +1,58 @@
+/* Stop flag + condition variable. */
+#include "waiter.h"
+
+#include <time.h>
+
+void waiter_init(struct waiter *w)
+{
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->wake, NULL);
+	w->stop = false;
+}
+
+void waiter_done(struct waiter *w)
+{
+	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->wake);
+}
+
+bool waiter_nap(struct waiter *w, int64_t ms)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&w->lock);
+	if (!w->stop)
+		pthread_cond_timedwait(&w->wake, &w->lock, &ts);
+	bool go = !w->stop;
+	pthread_mutex_unlock(&w->lock);
+	return go;
+}
+
+bool waiter_stopping(struct waiter *w)
+{
+	pthread_mutex_lock(&w->lock);
+	bool stop = w->stop;
+	pthread_mutex_unlock(&w->lock);
+	return stop;
+}
+
+void waiter_wake(struct waiter *w)
+{
+	pthread_mutex_lock(&w->lock);
+	pthread_cond_broadcast(&w->wake);
+	pthread_mutex_unlock(&w->lock);
+}
+
+void waiter_stop(struct waiter *w)
+{
+	pthread_mutex_lock(&w->lock);
+	w->stop = true;
+	pthread_cond_broadcast(&w->wake);
+	pthread_mutex_unlock(&w->lock);
+}

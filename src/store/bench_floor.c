@@ -1,0 +1,127 @@
+/* The import benchmark's floor: raw INSERTs of projects and loads in one
+ * transaction through the db layer (see bench_floor.h). */
+#include "bench_floor.h"
+
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/ids.h"
+#include "store_internal.h"
+
+struct floor_load {
+	char id[ID_MAX];
+	char load_no[16];
+	char load_date[11];
+	char ticket[16];
+	char notes[48];
+	char hash[65];
+	int64_t weight_centilb, rate_cents;
+};
+
+struct floor_job {
+	char id[ID_MAX];
+	char code[48];
+	char name[64];
+};
+
+static enum code insert_all(struct db *db, const char *org_id, const struct floor_job *jobs, int njobs,
+			    const struct floor_load *loads, int per_job, int64_t now)
+{
+	enum code rc;
+	for (int j = 0; j < njobs; j++) {
+		const struct floor_job *x = &jobs[j];
+		struct db_param p[] = {P_TXT(x->id), P_TXT(org_id), P_TXT(x->code), P_TXT(x->name), P_NULL, P_NULL,
+				       P_NULL, P_NULL, P_NULL, P_INT(now)};
+		rc = db_exec(db, "INSERT INTO projects (id, org_id, job_code, name, customer_id, branch_id, "
+			     "project_manager_id, pickup_location_id, dropoff_location_id, created_at, updated_at) "
+			     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)", p, 10, NULL);
+		if (rc)
+			return rc;
+		for (int k = 0; k < per_job; k++) {
+			const struct floor_load *l = &loads[j * per_job + k];
+			struct db_param q[] = {
+				P_TXT(l->id), P_TXT(org_id), P_TXT(x->id), P_TXT(l->load_no), P_TXT(l->load_date),
+				P_TXT("Crushed limestone"), P_TXT("Tri-axle dump"), P_TXT(l->ticket),
+				P_INT(l->weight_centilb), P_TXT("lb"), P_INT(l->rate_cents), P_TXT(l->notes), P_NULL,
+				P_NULL, P_TXT(l->hash), P_NULL, P_INT(now)};
+			rc = db_exec(db, "INSERT INTO loads (id, org_id, project_id, load_no, load_date, material, "
+				     "truck_type, ticket_no, weight_centilb, weight_unit, rate_cents, notes, "
+				     "pickup_location_id, dropoff_location_id, content_hash, last_run_id, created_at, "
+				     "updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, "
+				     "$15, $16, $17, $17)", q, 17, NULL);
+			if (rc)
+				return rc;
+		}
+	}
+	return CODE_OK;
+}
+
+/* prefix_ + ID_RANDOM_CHARS base62 characters taken from *rnd, like
+ * id_new's but from one buffer of random bytes filled up front: id_new asks
+ * the kernel once per character, which is not part of inserting rows. */
+static void take_id(const char *prefix, const unsigned char **rnd, char out[ID_MAX])
+{
+	static const char b62[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+	size_t n = strlen(prefix);
+	memcpy(out, prefix, n);
+	out[n++] = '_';
+	for (int i = 0; i < ID_RANDOM_CHARS; i++)
+		out[n++] = b62[*(*rnd)++ % 62];
+	out[n] = 0;
+}
+
+enum code store_bench_raw_insert(struct store *st, const char *org_id, int jobs, int loads_per_job)
+{
+	if (jobs <= 0 || loads_per_job <= 0)
+		return CODE_OK;
+	struct floor_job *pj = calloc((size_t)jobs, sizeof *pj);
+	struct floor_load *pl = calloc((size_t)jobs * (size_t)loads_per_job, sizeof *pl);
+	if (!pj || !pl)
+		abort();
+	size_t nrnd = ((size_t)jobs * (size_t)(loads_per_job + 1) + 1) * (ID_RANDOM_CHARS + 32);
+	unsigned char *rbuf = malloc(nrnd);
+	if (!rbuf)
+		abort();
+	randombytes_buf(rbuf, nrnd);
+	const unsigned char *rnd = rbuf;
+	char id[ID_MAX], salt[9];
+	take_id("s", &rnd, id);
+	memcpy(salt, id + 2, 8);   /* 8 random characters */
+	salt[8] = 0;
+	for (int j = 0; j < jobs; j++) {
+		take_id("prj", &rnd, pj[j].id);
+		snprintf(pj[j].code, sizeof pj[j].code, "F%d-%s", j, salt);
+		snprintf(pj[j].name, sizeof pj[j].name, "Project F%d", j);
+		for (int k = 0; k < loads_per_job; k++) {
+			struct floor_load *l = &pl[j * loads_per_job + k];
+			int i = j * loads_per_job + k;
+			take_id("load", &rnd, l->id);
+			snprintf(l->load_no, sizeof l->load_no, "L-%03d", k + 1);
+			snprintf(l->load_date, sizeof l->load_date, "2026-%02u-%02u", (unsigned)i % 12u + 1u, (unsigned)i % 28u + 1u);
+			snprintf(l->ticket, sizeof l->ticket, "T%07d", 100000 + i);
+			snprintf(l->notes, sizeof l->notes, "Gate code %d, call dispatch %s", 1000 + i, salt);
+			sodium_bin2hex(l->hash, sizeof l->hash, rnd, 32);   /* a SHA-256's size */
+			rnd += 32;
+			l->weight_centilb = 4400000 + (int64_t)i * 100;
+			l->rate_cents = 12550 + i % 100;
+		}
+	}
+	int64_t now = now_ms();
+	struct db *db = store_acquire(st);
+	enum code rc = db ? db_begin_write(db) : CODE_SERVICE_UNAVAILABLE;
+	if (!rc) {
+		rc = insert_all(db, org_id, pj, jobs, pl, loads_per_job, now);
+		if (rc)
+			db_rollback(db);
+		else
+			rc = db_commit(db);
+	}
+	store_release(st, db);
+	free(rbuf);
+	free(pj);
+	free(pl);
+	return rc;
+}
