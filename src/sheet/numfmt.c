@@ -109,6 +109,13 @@ int sheet_format_general(double v, char *out, size_t outlen)
 	out[0] = '\0';
 	if (v == 0)
 		return put(out, outlen, &at, "0", 1);
+	/* Most numbers in a jobs file are whole and short: print those directly
+	 * (below 1e15 a double holds every integer exactly). */
+	if (fabs(v) < 1e15 && v == trunc(v)) {
+		char digits[24];
+		int n = snprintf(digits, sizeof(digits), "%lld", (long long)v);
+		return put(out, outlen, &at, digits, (size_t)n);
+	}
 	/* Excel keeps 15 significant digits: print them rounded, then place the
 	 * decimal point ourselves instead of trusting %g's choice. */
 	char m[40];

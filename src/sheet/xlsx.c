@@ -26,6 +26,18 @@ static bool macro_content_type(const char *ct)
 	       strcasestr(ct, "macrosheet") || strcasestr(ct, "ms-excel.intlmacrosheet");
 }
 
+/* A content type only matters for parts that exist: writers such as SheetJS
+ * declare a Default for ".bin" as the (macro-enabled) binary workbook type
+ * in every package, with no .bin part in it. */
+static bool declared_part_exists(struct xzip *z, struct xpart *p)
+{
+	const char *name = xpart_attr(p, "PartName");
+	if (name)
+		return xzip_has(z, name[0] == '/' ? name + 1 : name);
+	const char *ext = xpart_attr(p, "Extension");
+	return ext && xzip_has_extension(z, ext);
+}
+
 static enum code check_content_types(struct xzip *z, const char **ret_msg)
 {
 	struct xpart p;
@@ -36,10 +48,10 @@ static enum code check_content_types(struct xzip *z, const char **ret_msg)
 	enum code rc = CODE_OK;
 	int r;
 	while ((r = xpart_read(&p, ret_msg)) > 0) {
-		if (xmlTextReaderNodeType(p.xr) != XML_READER_TYPE_ELEMENT)
+		if (p.type != XML_READER_TYPE_ELEMENT)
 			continue;
 		const char *ct = xpart_attr(&p, "ContentType");
-		if (ct && macro_content_type(ct)) {
+		if (ct && macro_content_type(ct) && declared_part_exists(z, &p)) {
 			*ret_msg = "the workbook is macro-enabled (its content type says so)";
 			rc = CODE_MACRO_REJECTED;
 			break;

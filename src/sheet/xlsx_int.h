@@ -46,6 +46,8 @@ enum code xzip_open(struct xzip *z, const char *data, size_t len,
 void xzip_close(struct xzip *z);
 /* 1 when the part exists (names compared without case, as OPC says). */
 bool xzip_has(struct xzip *z, const char *name);
+/* 1 when some part's name ends in "." ext (without case). */
+bool xzip_has_extension(struct xzip *z, const char *ext);
 
 /* An XML part streamed through libxml2's reader with no DTD, no entities,
  * no network.  xml_open returns -1 (with *ret_msg) when the part is absent
@@ -57,6 +59,7 @@ void xml_init(void);
 struct xpart {
 	struct xentry e;
 	xmlTextReaderPtr xr;
+	int type;    /* node type of the current node, set by xpart_read */
 };
 int xpart_open(struct xzip *z, const char *name, struct xpart *p, const char **ret_msg);
 void xpart_close(struct xpart *p);

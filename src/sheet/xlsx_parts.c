@@ -106,7 +106,7 @@ enum code xstyles_load(struct xzip *z, const char *name, struct xstyles *st, con
 	bool in_xfs = false;
 	int r;
 	while ((r = xpart_read(&p, ret_msg)) > 0) {
-		int type = xmlTextReaderNodeType(p.xr);
+		int type = p.type;
 		if (xpart_is(&p, XML_READER_TYPE_ELEMENT, "numFmt") && m->n < MAX_NUMFMTS) {
 			int id = parse_id(xpart_attr(&p, "numFmtId"));
 			const char *code = xpart_attr(&p, "formatCode");

@@ -87,14 +87,47 @@ static int number_text(struct xsheet *x, const char *v, unsigned long style, str
 	return rowbuf_add_cell(rb, v, strlen(v));
 }
 
-/* t="d" cells hold ISO 8601 already; a midnight time is dropped. */
+static bool digits(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+/* t="d" cells hold ISO 8601 text ("2024-01-05T13:30:00.000Z" from SheetJS):
+ * rendered like date-formatted numbers, "YYYY-MM-DD" or
+ * "YYYY-MM-DDTHH:MM:SS".  Fractions of a second and a zone designator are
+ * dropped (spreadsheet dates have no zone); anything else is kept as is. */
 static int iso_text(const char *v, struct rowbuf *rb)
 {
 	size_t n = strlen(v);
-	if (n >= 19 && v[10] == 'T' && !strncmp(v + 11, "00:00:00", 8) &&
-	    (v[19] == '\0' || !strcmp(v + 19, "Z") || !strcmp(v + 19, ".000") || !strcmp(v + 19, ".000Z")))
-		n = 10;
-	return rowbuf_add_cell(rb, v, n);
+	if (n < 10 || !digits(v, 4) || v[4] != '-' || !digits(v + 5, 2) || v[7] != '-' ||
+	    !digits(v + 8, 2) || (n > 10 && v[10] != 'T'))
+		return rowbuf_add_cell(rb, v, n);
+	if (n == 10)
+		return rowbuf_add_cell(rb, v, 10);
+	char out[20] = "";
+	memcpy(out, v, 11);
+	const char *t = v + 11;
+	/* HH:MM, then optional :SS */
+	if (strlen(t) < 5 || !digits(t, 2) || t[2] != ':' || !digits(t + 3, 2))
+		return rowbuf_add_cell(rb, v, n);
+	memcpy(out + 11, t, 5);
+	const char *rest = t + 5;
+	if (rest[0] == ':' && digits(rest + 1, 2)) {
+		memcpy(out + 16, rest, 3);
+		rest += 3;
+	} else {
+		memcpy(out + 16, ":00", 3);
+	}
+	if (*rest == '.' || *rest == ',')
+		for (rest++; *rest >= '0' && *rest <= '9'; rest++)
+			;
+	if (*rest && strcmp(rest, "Z") &&
+	    !((rest[0] == '+' || rest[0] == '-') && strlen(rest) == 6 && rest[3] == ':'))
+		return rowbuf_add_cell(rb, v, n);
+	return rowbuf_add_cell(rb, out, memcmp(out + 11, "00:00:00", 8) ? 19 : 10);
 }
 
 static enum code cell_text(struct xsheet *x, const char *t, unsigned long style, struct rowbuf *rb,
@@ -145,7 +178,7 @@ static enum code cell_value(struct xsheet *x, const char **ret_msg)
 				*ret_msg = "the worksheet ends in the middle of a cell";
 			return CODE_MALFORMED_XLSX;
 		}
-		int type = xmlTextReaderNodeType(x->part.xr);
+		int type = x->part.type;
 		if (type == XML_READER_TYPE_END_ELEMENT && xmlTextReaderDepth(x->part.xr) == depth)
 			return CODE_OK;
 		if (type != XML_READER_TYPE_ELEMENT || xmlTextReaderDepth(x->part.xr) != depth + 1)
@@ -168,9 +201,12 @@ struct cell_attrs {
 static void copy_attr(char *dst, size_t size, const char *v, bool *has)
 {
 	*has = true;
-	if (!v || strlen(v) >= size)
+	size_t n = v ? strlen(v) : size;
+	if (n >= size) {
 		v = "!";  /* too long to be valid: fails as a reference, reads as text */
-	snprintf(dst, size, "%s", v);
+		n = 1;
+	}
+	memcpy(dst, v, n + 1);
 }
 
 static void cell_attrs(struct xsheet *x, struct cell_attrs *a)
@@ -249,7 +285,7 @@ static enum code read_row(struct xsheet *x, struct rowbuf *rb, const char **ret_
 				*ret_msg = "the worksheet ends in the middle of a row";
 			return CODE_MALFORMED_XLSX;
 		}
-		int type = xmlTextReaderNodeType(x->part.xr);
+		int type = x->part.type;
 		if (type == XML_READER_TYPE_END_ELEMENT && xmlTextReaderDepth(x->part.xr) == depth)
 			return CODE_OK;
 		if (xpart_is(&x->part, XML_READER_TYPE_ELEMENT, "c") &&
@@ -276,7 +312,7 @@ static enum code xsheet_next(struct sheet_reader *r, struct rowbuf *rb, bool *re
 			*ret_msg = "the worksheet has no sheetData";
 			return x->in_data ? CODE_MALFORMED_XLSX : (x->done = true, CODE_OK);
 		}
-		int type = xmlTextReaderNodeType(x->part.xr);
+		int type = x->part.type;
 		if (xpart_is(&x->part, type, "sheetData")) {
 			if (type == XML_READER_TYPE_END_ELEMENT || xmlTextReaderIsEmptyElement(x->part.xr))
 				x->done = true;

@@ -58,7 +58,7 @@ int xpart_read(struct xpart *p, const char **ret_msg)
 	}
 	if (rc == 0)
 		return 0;
-	int type = xmlTextReaderNodeType(p->xr);
+	int type = p->type = xmlTextReaderNodeType(p->xr);
 	if (type == XML_READER_TYPE_DOCUMENT_TYPE || type == XML_READER_TYPE_ENTITY_REFERENCE ||
 	    type == XML_READER_TYPE_ENTITY) {
 		*ret_msg = "the workbook's XML declares a DTD or entities, which XLSX never does";
@@ -85,7 +85,7 @@ const char *xpart_attr(struct xpart *p, const char *local)
 
 bool xpart_is(struct xpart *p, int type, const char *local)
 {
-	if (xmlTextReaderNodeType(p->xr) != type)
+	if (p->type != type)
 		return false;
 	const char *name = (const char *)xmlTextReaderConstLocalName(p->xr);
 	return name && !strcmp(name, local);
@@ -110,7 +110,7 @@ int xpart_text(struct xpart *p, struct buf *out, bool runs, const char **ret_msg
 				*ret_msg = "the workbook's XML ends in the middle of a cell";
 			return -1;
 		}
-		int type = xmlTextReaderNodeType(p->xr), d = xmlTextReaderDepth(p->xr);
+		int type = p->type, d = xmlTextReaderDepth(p->xr);
 		if (type == XML_READER_TYPE_END_ELEMENT && d == depth)
 			return 0;
 		if (!runs) {

@@ -121,6 +121,19 @@ static bool declares_dtd(struct xentry *e, const char *p, size_t n)
 	return false;
 }
 
+bool xzip_has_extension(struct xzip *z, const char *ext)
+{
+	zip_int64_t n = zip_get_num_entries(z->za, 0);
+	size_t k = strlen(ext);
+	for (zip_int64_t i = 0; i < n; i++) {
+		const char *name = zip_get_name(z->za, (zip_uint64_t)i, 0);
+		size_t len = name ? strlen(name) : 0;
+		if (len > k && name[len - k - 1] == '.' && !strcasecmp(name + len - k, ext))
+			return true;
+	}
+	return false;
+}
+
 /* The read callback handed to libxml2: inflates and enforces the limits on
  * the bytes actually produced. */
 static int entry_read(void *ctx, char *out, int len)

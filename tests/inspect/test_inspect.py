@@ -17,7 +17,7 @@ DATA = REPO / "tests" / "data" / "sheet"
 EXPECTED = DATA / "expected"
 BIN = os.environ.get("LOADLINE_BIN", str(REPO / "build" / "loadline"))
 # Folders of fixture files; scripts, writers and expectations live beside them.
-FIXTURE_DIRS = ["csv", "openpyxl", "libreoffice", "exceljs", "hostile", "regress"]
+FIXTURE_DIRS = ["csv", "openpyxl", "libreoffice", "exceljs", "sheetjs", "hostile", "regress"]
 
 
 def fixtures():

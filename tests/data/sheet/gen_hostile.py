@@ -133,7 +133,9 @@ def macros():
         "application/vnd.ms-excel.sheet.macroEnabled.main+xml").encode()}), "MACRO_REJECTED")
     write("excel4_macrosheet.xlsx", package({"[Content_Types].xml": ct.replace(
         "</Types>", '<Override PartName="/xl/macrosheets/sheet1.xml" '
-        'ContentType="application/vnd.ms-excel.macrosheet+xml"/></Types>').encode()}),
+        'ContentType="application/vnd.ms-excel.macrosheet+xml"/></Types>').encode(),
+        "xl/macrosheets/sheet1.xml": ('<xm:macrosheet xmlns:xm="http://schemas.microsoft.com/office/'
+                                      'excel/2006/main"><sheetData/></xm:macrosheet>').encode()}),
         "MACRO_REJECTED")
 
 

@@ -352,11 +352,13 @@ static void test_xlsx_cells(void **state)
 		"<c r=\"C4\" t=\"e\"><v>#DIV/0!</v></c><c r=\"D4\" t=\"str\"><f>A1&amp;\"x\"</f><v>a&lt;x</v></c>"
 		"<c r=\"E4\"><f>1+1</f><v>2</v></c><c r=\"F4\" s=\"2\"><v>45000.25</v></c>"
 		"<c r=\"G4\" s=\"3\"><v>0.5</v></c><c r=\"H4\"><v>1E+5</v></c><c r=\"I4\"><v>0.30000000000000004</v></c>"
-		"<c r=\"J4\" t=\"d\"><v>2024-01-05T00:00:00Z</v></c><c r=\"K4\" t=\"inlineStr\"><is><r><t xml:space=\"preserve\"> a</t></r><r><t>b </t></r><rPh><t>PH</t></rPh></is></c></row>"
+		"<c r=\"J4\" t=\"d\"><v>2024-01-05T00:00:00Z</v></c><c r=\"K4\" t=\"inlineStr\"><is><r><t xml:space=\"preserve\"> a</t></r><r><t>b </t></r><rPh><t>PH</t></rPh></is></c>"
+		"<c t=\"d\"><v>2024-01-05T13:30:00.000Z</v></c><c t=\"d\"><v>2024-01-05T07:05+02:00</v></c>"
+		"<c t=\"d\"><v>2024-01-05</v></c><c t=\"d\"><v>soon</v></c></row>"
 		"<row r=\"5\" spans=\"1:3\"><c r=\"A5\" t=\"s\"/><c r=\"B5\" t=\"b\" s=\"1\"><v></v></c></row>"
 		"<row><c><v>1</v></c><c/><c r=\"D6\"><v>3</v></c></row>")};
 	assert_xlsx(p, 1,
-		    "2:|Job||Load\n4:TRUE|FALSE|#DIV/0!|a<x|2|2023-03-15T06:00:00|12:00:00|100000|0.3|2024-01-05| ab \n"
+		    "2:|Job||Load\n4:TRUE|FALSE|#DIV/0!|a<x|2|2023-03-15T06:00:00|12:00:00|100000|0.3|2024-01-05| ab |2024-01-05T13:30:00|2024-01-05T07:05:00|2024-01-05|soon\n"
 		    "6:1|||3\n");
 }
 
