@@ -1,62 +1,15 @@
 """Column shapes, staging for review, expiry and approval emails (issue 6;
 SPEC "Bulk import behavior" 3, "States and transitions", "Authentication" 5;
 PRODUCT §6), against a real SMTP server (aiosmtpd) started by the tests."""
-import email
-import email.policy
-import threading
 import time
 from datetime import datetime, timedelta
 
 import pytest
-from aiosmtpd.controller import Controller
 
-from harness.net import free_port
+from harness.smtp import Smtp
 
 TEMPLATE = "jobCode,loadNo,loadDate\n"
 CUSTOM = "Job #,Load Number,Ship Date,Remarks\n"
-
-
-class Inbox:
-    """Records every message the SMTP server accepts."""
-
-    def __init__(self):
-        self.messages = []
-        self.lock = threading.Lock()
-
-    async def handle_DATA(self, server, session, envelope):
-        msg = email.message_from_bytes(envelope.content, policy=email.policy.default)
-        with self.lock:
-            self.messages.append((sorted(envelope.rcpt_tos), msg))
-        return "250 OK"
-
-    def wait(self, n, timeout=20.0):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with self.lock:
-                if len(self.messages) >= n:
-                    return list(self.messages)
-            time.sleep(0.05)
-        raise AssertionError("expected %d mails, got %d" % (n, len(self.messages)))
-
-
-class Smtp:
-    def __init__(self, port=None):
-        self.port = port or free_port()
-        self.inbox = Inbox()
-        self.ctl = None
-
-    def start(self):
-        self.ctl = Controller(self.inbox, hostname="127.0.0.1", port=self.port)
-        self.ctl.start()
-
-    def stop(self):
-        if self.ctl:
-            self.ctl.stop()
-            self.ctl = None
-
-    @property
-    def url(self):
-        return "smtp://127.0.0.1:%d" % self.port
 
 
 @pytest.fixture
