@@ -141,15 +141,24 @@ static int mint_token(int argc, char **argv)
 	return 0;
 }
 
-static int revoke_token(int argc, char **argv)
+/* Commands that take exactly one id: checks the arguments and opens the
+ * store.  Returns 0, or the exit status (2 usage, 1 no database). */
+static int one_id_command(int argc, char **argv, const char *usage, struct store **ret)
 {
 	if (argc != 2 || !strncmp(argv[1], "--", 2)) {
-		fprintf(stderr, "usage: loadline admin revoke-token KEY_ID\n");
+		fprintf(stderr, "usage: loadline admin %s\n", usage);
 		return 2;
 	}
-	struct store *st = cli_store(1);
-	if (!st)
-		return 1;
+	*ret = cli_store(1);
+	return *ret ? 0 : 1;
+}
+
+static int revoke_token(int argc, char **argv)
+{
+	struct store *st = NULL;
+	int u = one_id_command(argc, argv, "revoke-token KEY_ID", &st);
+	if (u)
+		return u;
 	enum code rc = store_key_revoke(st, NULL, argv[1]);
 	store_close(st);
 	if (rc == CODE_NOT_FOUND) {
@@ -378,13 +387,10 @@ out:
 
 static int cancel_run(int argc, char **argv)
 {
-	if (argc != 2 || !strncmp(argv[1], "--", 2)) {
-		fprintf(stderr, "usage: loadline admin cancel-run RUN_ID\n");
-		return 2;
-	}
-	struct store *st = cli_store(1);
-	if (!st)
-		return 1;
+	struct store *st = NULL;
+	int u = one_id_command(argc, argv, "cancel-run RUN_ID", &st);
+	if (u)
+		return u;
 	struct run run;
 	enum code rc = store_run_get(st, NULL, argv[1], &run);
 	int ret = 0;

@@ -3,13 +3,11 @@ files" 1-5 and "Row warning codes for location names"), for every address
 group, checked both in the per-row results and in the stored records
 through the read endpoints; plus address search and the concurrent-import
 guarantee beyond the SPEC's caveat."""
-import signal
-import subprocess
 import time
 
 import pytest
 
-from harness.server import child_env, loadline_bin, sanitizer_reports
+from harness.server import assert_workers_clean, start_workers, stop_workers
 
 GROUPS = ["projectPickup", "projectDropoff", "pickup", "dropoff"]
 TERMINAL = ("SUCCEEDED", "PARTIAL", "SKIPPED", "FAILED", "CANCELLED")
@@ -241,10 +239,7 @@ def test_concurrent_imports_never_duplicate_a_location(start_server):
     one location per name (unique key on org + normalized name for
     import-created locations, inserted with ON CONFLICT DO NOTHING)."""
     srv = start_server(workers=0)
-    env = child_env({"LOADLINE_SWEEP_INTERVAL": "1s", "LOADLINE_LEASE": "5s"})
-    procs = [subprocess.Popen([loadline_bin(), "--db", srv.db_url, "worker", "--workers", "4"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
-             for _ in range(2)]
+    procs = start_workers(srv.db_url, 2, 4, {"LOADLINE_SWEEP_INTERVAL": "1s", "LOADLINE_LEASE": "5s"})
     names = ["Race Quarry %d" % i for i in range(6)]
     try:
         run_ids = []
@@ -263,15 +258,5 @@ def test_concurrent_imports_never_duplicate_a_location(start_server):
         for n in names:
             assert len(search(srv, n)) == 1, n
     finally:
-        outs = []
-        for p in procs:
-            p.send_signal(signal.SIGTERM)
-            try:
-                rc = p.wait(15)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                rc = None
-            outs.append((rc, p.stderr.read()))
-    for rc, err in outs:
-        assert not sanitizer_reports(err), err
-        assert rc == 0, err[-2000:]
+        results = stop_workers(procs)
+    assert_workers_clean(results)

@@ -6,14 +6,13 @@ case every run completes exactly once and no row is written twice.
 LOADLINE_DEBUG_ROW_DELAY_MS slows each written row so that a run is
 reliably RUNNING when the fault is injected; LOADLINE_LEASE=2s makes a dead
 worker's claim expire quickly."""
-import signal
 import sqlite3
 import subprocess
 import time
 
 import pytest
 
-from harness.server import child_env, loadline_bin, sanitizer_reports
+from harness.server import assert_workers_clean, start_workers, stop_workers
 
 FAULT_ENV = {"LOADLINE_LEASE": "2s", "LOADLINE_DEBUG_ROW_DELAY_MS": "15",
              "LOADLINE_SWEEP_INTERVAL": "1s"}
@@ -118,10 +117,7 @@ def test_worker_processes_share_postgres_each_run_once(start_server):
     claims are atomic (FOR UPDATE SKIP LOCKED) so each run is processed by
     exactly one worker, once."""
     srv = start_server(workers=0)
-    env = child_env({"LOADLINE_SWEEP_INTERVAL": "1s"})
-    procs = [subprocess.Popen([loadline_bin(), "--db", srv.db_url, "worker", "--workers", "2"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
-             for _ in range(2)]
+    procs = start_workers(srv.db_url, 2, 2, {"LOADLINE_SWEEP_INTERVAL": "1s"})
     try:
         runs = [upload(srv, jobs_csv(40, job="JOB%d" % i)) for i in range(8)]
         for run_id in runs:
@@ -132,16 +128,5 @@ def test_worker_processes_share_postgres_each_run_once(start_server):
         owners = db_scalar(srv.db_url, "SELECT COUNT(DISTINCT split_part(lease_owner, ':', 2)) FROM runs")
         assert owners >= 1
     finally:
-        errs = []
-        for p in procs:
-            p.send_signal(signal.SIGTERM)
-            try:
-                rc = p.wait(15)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                rc = None
-            err = p.stderr.read()
-            errs.append((rc, err))
-    for rc, err in errs:
-        assert not sanitizer_reports(err), err
-        assert rc == 0, err[-3000:]
+        results = stop_workers(procs)
+    assert_workers_clean(results)

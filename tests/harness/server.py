@@ -352,3 +352,33 @@ class Server:
             if isinstance(obj, dict) and "requestId" in obj and "status" in obj:
                 out.append(obj)
         return out
+
+
+def start_workers(db_url, count, workers_each, env=None):
+    """`loadline worker` processes on db_url (stderr kept for the checks of
+    stop_workers)."""
+    return [subprocess.Popen([loadline_bin(), "--db", db_url, "worker", "--workers", str(workers_each)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=child_env(env),
+                             text=True, preexec_fn=_die_with_parent)
+            for _ in range(count)]
+
+
+def stop_workers(procs):
+    """SIGTERM each worker process; returns [(exit code or None, stderr)]."""
+    out = []
+    for p in procs:
+        p.send_signal(signal.SIGTERM)
+        try:
+            rc = p.wait(15)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            rc = None
+        out.append((rc, p.stderr.read()))
+    return out
+
+
+def assert_workers_clean(results):
+    """Every worker exited 0 without a sanitizer report."""
+    for rc, err in results:
+        assert not sanitizer_reports(err), err
+        assert rc == 0, err[-3000:]
