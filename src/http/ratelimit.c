@@ -13,7 +13,7 @@
 
 struct entry {
 	struct entry *next;
-	int64_t tat;
+	__int128 tat;       /* theoretical arrival time, in 1/limit ns */
 	char key[48];
 };
 
@@ -22,9 +22,14 @@ struct stripe {
 	struct entry *head;
 };
 
+/* Time is kept in units of 1/limit nanosecond, so one request's interval
+ * (window / limit) is exactly window_ns units: no rounding at any rate,
+ * 1,000,000/1s or 100000/60s alike.  128 bits hold epoch nanoseconds times
+ * any int limit without overflow. */
 struct ratelimit {
 	int limit;
-	int64_t window, interval;
+	int64_t window_ns;
+	__int128 window, interval;   /* scaled units */
 	struct stripe stripes[STRIPES];
 };
 
@@ -34,10 +39,9 @@ struct ratelimit *ratelimit_new(int limit, int64_t window_ms)
 	if (!rl)
 		abort();
 	rl->limit = limit > 0 ? limit : 1;
-	rl->window = window_ms > 0 ? window_ms : 1000;
-	rl->interval = rl->window / rl->limit;
-	if (rl->interval < 1)
-		rl->interval = 1;
+	rl->window_ns = (window_ms > 0 ? window_ms : 1000) * 1000000LL;
+	rl->interval = rl->window_ns;
+	rl->window = (__int128)rl->window_ns * rl->limit;
 	for (int i = 0; i < STRIPES; i++)
 		pthread_mutex_init(&rl->stripes[i].lock, NULL);
 	return rl;
@@ -81,34 +85,44 @@ static struct entry *find(struct stripe *s, const char *key)
 	return e;
 }
 
-static int ceil_s(int64_t ms)
+/* Scaled units to whole seconds, rounded up. */
+static int ceil_s(const struct ratelimit *rl, __int128 units)
 {
-	return ms <= 0 ? 0 : (int)((ms + 999) / 1000);
+	if (units <= 0)
+		return 0;
+	__int128 per_s = (__int128)1000000000 * rl->limit;
+	return (int)((units + per_s - 1) / per_s);
 }
 
-struct ratelimit_verdict ratelimit_take(struct ratelimit *rl, const char *key, int64_t now)
+struct ratelimit_verdict ratelimit_take_ns(struct ratelimit *rl, const char *key, int64_t now_ns)
 {
 	struct stripe *s = &rl->stripes[hash(key) % STRIPES];
 	struct ratelimit_verdict v = {.limit = rl->limit};
-	int64_t tolerance = rl->window - rl->interval;
+	__int128 now = (__int128)now_ns * rl->limit;
+	__int128 tolerance = rl->window - rl->interval;
 	pthread_mutex_lock(&s->lock);
 	struct entry *e = find(s, key);
-	int64_t tat = e->tat > now ? e->tat : now;
+	__int128 tat = e->tat > now ? e->tat : now;
 	if (tat - now <= tolerance) {
 		v.allowed = true;
 		e->tat = tat + rl->interval;
 	}
-	int64_t ahead = e->tat > now ? e->tat - now : 0;   /* how full the bucket is, in ms */
+	__int128 ahead = e->tat > now ? e->tat - now : 0;   /* how full the bucket is */
 	pthread_mutex_unlock(&s->lock);
-	int64_t room = rl->window - ahead;
+	__int128 room = rl->window - ahead;
 	v.remaining = room > 0 ? (int)(room / rl->interval) : 0;
 	if (v.remaining > rl->limit)
 		v.remaining = rl->limit;
-	v.reset_s = ceil_s(ahead);
+	v.reset_s = ceil_s(rl, ahead);
 	if (!v.allowed) {
-		v.retry_after_s = ceil_s(tat - now - tolerance);
+		v.retry_after_s = ceil_s(rl, tat - now - tolerance);
 		if (v.retry_after_s < 1)
 			v.retry_after_s = 1;
 	}
 	return v;
+}
+
+struct ratelimit_verdict ratelimit_take(struct ratelimit *rl, const char *key, int64_t now_ms)
+{
+	return ratelimit_take_ns(rl, key, now_ms * 1000000LL);
 }
