@@ -9,5 +9,7 @@ int cli_migrate(int argc, char **argv);
 int cli_admin(int argc, char **argv);
 int cli_inspect(int argc, char **argv);
 int cli_docs(int argc, char **argv);
+int cli_push(int argc, char **argv);
+int cli_runs(int argc, char **argv);
 
 #endif
