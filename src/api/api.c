@@ -130,7 +130,13 @@ static bool serve_docs(struct http_request *req, struct http_response *res)
 {
 	const char *dp = docs_path();
 	size_t dl = strlen(dp);
-	if (strncmp(req->path, dp, dl) || strncmp(req->path + dl, "/api/errors", 11))
+	if (strncmp(req->path, dp, dl))
+		return false;
+	if (!strcmp(req->path + dl, "/api") && (!strcmp(req->method, "GET") || !strcmp(req->method, "HEAD"))) {
+		docs_api_reference(req, res);
+		return true;
+	}
+	if (strncmp(req->path + dl, "/api/errors", 11))
 		return false;
 	const char *rest = req->path + dl + 11;
 	if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD")) {
