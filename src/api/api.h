@@ -19,6 +19,7 @@ struct web_req;
 struct api_env {
 	struct store *store;
 	struct ratelimit *rl;
+	unsigned char cursor_key[32];   /* page-cursor MAC key, from the database */
 };
 extern struct api_env g_api;
 

@@ -115,8 +115,10 @@ static void search_locations(struct api_ctx *ctx, struct http_request *req, stru
 		return;
 	int64_t after_created = 0;
 	const char *after_id = NULL;
-	if (pos)
-		position_split(pos, &after_created, &after_id);
+	if (pos && !position_split(pos, &after_created, &after_id)) {
+		cursor_invalid(req, res);
+		return;
+	}
 	size_t tl;
 	const char *t = norm_trim(q, strlen(q), &tl);
 	char *text = arena_strndup(req->arena, t, tl);

@@ -87,8 +87,10 @@ static void list_runs(struct api_ctx *ctx, struct http_request *req, struct http
 		return;
 	int64_t after_created = 0;
 	const char *after_id = NULL;
-	if (pos)
-		position_split(pos, &after_created, &after_id);
+	if (pos && !position_split(pos, &after_created, &after_id)) {
+		cursor_invalid(req, res);
+		return;
+	}
 	struct run *runs = arena_alloc(req->arena, sizeof(struct run) * (size_t)(limit + 1));
 	int n = 0;
 	if (store_run_list(g_api.store, ctx->org.id, after_created, after_id, limit + 1, runs, &n)) {
@@ -149,9 +151,14 @@ static void get_results(struct api_ctx *ctx, struct http_request *req, struct ht
 		api_problem(req, res, CODE_RUN_NOT_TERMINAL, d, NULL);
 		return;
 	}
+	int after = 0;
+	if (pos && !position_index(pos, &after)) {
+		cursor_invalid(req, res);
+		return;
+	}
 	struct page p = {json_array(), 0};
 	bool more = false;
-	if (store_results_page(g_api.store, run.id, bucket, pos ? (int)strtol(pos, NULL, 10) : 0, limit, add_row, &p, &more)) {
+	if (store_results_page(g_api.store, run.id, bucket, after, limit, add_row, &p, &more)) {
 		json_decref(p.data);
 		api_problem(req, res, CODE_SERVICE_UNAVAILABLE, NULL, NULL);
 		return;

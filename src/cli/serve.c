@@ -13,6 +13,7 @@
 #include "http/ratelimit.h"
 #include "import/worker.h"
 #include "mail/mailer.h"
+#include "store/settings.h"
 #include "web/web.h"
 
 /* Blocks the stop signals in every thread started after this, so that the
@@ -67,6 +68,11 @@ int cli_serve(int argc, char **argv)
 	if (!st)
 		return 1;
 	g_api.store = st;
+	if (store_secret(st, "cursor-mac", g_api.cursor_key, sizeof g_api.cursor_key)) {
+		fprintf(stderr, "loadline: cannot read the page-cursor key from the database\n");
+		store_close(st);
+		return 1;
+	}
 	web_init(st);
 	g_api.rl = ratelimit_new(g_config.rate_limit, g_config.rate_window_ms);
 	struct http_server *srv = http_start(g_config.listen, g_config.http_threads, api_app());
