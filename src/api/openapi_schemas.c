@@ -11,8 +11,8 @@
 
 #include "base/codes.h"
 #include "base/ids.h"
-#include "import/run_state.h"
-#include "import/schema.h"
+#include "model/run_state.h"
+#include "model/schema.h"
 
 /* ---- small builders ---- */
 

@@ -5,8 +5,8 @@
 
 #include "base/arena.h"
 #include "endpoints.h"
-#include "import/names.h"
-#include "import/normalize.h"
+#include "model/names.h"
+#include "model/normalize.h"
 #include "paging.h"
 #include "store/records.h"
 

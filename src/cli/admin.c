@@ -9,7 +9,7 @@
 #include "base/config.h"
 #include "cli.h"
 #include "common.h"
-#include "import/normalize.h"
+#include "model/normalize.h"
 #include "import/review.h"
 #include "store/outbox.h"
 #include "store/runs.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "base/ids.h"
-#include "import/names.h"
+#include "model/names.h"
 #include "store/records.h"
 #include "writer.h"
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "db_backend.h"
+#include "base/arena.h"
 #include "db_res.h"
 
 static void quiet(void *arg, const char *message)
@@ -127,6 +128,38 @@ static enum code prepared(struct db *db, const char *sql, int n, const Oid *type
 	return CODE_OK;
 }
 
+/* Copies a result into the backend-neutral db_res (db_res.h), decoding
+ * bytea columns, so that nothing outside this file touches libpq. */
+static enum code materialize(PGresult *res, struct db_res **ret)
+{
+	int cols = PQnfields(res), rows = PQntuples(res);
+	struct db_res *r = db_res_new(cols);
+	for (int i = 0; i < rows; i++) {
+		struct db_cell *row = db_res_add_row(r);
+		for (int c = 0; c < cols; c++) {
+			if (PQgetisnull(res, i, c))
+				continue;
+			const char *v = PQgetvalue(res, i, c);
+			size_t len = (size_t)PQgetlength(res, i, c);
+			if (PQftype(res, c) != 17 /* bytea */) {
+				row[c].p = arena_strndup(r->arena, v, len);
+				row[c].len = len;
+				continue;
+			}
+			unsigned char *u = PQunescapeBytea((const unsigned char *)v, &len);
+			if (!u) {
+				db_res_free(r);
+				return CODE_INTERNAL_ERROR;
+			}
+			row[c].p = arena_strndup(r->arena, (const char *)u, len);
+			row[c].len = len;
+			PQfreemem(u);
+		}
+	}
+	*ret = r;
+	return CODE_OK;
+}
+
 static enum code pg_exec(struct db *db, const char *sql, const struct db_param *p, int n,
 			 struct db_res **ret)
 {
@@ -187,14 +220,10 @@ static enum code pg_exec(struct db *db, const char *sql, const struct db_param *
 		PQclear(res);
 		return rc;
 	}
-	if (ret) {
-		struct db_res *r = db_res_new(PQnfields(res));
-		r->pg = res;
-		*ret = r;
-	} else {
-		PQclear(res);
-	}
-	return CODE_OK;
+	if (ret)
+		rc = materialize(res, ret);
+	PQclear(res);
+	return rc;
 }
 
 static enum code pg_script(struct db *db, const char *sql)

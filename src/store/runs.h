@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "import/run_state.h"
+#include "model/run_state.h"
 #include "store.h"
 
 #define RUN_FILE_NAME_MAX 255

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "import/names.h"
-#include "import/normalize.h"
+#include "model/names.h"
+#include "model/normalize.h"
 #include "store/records.h"
 #include "web/page.h"
 

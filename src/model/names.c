@@ -7,7 +7,7 @@
 #include <string.h>
 #include <utf8proc.h>
 
-#include "import/normalize.h"
+#include "model/normalize.h"
 
 /* True when the slice is UTF-8 without a NUL: utf8proc would treat a NUL
  * as a character, and a key with one would be cut short by C strings. */

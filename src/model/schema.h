@@ -2,8 +2,8 @@
  * map a column to, with its wire name, type, required flag, length cap and
  * address group.  Validation, mapping, the docs and the OpenAPI document all
  * read this table, so they cannot disagree about a field. */
-#ifndef LOADLINE_IMPORT_SCHEMA_H
-#define LOADLINE_IMPORT_SCHEMA_H
+#ifndef LOADLINE_MODEL_SCHEMA_H
+#define LOADLINE_MODEL_SCHEMA_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,14 +3,14 @@
  * key (SPEC "Location naming in jobs files", PRODUCT.md §5 and §6).  Stores
  * save the key beside the text and compare keys, never raw text.  Pure
  * functions, no I/O; keys live in the caller's arena.  Every export has
- * the name_ prefix (src/store has an interim address_key of its own). */
-#ifndef LOADLINE_IMPORT_NAMES_H
-#define LOADLINE_IMPORT_NAMES_H
+ * the name_ prefix (src/store/textkey.c adapts them to fixed buffers). */
+#ifndef LOADLINE_MODEL_NAMES_H
+#define LOADLINE_MODEL_NAMES_H
 
 #include <stddef.h>
 
 #include "base/arena.h"
-#include "import/schema.h"
+#include "model/schema.h"
 
 /* The match key of a name: leading and trailing whitespace of every Unicode
  * kind removed (norm_is_space(): spaces, tabs, CR/LF, NBSP, U+2000..U+200B,

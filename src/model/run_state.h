@@ -1,7 +1,7 @@
 /* Import run states and the one table of allowed moves (SPEC "States and
  * transitions").  Every state change in storage is checked against it. */
-#ifndef LOADLINE_IMPORT_RUN_STATE_H
-#define LOADLINE_IMPORT_RUN_STATE_H
+#ifndef LOADLINE_MODEL_RUN_STATE_H
+#define LOADLINE_MODEL_RUN_STATE_H
 
 #include <stdbool.h>
 

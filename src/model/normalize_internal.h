@@ -1,11 +1,11 @@
 /* Helpers shared by the normalize_*.c files; not part of any interface. */
-#ifndef LOADLINE_IMPORT_NORMALIZE_INTERNAL_H
-#define LOADLINE_IMPORT_NORMALIZE_INTERNAL_H
+#ifndef LOADLINE_MODEL_NORMALIZE_INTERNAL_H
+#define LOADLINE_MODEL_NORMALIZE_INTERNAL_H
 
 #include <stdbool.h>
 #include <string.h>
 
-#include "import/normalize.h"
+#include "model/normalize.h"
 
 /* Sets *ret_why when asked for and returns CODE_TYPE_MISMATCH. */
 static inline enum code fail(enum norm_why *ret_why, enum norm_why why)

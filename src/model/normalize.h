@@ -10,8 +10,8 @@
  *   and *ret_why (when ret_why is not NULL) says why, for norm_message().
  * - Output text lives in the caller's buffer or arena, always NUL-terminated.
  * The accepted formats are documented for users in docs/jobs-schema.md. */
-#ifndef LOADLINE_IMPORT_NORMALIZE_H
-#define LOADLINE_IMPORT_NORMALIZE_H
+#ifndef LOADLINE_MODEL_NORMALIZE_H
+#define LOADLINE_MODEL_NORMALIZE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -19,7 +19,7 @@
 
 #include "base/arena.h"
 #include "base/codes.h"
-#include "import/schema.h"
+#include "model/schema.h"
 
 /* Why a cell was rejected; chooses the wording of norm_message(). */
 enum norm_why {
