@@ -19,7 +19,7 @@ extern const struct endpoint ep_locations_search;
 struct run;
 struct location_rec;
 /* The import_run body (new reference). */
-json_t *run_json(const struct run *r);
+json_t *run_json(const struct run *r, const char *app_url);
 json_t *location_json(const struct location_rec *l);
 
 /* Serves the error reference page for a code, or the index. */

@@ -12,7 +12,7 @@
 
 #include "base/buf.h"
 #include "base/codes.h"
-#include "base/config.h"
+#include "app/app.h"
 #include "endpoints.h"
 #include "openapi_schemas.h"
 #include "paging.h"
@@ -478,8 +478,7 @@ json_t *openapi_document(const char *server_url)
 
 static void serve(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
-	(void)ctx;
-	api_json(req, res, 200, openapi_document(g_config.base_url));
+	api_json(req, res, 200, openapi_document(ctx->app->cfg.base_url));
 }
 
 const struct endpoint ep_openapi = {.finish = serve};

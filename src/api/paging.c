@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <sodium.h>
 
+#include "app/app.h"
 #include "base/arena.h"
 #include "base/ids.h"
 
@@ -32,11 +33,11 @@ bool page_limit(struct http_request *req, struct http_response *res, int *ret)
  * database): a cursor cannot be forged or moved to another list. */
 #define MAC_HEX 32
 
-static void cursor_mac(const char *scope, const char *position, char out[MAC_HEX + 1])
+static void cursor_mac(const unsigned char *key, const char *scope, const char *position, char out[MAC_HEX + 1])
 {
 	crypto_auth_hmacsha256_state st;
 	unsigned char mac[crypto_auth_hmacsha256_BYTES];
-	crypto_auth_hmacsha256_init(&st, g_api.cursor_key, sizeof g_api.cursor_key);
+	crypto_auth_hmacsha256_init(&st, key, 32);
 	crypto_auth_hmacsha256_update(&st, (const unsigned char *)scope, strlen(scope));
 	crypto_auth_hmacsha256_update(&st, (const unsigned char *)"\x1f", 1);
 	crypto_auth_hmacsha256_update(&st, (const unsigned char *)position, strlen(position));
@@ -47,7 +48,7 @@ static void cursor_mac(const char *scope, const char *position, char out[MAC_HEX
 char *cursor_make(struct http_request *req, const char *scope, const char *position)
 {
 	char mac[MAC_HEX + 1];
-	cursor_mac(scope, position, mac);
+	cursor_mac(((const struct app *)req->app)->cursor_key, scope, position, mac);
 	return arena_printf(req->arena, "%s.%s", position, mac);
 }
 
@@ -61,7 +62,7 @@ static bool cursor_checks(struct http_request *req, const char *c, const char *s
 			return false;
 	char *pos = arena_strndup(req->arena, c, (size_t)(dot - c));
 	char mac[MAC_HEX + 1];
-	cursor_mac(scope, pos, mac);
+	cursor_mac(((const struct app *)req->app)->cursor_key, scope, pos, mac);
 	if (sodium_memcmp(mac, dot + 1, MAC_HEX))
 		return false;
 	*ret_position = pos;

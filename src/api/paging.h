@@ -15,7 +15,7 @@
 bool page_limit(struct http_request *req, struct http_response *res, int *ret);
 
 /* A cursor is "<position>.<MAC>": a keyed MAC (the installation's cursor
- * key, api_env.cursor_key) binds the position to its list, so a cursor from
+ * key, app->cursor_key) binds the position to its list, so a cursor from
  * another list, or edited by hand, fails the check.  scope names the list
  * (run id + bucket, or org id). */
 char *cursor_make(struct http_request *req, const char *scope, const char *position);

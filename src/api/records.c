@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/app.h"
 #include "base/arena.h"
 #include "endpoints.h"
 #include "model/names.h"
@@ -15,14 +16,14 @@ static bool found(struct http_request *req, struct http_response *res, enum code
 	if (rc == CODE_NOT_FOUND)
 		api_problem(req, res, rc, arena_printf(req->arena, "No %s with this id in your organization.", what), NULL);
 	else if (rc)
-		api_problem(req, res, CODE_SERVICE_UNAVAILABLE, NULL, NULL);
+		api_store_failed(req, res, rc);
 	return rc == CODE_OK;
 }
 
 static void get_load(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
 	struct load_rec l;
-	if (!found(req, res, store_load_get(g_api.store, req->arena, ctx->org.id, route_param(&ctx->params, "id"), &l),
+	if (!found(req, res, store_load_get(ctx->app->store, req->arena, ctx->org.id, route_param(&ctx->params, "id"), &l),
 		   "load"))
 		return;
 	char r[NORM_NUM_SIZE] = "";
@@ -55,7 +56,7 @@ const struct endpoint ep_load_get = {.finish = get_load};
 static void get_project(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
 	struct project_rec p;
-	if (!found(req, res, store_project_get(g_api.store, req->arena, ctx->org.id, route_param(&ctx->params, "id"), &p),
+	if (!found(req, res, store_project_get(ctx->app->store, req->arena, ctx->org.id, route_param(&ctx->params, "id"), &p),
 		   "project"))
 		return;
 	json_t *o = json_object();
@@ -92,7 +93,7 @@ json_t *location_json(const struct location_rec *l)
 static void get_location(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
 	struct location_rec l;
-	if (found(req, res, store_location_get(g_api.store, req->arena, ctx->org.id, route_param(&ctx->params, "id"), &l),
+	if (found(req, res, store_location_get(ctx->app->store, req->arena, ctx->org.id, route_param(&ctx->params, "id"), &l),
 		  "location"))
 		api_json(req, res, 200, location_json(&l));
 }
@@ -125,9 +126,10 @@ static void search_locations(struct api_ctx *ctx, struct http_request *req, stru
 	char *key = name_key(req->arena, q, strlen(q));
 	struct location_rec *locs = arena_alloc(req->arena, sizeof(*locs) * (size_t)(limit + 1));
 	int n = 0;
-	if (store_locations_search(g_api.store, req->arena, ctx->org.id, key ? key : "", text, after_created, after_id,
-				   limit + 1, locs, &n)) {
-		api_problem(req, res, CODE_SERVICE_UNAVAILABLE, NULL, NULL);
+	enum code rc = store_locations_search(ctx->app->store, req->arena, ctx->org.id, key ? key : "", text,
+					      after_created, after_id, limit + 1, locs, &n);
+	if (rc) {
+		api_store_failed(req, res, rc);
 		return;
 	}
 	json_t *data = json_array();

@@ -1,4 +1,5 @@
 /* GET /api/v1/whoami (and /v1/whoami), GET /healthz. */
+#include "app/app.h"
 #include "base/clock.h"
 #include "endpoints.h"
 
@@ -25,9 +26,9 @@ const struct endpoint ep_whoami = {.finish = whoami};
 
 static void healthz(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
-	(void)ctx;
-	if (store_ping(g_api.store) != CODE_OK) {
-		api_problem(req, res, CODE_SERVICE_UNAVAILABLE, NULL, NULL);
+	enum code rc = store_ping(ctx->app->store);
+	if (rc) {
+		api_store_failed(req, res, rc);
 		return;
 	}
 	api_json(req, res, 200, json_pack("{s:s}", "status", "ok"));

@@ -14,7 +14,6 @@
 
 #include "base/buf.h"
 #include "base/clock.h"
-#include "base/config.h"
 
 /* Provider documents are small; anything bigger is refused. */
 #define DOC_MAX (256 * 1024)
@@ -36,9 +35,43 @@ static void fail(char err[OIDC_ERR_MAX], const char *fmt, ...)
 	va_end(ap);
 }
 
-bool oidc_configured(void)
+/* The cache of the provider's documents, one per relying party. */
+struct oidc {
+	char issuer[OIDC_URL_MAX];
+	char client_id[256];
+	char client_secret[256];
+	pthread_mutex_t mu;
+	bool have;
+	int64_t fetched_at;
+	struct oidc_provider p;
+	char *jwks;             /* JSON text; malloc'd */
+	int64_t jwks_at;
+};
+
+struct oidc *oidc_new(const char *issuer, const char *client_id, const char *client_secret)
 {
-	return g_config.oidc_issuer[0] && g_config.oidc_client_id[0];
+	struct oidc *o = calloc(1, sizeof(*o));
+	if (!o)
+		abort();
+	snprintf(o->issuer, sizeof o->issuer, "%s", issuer ? issuer : "");
+	snprintf(o->client_id, sizeof o->client_id, "%s", client_id ? client_id : "");
+	snprintf(o->client_secret, sizeof o->client_secret, "%s", client_secret ? client_secret : "");
+	pthread_mutex_init(&o->mu, NULL);
+	return o;
+}
+
+void oidc_free(struct oidc *o)
+{
+	if (!o)
+		return;
+	pthread_mutex_destroy(&o->mu);
+	free(o->jwks);
+	free(o);
+}
+
+bool oidc_configured(const struct oidc *o)
+{
+	return o && o->issuer[0] && o->client_id[0];
 }
 
 /* ---- HTTP ---- */
@@ -103,15 +136,6 @@ static enum code get_json(const char *url, json_t **ret, char err[OIDC_ERR_MAX])
 
 /* ---- discovery and keys, cached ---- */
 
-static struct {
-	pthread_mutex_t mu;
-	bool have;
-	int64_t fetched_at;
-	struct oidc_provider p;
-	char *jwks;             /* JSON text; malloc'd */
-	int64_t jwks_at;
-} cache = {.mu = PTHREAD_MUTEX_INITIALIZER};
-
 static bool copy_str(json_t *doc, const char *key, char *dst, size_t n)
 {
 	const char *s = json_string_value(json_object_get(doc, key));
@@ -121,13 +145,13 @@ static bool copy_str(json_t *doc, const char *key, char *dst, size_t n)
 	return true;
 }
 
-static enum code fetch_discovery(struct oidc_provider *p, char err[OIDC_ERR_MAX])
+static enum code fetch_discovery(const struct oidc *o, struct oidc_provider *p, char err[OIDC_ERR_MAX])
 {
 	char url[OIDC_URL_MAX + 64];
-	size_t n = strlen(g_config.oidc_issuer);
-	while (n && g_config.oidc_issuer[n - 1] == '/')
+	size_t n = strlen(o->issuer);
+	while (n && o->issuer[n - 1] == '/')
 		n--;
-	snprintf(url, sizeof url, "%.*s/.well-known/openid-configuration", (int)n, g_config.oidc_issuer);
+	snprintf(url, sizeof url, "%.*s/.well-known/openid-configuration", (int)n, o->issuer);
 	json_t *doc = NULL;
 	enum code rc = get_json(url, &doc, err);
 	if (rc)
@@ -143,7 +167,7 @@ static enum code fetch_discovery(struct oidc_provider *p, char err[OIDC_ERR_MAX]
 		   !copy_str(doc, "userinfo_endpoint", p->userinfo_endpoint, sizeof p->userinfo_endpoint)) {
 		fail(err, "the discovery document's userinfo_endpoint is not usable");
 		rc = CODE_INTERNAL_ERROR;
-	} else if (strcmp(p->issuer, g_config.oidc_issuer)) {
+	} else if (strcmp(p->issuer, o->issuer)) {
 		/* OpenID Connect Discovery 1.0 §4.3: they must be identical. */
 		fail(err, "the discovery document names another issuer (%s)", p->issuer);
 		rc = CODE_INTERNAL_ERROR;
@@ -152,35 +176,35 @@ static enum code fetch_discovery(struct oidc_provider *p, char err[OIDC_ERR_MAX]
 	return rc;
 }
 
-enum code oidc_discover(struct oidc_provider *ret, char err[OIDC_ERR_MAX])
+enum code oidc_discover(struct oidc *o, struct oidc_provider *ret, char err[OIDC_ERR_MAX])
 {
 	enum code rc = CODE_OK;
-	pthread_mutex_lock(&cache.mu);
+	pthread_mutex_lock(&o->mu);
 	int64_t now = now_ms();
-	if (!cache.have || now - cache.fetched_at > DISCOVERY_TTL_MS) {
+	if (!o->have || now - o->fetched_at > DISCOVERY_TTL_MS) {
 		struct oidc_provider p;
-		rc = fetch_discovery(&p, err);
+		rc = fetch_discovery(o, &p, err);
 		if (!rc) {
-			cache.p = p;
-			cache.have = true;
-			cache.fetched_at = now;
+			o->p = p;
+			o->have = true;
+			o->fetched_at = now;
 		}
 	}
 	if (!rc)
-		*ret = cache.p;
-	pthread_mutex_unlock(&cache.mu);
+		*ret = o->p;
+	pthread_mutex_unlock(&o->mu);
 	return rc;
 }
 
 /* The cached keys (a malloc'd copy), fetched when missing, stale, or when
  * refresh asks for it and the last fetch is not too recent. */
-static enum code jwks_text(const struct oidc_provider *p, bool refresh, char **ret, char err[OIDC_ERR_MAX])
+static enum code jwks_text(struct oidc *o, const struct oidc_provider *p, bool refresh, char **ret, char err[OIDC_ERR_MAX])
 {
 	enum code rc = CODE_OK;
-	pthread_mutex_lock(&cache.mu);
+	pthread_mutex_lock(&o->mu);
 	int64_t now = now_ms();
-	bool stale = !cache.jwks || now - cache.jwks_at > DISCOVERY_TTL_MS;
-	if (stale || (refresh && now - cache.jwks_at > JWKS_REFETCH_MS)) {
+	bool stale = !o->jwks || now - o->jwks_at > DISCOVERY_TTL_MS;
+	if (stale || (refresh && now - o->jwks_at > JWKS_REFETCH_MS)) {
 		json_t *doc = NULL;
 		rc = get_json(p->jwks_uri, &doc, err);
 		if (!rc && !json_is_array(json_object_get(doc, "keys"))) {
@@ -188,16 +212,16 @@ static enum code jwks_text(const struct oidc_provider *p, bool refresh, char **r
 			rc = CODE_INTERNAL_ERROR;
 		}
 		if (!rc) {
-			free(cache.jwks);
-			cache.jwks = json_dumps(doc, JSON_COMPACT);
-			cache.jwks_at = now;
+			free(o->jwks);
+			o->jwks = json_dumps(doc, JSON_COMPACT);
+			o->jwks_at = now;
 		}
 		json_decref(doc);
 	}
-	*ret = !rc && cache.jwks ? strdup(cache.jwks) : NULL;
+	*ret = !rc && o->jwks ? strdup(o->jwks) : NULL;
 	if (!rc && !*ret)
 		rc = CODE_INTERNAL_ERROR;
-	pthread_mutex_unlock(&cache.mu);
+	pthread_mutex_unlock(&o->mu);
 	return rc;
 }
 
@@ -229,22 +253,22 @@ static const char *pct(struct arena *a, const char *s)
 	return out;
 }
 
-const char *oidc_authorize_url(struct arena *a, const struct oidc_provider *p, const char *redirect_uri,
+const char *oidc_authorize_url(const struct oidc *o, struct arena *a, const struct oidc_provider *p, const char *redirect_uri,
 			       const char *state, const char *nonce, const char *challenge)
 {
 	const char *sep = strchr(p->authorization_endpoint, '?') ? "&" : "?";
 	return arena_printf(a, "%s%sresponse_type=code&client_id=%s&redirect_uri=%s&scope=openid%%20email%%20profile"
 			    "&state=%s&nonce=%s&code_challenge=%s&code_challenge_method=S256",
-			    p->authorization_endpoint, sep, pct(a, g_config.oidc_client_id), pct(a, redirect_uri),
+			    p->authorization_endpoint, sep, pct(a, o->client_id), pct(a, redirect_uri),
 			    pct(a, state), pct(a, nonce), pct(a, challenge));
 }
 
 /* ---- the token request ---- */
 
 /* "Authorization: Basic base64(urlenc(id):urlenc(secret))" (RFC 6749 §2.3.1). */
-static const char *basic_auth(struct arena *a)
+static const char *basic_auth(const struct oidc *o, struct arena *a)
 {
-	const char *pair = arena_printf(a, "%s:%s", pct(a, g_config.oidc_client_id), pct(a, g_config.oidc_client_secret));
+	const char *pair = arena_printf(a, "%s:%s", pct(a, o->client_id), pct(a, o->client_secret));
 	size_t n = strlen(pair);
 	size_t cap = sodium_base64_ENCODED_LEN(n, sodium_base64_VARIANT_ORIGINAL);
 	char *b64 = arena_alloc(a, cap);
@@ -252,18 +276,18 @@ static const char *basic_auth(struct arena *a)
 	return arena_printf(a, "Authorization: Basic %s", b64);
 }
 
-enum code oidc_redeem(struct arena *a, const struct oidc_provider *p, const char *code, const char *redirect_uri,
+enum code oidc_redeem(const struct oidc *o, struct arena *a, const struct oidc_provider *p, const char *code, const char *redirect_uri,
 		      const char *verifier, const char **ret_id_token, const char **ret_access_token,
 		      char err[OIDC_ERR_MAX])
 {
-	bool confidential = g_config.oidc_client_secret[0] != '\0';
+	bool confidential = o->client_secret[0] != '\0';
 	const char *form = arena_printf(a, "grant_type=authorization_code&code=%s&redirect_uri=%s&code_verifier=%s%s%s",
 					pct(a, code), pct(a, redirect_uri), pct(a, verifier),
-					confidential ? "" : "&client_id=", confidential ? "" : pct(a, g_config.oidc_client_id));
+					confidential ? "" : "&client_id=", confidential ? "" : pct(a, o->client_id));
 	struct buf b;
 	buf_init(&b, DOC_MAX);
 	long status = 0;
-	enum code rc = http_call(p->token_endpoint, form, confidential ? basic_auth(a) : NULL, &b, &status, err);
+	enum code rc = http_call(p->token_endpoint, form, confidential ? basic_auth(o, a) : NULL, &b, &status, err);
 	json_t *doc = rc ? NULL : json_loadb(buf_str(&b), b.len, 0, NULL);
 	buf_done(&b);
 	if (rc)
@@ -481,17 +505,17 @@ out:
 	return rc;
 }
 
-enum code oidc_verify(const struct oidc_provider *p, const char *id_token, const char *nonce,
+enum code oidc_verify(struct oidc *o, const struct oidc_provider *p, const char *id_token, const char *nonce,
 		      struct oidc_claims *ret, char err[OIDC_ERR_MAX])
 {
 	enum code rc = CODE_NOT_FOUND;
 	/* A key the cache does not know may be a rotated one: fetch once more. */
 	for (int attempt = 0; attempt < 2 && rc == CODE_NOT_FOUND; attempt++) {
 		char *jwks = NULL;
-		enum code krc = jwks_text(p, attempt > 0, &jwks, err);
+		enum code krc = jwks_text(o, p, attempt > 0, &jwks, err);
 		if (krc)
 			return krc == CODE_INTERNAL_ERROR ? CODE_UNAUTHORIZED : krc;
-		rc = oidc_verify_with_keys(id_token, jwks, p->issuer, g_config.oidc_client_id, nonce, now_ms(), ret, err);
+		rc = oidc_verify_with_keys(id_token, jwks, p->issuer, o->client_id, nonce, now_ms(), ret, err);
 		free(jwks);
 	}
 	return rc == CODE_NOT_FOUND ? CODE_UNAUTHORIZED : rc;

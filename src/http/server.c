@@ -54,6 +54,13 @@ size_t http_header_bytes(const struct http_request *req)
 	return total;
 }
 
+size_t http_query_bytes(const struct http_request *req)
+{
+	size_t total = 0;
+	MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, add_size, &total);
+	return total;
+}
+
 void http_respond(struct http_request *req, struct http_response *res, int status,
 		  const char *content_type, const char *body, size_t len)
 {
@@ -185,6 +192,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		cs->req.method = arena_strdup(cs->req.arena, method);
 		cs->req.path = arena_strdup(cs->req.arena, url);
 		cs->req.conn = c;
+		cs->req.app = app->app;
 		id_new("req", cs->req.request_id);
 		app->on_headers(&cs->req, &cs->res);
 		/* libmicrohttpd can only send a response before the body is read

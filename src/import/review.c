@@ -5,13 +5,11 @@
 #include <string.h>
 
 #include "base/clock.h"
-#include "base/config.h"
 #include "mapping.h"
 #include "rows.h"
 #include "store/shapes.h"
-#include "worker.h"
 
-static enum code read_file(struct store *st, struct arena *a, struct review *r)
+static enum code read_file(struct store *st, struct arena *a, int max_rows, struct review *r)
 {
 	unsigned char *data = NULL;
 	size_t len = 0;
@@ -23,7 +21,7 @@ static enum code read_file(struct store *st, struct arena *a, struct review *r)
 	free(data);
 	struct sheet_limits lim;
 	sheet_limits_default(&lim);
-	lim.max_rows = (size_t)g_config.max_rows;
+	lim.max_rows = (size_t)max_rows;
 	struct sheet *sh = NULL;
 	const char *msg;
 	if ((rc = sheet_open(copy, len, &lim, &sh, &msg))) {
@@ -49,7 +47,8 @@ static enum code read_file(struct store *st, struct arena *a, struct review *r)
 	return CODE_OK;
 }
 
-enum code review_load(struct store *st, struct arena *a, const char *org_id, const char *run_id, struct review *ret)
+enum code review_load(struct store *st, struct arena *a, int max_rows, const char *org_id, const char *run_id,
+		      struct review *ret)
 {
 	memset(ret, 0, sizeof(*ret));
 	enum code rc = store_run_get(st, org_id, run_id, &ret->run);
@@ -57,7 +56,7 @@ enum code review_load(struct store *st, struct arena *a, const char *org_id, con
 		return rc;
 	ret->decided = !(ret->run.staged && ret->run.state == RUN_QUEUED);
 	ret->expired = ret->run.staged && ret->run.expires_at <= now_ms();
-	return read_file(st, a, ret);
+	return read_file(st, a, max_rows, ret);
 }
 
 static enum code check_fields(struct arena *a, const char *const *fields, int ncols, const char **ret_message)
@@ -80,13 +79,13 @@ static enum code check_fields(struct arena *a, const char *const *fields, int nc
 	return CODE_OK;
 }
 
-enum code review_confirm(struct store *st, struct arena *a, const char *org_id, const char *run_id,
+enum code review_confirm(struct store *st, struct arena *a, int max_rows, const char *org_id, const char *run_id,
 			 const char *user_id, const char *const *fields, int ncols, int *ret_released,
 			 const char **ret_message)
 {
 	struct review r;
 	*ret_message = NULL;
-	enum code rc = review_load(st, a, org_id, run_id, &r);
+	enum code rc = review_load(st, a, max_rows, org_id, run_id, &r);
 	if (rc)
 		return rc;
 	if (r.decided) {
@@ -109,11 +108,8 @@ enum code review_confirm(struct store *st, struct arena *a, const char *org_id, 
 	h.lens = lens;
 	struct colmap map;
 	colmap_from_fields(a, &h, fields, &map);
-	rc = store_shape_confirm(st, org_id, r.run.shape_key, headers_json(a, &h), colmap_fields_json(a, &map), user_id,
-				 ret_released);
-	if (!rc)
-		workers_notify();
-	return rc;
+	return store_shape_confirm(st, org_id, r.run.shape_key, headers_json(a, &h), colmap_fields_json(a, &map),
+				   user_id, ret_released);
 }
 
 static void add_issues(struct arena *a, const struct colmap *map, const struct diag *d, int n, bool warning,

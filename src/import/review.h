@@ -22,15 +22,17 @@ struct review {
 
 /* Loads what the review screen shows.  CODE_NOT_FOUND outside the org;
  * parse-level codes when the file cannot be read. */
-enum code review_load(struct store *st, struct arena *a, const char *org_id, const char *run_id, struct review *ret);
+/* max_rows: the row limit the file is read with (LOADLINE_MAX_ROWS). */
+enum code review_load(struct store *st, struct arena *a, int max_rows, const char *org_id, const char *run_id,
+		      struct review *ret);
 
 /* Confirms fields (one wire name or NULL per column, ncols of them) for the
  * staged run's shape as `user_id`, and releases every run of the org staged
- * with that shape.  Returns CODE_OK, CODE_NOT_FOUND, CODE_STAGING_EXPIRED,
+ * with that shape (the caller wakes its workers).  Returns CODE_OK, CODE_NOT_FOUND, CODE_STAGING_EXPIRED,
  * CODE_RUN_NOT_TERMINAL (the run is no longer waiting for review),
  * CODE_INVALID_REQUEST (wrong column count, unknown field, a field twice; a
  * message in *ret_message) or a storage error. */
-enum code review_confirm(struct store *st, struct arena *a, const char *org_id, const char *run_id,
+enum code review_confirm(struct store *st, struct arena *a, int max_rows, const char *org_id, const char *run_id,
 			 const char *user_id, const char *const *fields, int ncols, int *ret_released,
 			 const char **ret_message);
 

@@ -6,7 +6,6 @@
 
 #include "base/buf.h"
 #include "base/clock.h"
-#include "base/config.h"
 #include "mapping.h"
 
 static const char *column_list(struct arena *a, const struct sheet_row *h)
@@ -26,13 +25,13 @@ static const char *column_list(struct arena *a, const struct sheet_row *h)
 }
 
 enum code staging_decide(struct store *st, struct arena *a, const char *org_id, const void *data, size_t len,
-			 struct staging *ret)
+			 int max_rows, struct staging *ret)
 {
 	memset(ret, 0, sizeof(*ret));
 	ret->rows = -1;
 	struct sheet_limits lim;
 	sheet_limits_default(&lim);
-	lim.max_rows = (size_t)g_config.max_rows;
+	lim.max_rows = (size_t)max_rows;
 	struct sheet *sh = NULL;
 	const char *msg;
 	if (sheet_open(data, len, &lim, &sh, &msg)) {
@@ -58,7 +57,7 @@ enum code staging_decide(struct store *st, struct arena *a, const char *org_id, 
 }
 
 void staging_mail(struct arena *a, const struct run *run, const struct staging *s, const char *recipients,
-		  struct outbox_mail *ret)
+		  const char *app_url, struct outbox_mail *ret)
 {
 	memset(ret, 0, sizeof(*ret));
 	id_new("mail", ret->id);
@@ -81,5 +80,5 @@ void staging_mail(struct arena *a, const struct run *run, const struct staging *
 		"Review and confirm: %s/imports/runs/%s/review\n\n"
 		"The review link expires at %s. If nobody confirms by then, the run fails with\n"
 		"STAGING_EXPIRED and the file must be pushed again.\n",
-		run->file_name, s->rows, s->columns, run->id, g_config.app_url, run->id, expires);
+		run->file_name, s->rows, s->columns, run->id, app_url, run->id, expires);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/app.h"
 #include "store/runs.h"
 #include "web/csv.h"
 #include "web/page.h"
@@ -67,7 +68,7 @@ static void list(struct web_req *w)
 	}
 	struct run *runs = arena_alloc(w->a, sizeof(struct run) * (RUNS_PER_PAGE + 1));
 	int n = 0;
-	if (store_run_list(g_web_store, w->session->org.id, after_created, after_id, RUNS_PER_PAGE + 1, runs, &n)) {
+	if (store_run_list(w->app->store, w->session->org.id, after_created, after_id, RUNS_PER_PAGE + 1, runs, &n)) {
 		web_unavailable(w);
 		return;
 	}
@@ -235,7 +236,7 @@ static const char *format_text(struct arena *a, const struct run *r)
 /* Loads the run of the session's org; answers 404/503 and returns false. */
 static bool load_run(struct web_req *w, struct run *r)
 {
-	enum code rc = store_run_get(g_web_store, w->session->org.id, web_param(w, "id"), r);
+	enum code rc = store_run_get(w->app->store, w->session->org.id, web_param(w, "id"), r);
 	if (rc == CODE_NOT_FOUND)
 		web_not_found(w);
 	else if (rc)
@@ -260,7 +261,7 @@ static void run_page(struct web_req *w)
 		after = 0;
 	struct page_rows p = {w, html_list_new(a), 0, 0};
 	bool more = false;
-	if (results && store_results_page(g_web_store, r.id, buckets[b], after, RESULTS_PER_PAGE, add_result, &p, &more)) {
+	if (results && store_results_page(w->app->store, r.id, buckets[b], after, RESULTS_PER_PAGE, add_result, &p, &more)) {
 		web_unavailable(w);
 		return;
 	}
@@ -370,7 +371,7 @@ static void run_csv(struct web_req *w)
 		c.bucket = buckets[k];
 		c.last = 0;
 		for (bool more = true; more && !c.failed;) {
-			if (store_results_page(g_web_store, r.id, c.bucket, c.last, 500, csv_result, &c, &more)) {
+			if (store_results_page(w->app->store, r.id, c.bucket, c.last, 500, csv_result, &c, &more)) {
 				web_unavailable(w);
 				return;
 			}

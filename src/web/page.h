@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "app/app.h"
 #include "base/buf.h"
 #include "http/http.h"
 #include "http/router.h"
@@ -13,13 +14,12 @@
 #include "web/form.h"
 #include "web/tmpl.h"
 
-extern struct store *g_web_store;
-
 /* Who may use a route.  Signed-out requests to a member or admin route are
  * sent to the sign-in page; a member on an admin route gets 403. */
 enum web_access { WEB_PUBLIC, WEB_MEMBER, WEB_ADMIN };
 
 struct web_req {
+	const struct app *app;             /* store, configuration, sign-in (src/app/app.h) */
 	struct http_request *req;
 	struct http_response *res;
 	struct arena *a;                   /* the request's */

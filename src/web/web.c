@@ -1,5 +1,6 @@
 /* The web app's request pipeline: the route table, the session and CSRF
  * gates every page passes, and the ways a page answers. */
+#include "app/app.h"
 #include "web.h"
 
 #include <stdio.h>
@@ -13,8 +14,6 @@
 #include "web/csrf.h"
 #include "web/page.h"
 #include "web/session.h"
-
-struct store *g_web_store;
 
 /* Form posts are small: the largest is a review of 100 columns. */
 #define FORM_BODY_MAX (64 * 1024)
@@ -45,11 +44,6 @@ static const struct route routes[] = {
 	R("POST", "/settings/communications", page_comms_post, WEB_ADMIN),
 	R("GET", "/locations", page_locations, WEB_MEMBER),
 };
-
-void web_init(struct store *st)
-{
-	g_web_store = st;
-}
 
 /* ---- answers ---- */
 
@@ -239,6 +233,7 @@ static const char *route_path(struct arena *a, const char *path)
 struct web_req *web_begin(struct http_request *req, struct http_response *res)
 {
 	struct web_req *w = arena_alloc(req->arena, sizeof(*w));
+	w->app = req->app;
 	w->req = req;
 	w->res = res;
 	w->a = req->arena;

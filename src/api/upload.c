@@ -1,31 +1,30 @@
-/* POST /api/v1/imports/{kind}: the multipart upload, streamed through
- * libmicrohttpd's post processor into a buffer capped at the file limit,
- * fingerprinted as it arrives, then stored with its QUEUED run. */
-#include <microhttpd.h>
+/* POST /api/v1/imports/{kind}: the multipart upload, streamed through the
+ * multipart parser (src/http/multipart.c) into a buffer capped at the file
+ * limit, fingerprinted as it arrives, then stored with its QUEUED run. */
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "app/app.h"
 #include "base/arena.h"
 #include "base/buf.h"
 #include "base/clock.h"
-#include "base/config.h"
-#include "endpoints.h"
-#include "import/staging.h"
-#include "import/worker.h"
-#include "mail/mailer.h"
 #include "base/log.h"
+#include "endpoints.h"
+#include "http/multipart.h"
+#include "import/staging.h"
 #include "sheet/sheet.h"
 #include "store/runs.h"
 
 struct upload {
-	struct MHD_PostProcessor *pp;
+	struct multipart *mp;
+	struct http_request *req;
 	struct buf data;
 	crypto_hash_sha256_state hash;
 	int file_parts;
-	bool any_part;         /* the framing produced at least one part */
-	bool malformed, too_large;
+	bool in_file;          /* the current part is the (first) file part */
+	bool too_large;
 	bool dry_run;
 	char *file_name;
 };
@@ -33,35 +32,32 @@ struct upload {
 static void upload_cleanup(void *p)
 {
 	struct upload *up = p;
-	if (up->pp)
-		MHD_destroy_post_processor(up->pp);
+	multipart_free(up->mp);
 	buf_done(&up->data);
 }
 
-/* libmicrohttpd calls this for every piece of every part; a piece at
- * offset 0 starts a new part (an empty part comes as one empty piece). */
-static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *key, const char *filename,
-			       const char *content_type, const char *transfer_encoding, const char *data,
-			       uint64_t off, size_t size)
+/* Other form fields are ignored; a second `file` part is answered after
+ * the body (MALFORMED_MULTIPART). */
+static bool on_part(void *cls, const char *name, const char *filename)
 {
-	(void)kind;
-	(void)content_type;
-	(void)transfer_encoding;
-	struct http_request *req = cls;
-	struct upload *up = ((struct api_ctx *)req->app_data)->state;
-	up->any_part = true;
-	if (!key || strcmp(key, "file"))
-		return MHD_YES;   /* other form fields are ignored */
-	if (off == 0 && ++up->file_parts == 1 && filename)
-		up->file_name = arena_strndup(req->arena, filename, strnlen(filename, RUN_FILE_NAME_MAX));
-	if (up->file_parts > 1)
-		return MHD_YES;   /* answered after the body: MALFORMED_MULTIPART */
-	if (size && buf_append(&up->data, data, size)) {
+	struct upload *up = cls;
+	up->in_file = name && !strcmp(name, "file") && ++up->file_parts == 1;
+	if (up->in_file && filename)
+		up->file_name = arena_strndup(up->req->arena, filename, strnlen(filename, RUN_FILE_NAME_MAX));
+	return true;
+}
+
+static bool on_data(void *cls, const char *data, size_t size)
+{
+	struct upload *up = cls;
+	if (!up->in_file)
+		return true;
+	if (buf_append(&up->data, data, size)) {
 		up->too_large = true;
-		return MHD_NO;
+		return false;
 	}
 	crypto_hash_sha256_update(&up->hash, (const unsigned char *)data, size);
-	return MHD_YES;
+	return true;
 }
 
 static bool header_is_empty_body(struct http_request *req)
@@ -101,7 +97,7 @@ static void begin(struct api_ctx *ctx, struct http_request *req, struct http_res
 	 * multipart framing cannot carry an acceptable file: answer before
 	 * reading it. */
 	const char *cl = http_header(req, "Content-Length");
-	if (cl && strtoull(cl, NULL, 10) > g_config.max_file_bytes + MULTIPART_OVERHEAD) {
+	if (cl && strtoull(cl, NULL, 10) > ctx->app->cfg.max_file_bytes + MULTIPART_OVERHEAD) {
 		too_large(req, res);
 		return;
 	}
@@ -113,37 +109,41 @@ static void begin(struct api_ctx *ctx, struct http_request *req, struct http_res
 	}
 	struct upload *up = arena_alloc(req->arena, sizeof(*up));
 	ctx->state = up;
-	buf_init(&up->data, g_config.max_file_bytes);
+	up->req = req;
+	buf_init(&up->data, ctx->app->cfg.max_file_bytes);
 	crypto_hash_sha256_init(&up->hash);
 	crypto_hash_sha256_update(&up->hash, (const unsigned char *)"jobs\n", 5);
 	up->dry_run = dry && !strcmp(dry, "true");
 	arena_cleanup(req->arena, upload_cleanup, up);
-	up->pp = MHD_create_post_processor(req->conn, 64 * 1024, on_part, req);
-	if (!up->pp)
+	struct multipart_sink sink = {.part_begin = on_part, .part_data = on_data, .ctx = up};
+	up->mp = multipart_new(ct, &sink);
+	if (!up->mp)
 		api_problem(req, res, CODE_MALFORMED_MULTIPART, "The multipart boundary is missing or invalid.", NULL);
 }
 
 static void too_large(struct http_request *req, struct http_response *res)
 {
+	const struct app *app = req->app;
 	api_problem(req, res, CODE_TOO_LARGE, arena_printf(req->arena, "The file is larger than %zu bytes; split "
-		    "it into smaller files.", g_config.max_file_bytes), NULL);
+		    "it into smaller files.", app->cfg.max_file_bytes), NULL);
 }
 
 static void body(struct api_ctx *ctx, struct http_request *req, struct http_response *res, const char *data,
 		 size_t size)
 {
 	struct upload *up = ctx->state;
-	if (MHD_post_process(up->pp, data, size) == MHD_YES)
+	if (multipart_feed(up->mp, data, size) == MULTIPART_OK)
 		return;
 	if (up->too_large)
 		too_large(req, res);
 	else
-		api_problem(req, res, CODE_MALFORMED_MULTIPART, "The multipart body is malformed.", NULL);
+		api_problem(req, res, CODE_MALFORMED_MULTIPART, multipart_error(up->mp), NULL);
 }
 
 static void accepted(struct http_request *req, struct http_response *res, const struct run *run)
 {
-	api_json(req, res, 202, run_json(run));
+	const struct app *app = req->app;
+	api_json(req, res, 202, run_json(run, app->cfg.app_url));
 	char *loc = arena_printf(req->arena, "/api/v1/imports/runs/%s", run->id);
 	http_add_header(req, res, "Location", loc);
 	http_add_header(req, res, "Retry-After", "5");
@@ -151,25 +151,26 @@ static void accepted(struct http_request *req, struct http_response *res, const 
 
 /* A live upload of a shape the org has not mapped is staged for review,
  * with its approval mail queued in the same transaction. */
-static enum code stage(struct http_request *req, struct run *run, struct upload *up, struct outbox_mail *mail,
-		       struct outbox_mail **ret_mail)
+static enum code stage(struct api_ctx *ctx, struct http_request *req, struct run *run, struct upload *up,
+		       struct outbox_mail *mail, struct outbox_mail **ret_mail)
 {
 	if (run->dry_run)
 		return CODE_OK;
+	const struct config *cfg = &ctx->app->cfg;
 	struct staging s;
-	enum code rc = staging_decide(g_api.store, req->arena, run->org_id, up->data.data ? up->data.data : "",
-				      up->data.len, &s);
+	enum code rc = staging_decide(ctx->app->store, req->arena, run->org_id, up->data.data ? up->data.data : "",
+				      up->data.len, cfg->max_rows, &s);
 	if (rc || !s.staged)
 		return rc;
 	run->staged = true;
 	snprintf(run->shape_key, sizeof run->shape_key, "%s", s.shape_key);
-	run->expires_at = run->created_at + g_config.staging_ttl_ms;
+	run->expires_at = run->created_at + cfg->staging_ttl_ms;
 	run->row_count = s.rows;
 	const char *to = NULL;
-	if ((rc = store_approver_list(g_api.store, req->arena, run->org_id, &to)))
+	if ((rc = store_approver_list(ctx->app->store, req->arena, run->org_id, &to)))
 		return rc;
 	if (*to) {
-		staging_mail(req->arena, run, &s, to, mail);
+		staging_mail(req->arena, run, &s, to, cfg->app_url, mail);
 		*ret_mail = mail;
 	}
 	return CODE_OK;
@@ -193,13 +194,13 @@ static void create_run(struct api_ctx *ctx, struct http_request *req, struct htt
 	run.row_count = -1;
 	run.created_at = now_ms();
 	struct outbox_mail mail, *mailp = NULL;
-	enum code rc = stage(req, &run, up, &mail, &mailp);
+	enum code rc = stage(ctx, req, &run, up, &mail, &mailp);
 	if (rc) {
-		api_problem(req, res, CODE_SERVICE_UNAVAILABLE, NULL, NULL);
+		api_store_failed(req, res, rc);
 		return;
 	}
 	char existing[ID_MAX] = "";
-	rc = store_run_create(g_api.store, &run, up->data.data ? up->data.data : "", up->data.len, mailp, existing);
+	rc = store_run_create(ctx->app->store, &run, up->data.data ? up->data.data : "", up->data.len, mailp, existing);
 	if (rc == CODE_IMPORT_IN_PROGRESS) {
 		char *url = arena_printf(req->arena, "/api/v1/imports/runs/%s", existing);
 		json_t *extra = json_pack("{s:s}", "existingRunUrl", url);
@@ -209,14 +210,14 @@ static void create_run(struct api_ctx *ctx, struct http_request *req, struct htt
 		return;
 	}
 	if (rc) {
-		api_problem(req, res, rc == CODE_SERVICE_UNAVAILABLE ? rc : CODE_INTERNAL_ERROR, NULL, NULL);
+		api_store_failed(req, res, rc);
 		return;
 	}
 	if (mailp)
-		mailer_notify();
+		app_hook_call(&ctx->app->mail_queued);
 	else if (run.staged)
 		log_json("warn", "run staged but the org has no approvers", json_pack("{s:s}", "runId", run.id));
-	workers_notify();
+	app_hook_call(&ctx->app->run_queued);
 	accepted(req, res, &run);
 }
 
@@ -227,16 +228,19 @@ static void finish(struct api_ctx *ctx, struct http_request *req, struct http_re
 		api_problem(req, res, CODE_EMPTY_BODY, NULL, NULL);
 		return;
 	}
-	enum MHD_Result clean = MHD_destroy_post_processor(up->pp);
-	up->pp = NULL;
+	enum multipart_status st = multipart_finish(up->mp);
 	if (up->too_large) {
 		too_large(req, res);
 		return;
 	}
-	if (clean != MHD_YES || up->file_parts > 1 || !up->any_part) {
+	if (st == MULTIPART_OK && !multipart_parts(up->mp)) {
+		api_problem(req, res, CODE_MALFORMED_MULTIPART, "No part was found between the boundaries the "
+			    "Content-Type announces.", NULL);
+		return;
+	}
+	if (st != MULTIPART_OK || up->file_parts > 1) {
 		api_problem(req, res, CODE_MALFORMED_MULTIPART, up->file_parts > 1 ? "Send exactly one part named `file`."
-			    : !up->any_part ? "No part was found between the boundaries the Content-Type announces."
-			    : "The multipart body ends before its closing boundary.", NULL);
+			    : multipart_error(up->mp), NULL);
 		return;
 	}
 	if (up->file_parts == 0) {
