@@ -7,9 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/app.h"
 #include "base/arena.h"
 #include "base/clock.h"
-#include "app/app.h"
+#include "base/ids.h"
 #include "base/log.h"
 #include "endpoints.h"
 #include "http/ratelimit.h"
@@ -114,6 +115,17 @@ void api_store_failed(struct http_request *req, struct http_response *res, enum 
 	log_json("error", "store failure", json_pack("{s:s,s:s,s:s}", "requestId", req->request_id,
 		 "path", req->path, "code", code_name(rc)));
 	api_problem(req, res, CODE_INTERNAL_ERROR, NULL, NULL);
+}
+
+const char *api_id(struct api_ctx *ctx, struct http_request *req, struct http_response *res, const char *prefix,
+		   const char *what)
+{
+	const char *id = route_param(&ctx->params, "id");
+	if (id && id_valid(id, prefix))
+		return id;
+	api_problem(req, res, CODE_NOT_FOUND, arena_printf(req->arena, "No %s with this id in your organization.",
+							   what), NULL);
+	return NULL;
 }
 
 void api_docs_page(struct http_request *req, struct http_response *res, const char *code)

@@ -53,6 +53,11 @@ void api_problem(struct http_request *req, struct http_response *res, enum code 
  * when the database is unreachable, else 500 INTERNAL_ERROR with the cause
  * logged under the request id. */
 void api_store_failed(struct http_request *req, struct http_response *res, enum code rc);
+/* The {id} path parameter when it is a well-formed id with prefix ("run",
+ * "load" ...); else answers 404 NOT_FOUND ("No <what> with this id ...")
+ * and returns NULL, so a malformed id never reaches the database. */
+const char *api_id(struct api_ctx *ctx, struct http_request *req, struct http_response *res, const char *prefix,
+		   const char *what);
 /* Answers with body as JSON (stolen). */
 void api_json(struct http_request *req, struct http_response *res, int status, json_t *body);
 /* json_string that never fails: invalid UTF-8 becomes U+FFFD replacements. */

@@ -23,8 +23,8 @@ static bool found(struct http_request *req, struct http_response *res, enum code
 static void get_load(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
 	struct load_rec l;
-	if (!found(req, res, store_load_get(ctx->app->store, req->arena, ctx->org.id, route_param(&ctx->params, "id"), &l),
-		   "load"))
+	const char *id = api_id(ctx, req, res, "load", "load");
+	if (!id || !found(req, res, store_load_get(ctx->app->store, req->arena, ctx->org.id, id, &l), "load"))
 		return;
 	char r[NORM_NUM_SIZE] = "";
 	if (l.has_rate)
@@ -56,8 +56,8 @@ const struct endpoint ep_load_get = {.finish = get_load};
 static void get_project(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
 	struct project_rec p;
-	if (!found(req, res, store_project_get(ctx->app->store, req->arena, ctx->org.id, route_param(&ctx->params, "id"), &p),
-		   "project"))
+	const char *id = api_id(ctx, req, res, "prj", "project");
+	if (!id || !found(req, res, store_project_get(ctx->app->store, req->arena, ctx->org.id, id, &p), "project"))
 		return;
 	json_t *o = json_object();
 	json_object_set_new(o, "id", json_string(p.id));
@@ -93,8 +93,8 @@ json_t *location_json(const struct location_rec *l)
 static void get_location(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
 	struct location_rec l;
-	if (found(req, res, store_location_get(ctx->app->store, req->arena, ctx->org.id, route_param(&ctx->params, "id"), &l),
-		  "location"))
+	const char *id = api_id(ctx, req, res, "loc", "location");
+	if (id && found(req, res, store_location_get(ctx->app->store, req->arena, ctx->org.id, id, &l), "location"))
 		api_json(req, res, 200, location_json(&l));
 }
 

@@ -45,7 +45,10 @@ json_t *run_json(const struct run *r, const char *app_url)
  * another org's run exists) or the store failure and returns false. */
 static bool load_run(struct api_ctx *ctx, struct http_request *req, struct http_response *res, struct run *run)
 {
-	enum code rc = store_run_get(ctx->app->store, ctx->org.id, route_param(&ctx->params, "id"), run);
+	const char *id = api_id(ctx, req, res, "run", "import run");
+	if (!id)
+		return false;
+	enum code rc = store_run_get(ctx->app->store, ctx->org.id, id, run);
 	if (rc == CODE_NOT_FOUND)
 		api_problem(req, res, rc, "No import run with this id in your organization.", NULL);
 	else if (rc)
