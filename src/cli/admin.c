@@ -400,8 +400,9 @@ static int cancel_run(struct app *app, int argc, char **argv)
 		ret = fail("cancel-run", rc);
 	} else {
 		struct run_move m = {.to = RUN_CANCELLED, .row_count = -1, .finish = true};
-		rc = store_run_move(st, argv[1], &m);
-		if (rc == CODE_RUN_NOT_TERMINAL) {
+		bool moved;
+		rc = store_run_move(st, argv[1], &m, &moved);
+		if (!rc && !moved) {
 			fprintf(stderr, "loadline: run %s is already %s; only QUEUED or RUNNING runs can be cancelled\n",
 				argv[1], run_state_name(run.state));
 			ret = 1;
@@ -473,9 +474,13 @@ static int confirm_run(struct app *app, int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
-	rc = review_confirm(st, a, app->cfg.max_rows, run.org_id, run.id, email ? u.id : NULL, fields, r.ncols, &released, &msg);
-	if (rc) {
-		fprintf(stderr, "loadline: confirm-run failed: %s%s%s\n", code_name(rc), msg ? ": " : "", msg ? msg : "");
+	enum review_outcome outcome;
+	rc = review_confirm(st, a, app->cfg.max_rows, run.org_id, run.id, email ? u.id : NULL, fields, r.ncols,
+			    &released, &msg, &outcome);
+	if (rc || outcome != REVIEW_CONFIRMED) {
+		const char *why = rc ? code_name(rc) : outcome == REVIEW_EXPIRED ? "the review link expired (STAGING_EXPIRED)"
+			: outcome == REVIEW_DECIDED ? "the run no longer waits for a mapping" : "the mapping was refused";
+		fprintf(stderr, "loadline: confirm-run failed: %s%s%s\n", why, msg ? ": " : "", msg ? msg : "");
 		ret = 1;
 		goto out;
 	}

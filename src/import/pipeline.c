@@ -30,10 +30,12 @@ static enum code fail_run(struct store *st, const struct run *run, const char *o
 			     .error_message = message, .row_count = -1, .finish = true,
 			     .file_encoding = p && *p->encoding ? p->encoding : NULL,
 			     .file_delimiter = p && *p->delimiter ? p->delimiter : NULL};
-	enum code rc = store_run_move(st, run->id, &m);
-	log_json("info", "run failed", json_pack("{s:s,s:s,s:s}", "runId", run->id, "orgId", run->org_id,
-		 "code", code_name(c)));
-	return rc == CODE_RUN_NOT_TERMINAL ? CODE_OK : rc;
+	bool moved;
+	enum code rc = store_run_move(st, run->id, &m, &moved);
+	if (moved)
+		log_json("info", "run failed", json_pack("{s:s,s:s,s:s}", "runId", run->id, "orgId", run->org_id,
+			 "code", code_name(c)));
+	return rc;
 }
 
 /* Reads the whole file (at most max_rows rows) into checked rows, mapped
@@ -171,8 +173,9 @@ static enum code commit_run(struct store *st, struct arena *a, const struct pipe
 	struct run_move m = {.to = run_outcome(counts[0], counts[1], counts[2], counts[3]), .owner = owner,
 			     .counts = counts, .file_encoding = p->encoding,
 			     .file_delimiter = *p->delimiter ? p->delimiter : NULL, .row_count = p->nrows, .finish = true};
-	rc = store_run_move_tx(tx, run->id, &m);
-	if (rc == CODE_RUN_NOT_TERMINAL) {
+	bool moved;
+	rc = store_run_move_tx(tx, run->id, &m, &moved);
+	if (!rc && !moved) {
 		/* Cancelled, timed out or reclaimed meanwhile: write nothing. */
 		store_tx_abort(tx);
 		return CODE_OK;

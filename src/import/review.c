@@ -59,7 +59,8 @@ enum code review_load(struct store *st, struct arena *a, int max_rows, const cha
 	return read_file(st, a, max_rows, ret);
 }
 
-static enum code check_fields(struct arena *a, const char *const *fields, int ncols, const char **ret_message)
+/* False (with a message) when a field is unknown or chosen twice. */
+static bool fields_acceptable(struct arena *a, const char *const *fields, int ncols, const char **ret_message)
 {
 	bool used[FIELD__COUNT] = {0};
 	for (int j = 0; j < ncols; j++) {
@@ -68,39 +69,43 @@ static enum code check_fields(struct arena *a, const char *const *fields, int nc
 		enum field f = field_from_name(fields[j]);
 		if (f == FIELD_NONE) {
 			*ret_message = arena_printf(a, "\"%s\" is not a field of the jobs schema.", fields[j]);
-			return CODE_INVALID_REQUEST;
+			return false;
 		}
 		if (used[f]) {
 			*ret_message = arena_printf(a, "%s is chosen for two columns; map each field to one column.", fields[j]);
-			return CODE_INVALID_REQUEST;
+			return false;
 		}
 		used[f] = true;
 	}
-	return CODE_OK;
+	return true;
 }
 
 enum code review_confirm(struct store *st, struct arena *a, int max_rows, const char *org_id, const char *run_id,
 			 const char *user_id, const char *const *fields, int ncols, int *ret_released,
-			 const char **ret_message)
+			 const char **ret_message, enum review_outcome *ret_outcome)
 {
 	struct review r;
 	*ret_message = NULL;
+	*ret_outcome = REVIEW_REFUSED;
 	enum code rc = review_load(st, a, max_rows, org_id, run_id, &r);
 	if (rc)
 		return rc;
 	if (r.decided) {
 		*ret_message = arena_printf(a, "Run %s is %s and no longer waits for a mapping.", run_id,
 					    run_state_name(r.run.state));
-		return CODE_RUN_NOT_TERMINAL;
+		*ret_outcome = REVIEW_DECIDED;
+		return CODE_OK;
 	}
-	if (r.expired)
-		return CODE_STAGING_EXPIRED;
+	if (r.expired) {
+		*ret_outcome = REVIEW_EXPIRED;
+		return CODE_OK;
+	}
 	if (ncols != r.ncols) {
 		*ret_message = arena_printf(a, "The file has %d columns; a mapping for %d was sent.", r.ncols, ncols);
-		return CODE_INVALID_REQUEST;
+		return CODE_OK;
 	}
-	if ((rc = check_fields(a, fields, ncols, ret_message)))
-		return rc;
+	if (!fields_acceptable(a, fields, ncols, ret_message))
+		return CODE_OK;
 	struct sheet_row h = {.ncells = (size_t)ncols, .cells = r.headers};
 	size_t *lens = arena_alloc(a, sizeof(size_t) * ((size_t)ncols + 1));
 	for (int j = 0; j < ncols; j++)
@@ -108,8 +113,11 @@ enum code review_confirm(struct store *st, struct arena *a, int max_rows, const 
 	h.lens = lens;
 	struct colmap map;
 	colmap_from_fields(a, &h, fields, &map);
-	return store_shape_confirm(st, org_id, r.run.shape_key, headers_json(a, &h), colmap_fields_json(a, &map),
-				   user_id, ret_released);
+	rc = store_shape_confirm(st, org_id, r.run.shape_key, headers_json(a, &h), colmap_fields_json(a, &map),
+				 user_id, ret_released);
+	if (!rc)
+		*ret_outcome = REVIEW_CONFIRMED;
+	return rc;
 }
 
 static void add_issues(struct arena *a, const struct colmap *map, const struct diag *d, int n, bool warning,

@@ -15,7 +15,8 @@ static int fail_all(struct store *st, char (*ids)[ID_MAX], int n, enum code c, c
 	for (int i = 0; i < n; i++) {
 		struct run_move m = {.to = RUN_FAILED, .error_code = code_name(c), .row_count = -1, .finish = true,
 				     .error_message = message};
-		if (store_run_move(st, ids[i], &m) == CODE_OK) {
+		bool done;
+		if (store_run_move(st, ids[i], &m, &done) == CODE_OK && done) {
 			moved++;
 			log_json("warn", "run failed by sweeper", json_pack("{s:s,s:s}", "runId", ids[i], "code", code_name(c)));
 		}

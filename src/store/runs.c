@@ -195,7 +195,7 @@ enum code store_run_release(struct store *st, const char *id, const char *owner,
 			   "AND state = 'RUNNING'", p, 3, NULL);
 }
 
-static enum code run_move_db(struct db *db, const char *id, const struct run_move *m)
+static enum code run_move_db(struct db *db, const char *id, const struct run_move *m, bool *ret_moved)
 {
 	char sources[128], sql[1400];
 	run_move_sources_sql(m->to, sources, sizeof sources);
@@ -221,18 +221,18 @@ static enum code run_move_db(struct db *db, const char *id, const struct run_mov
 		P_TXT(id), P_TXT(m->owner)};
 	struct db_res *r = NULL;
 	enum code rc = db_exec(db, sql, p, 15, &r);
-	if (!rc && db_res_rows(r) != 1)
-		rc = CODE_RUN_NOT_TERMINAL;
+	*ret_moved = !rc && db_res_rows(r) == 1;
 	db_res_free(r);
 	return rc;
 }
 
-enum code store_run_move(struct store *st, const char *id, const struct run_move *m)
+enum code store_run_move(struct store *st, const char *id, const struct run_move *m, bool *ret_moved)
 {
+	*ret_moved = false;
 	struct db *db = store_acquire(st);
 	if (!db)
 		return CODE_SERVICE_UNAVAILABLE;
-	enum code rc = run_move_db(db, id, m);
+	enum code rc = run_move_db(db, id, m, ret_moved);
 	store_release(st, db);
 	return rc;
 }
@@ -330,9 +330,9 @@ struct db *store_tx_db(struct store_tx *tx)
 	return tx->db;
 }
 
-enum code store_run_move_tx(struct store_tx *tx, const char *id, const struct run_move *m)
+enum code store_run_move_tx(struct store_tx *tx, const char *id, const struct run_move *m, bool *ret_moved)
 {
-	return run_move_db(tx->db, id, m);
+	return run_move_db(tx->db, id, m, ret_moved);
 }
 
 enum code store_result_add(struct store_tx *tx, const char *run_id, const char *bucket, int row_index,

@@ -249,32 +249,36 @@ static void review_post(struct web_req *w)
 	}
 	int released = 0;
 	const char *msg = NULL;
+	enum review_outcome outcome;
 	enum code rc = review_confirm(w->app->store, w->a, w->app->cfg.max_rows, w->session->org.id, r.run.id,
-				      w->session->user.id, chosen, r.ncols, &released, &msg);
-	switch (rc) {
-	case CODE_OK:
+				      w->session->user.id, chosen, r.ncols, &released, &msg, &outcome);
+	if (rc == CODE_NOT_FOUND) {
+		web_not_found(w);
+		return;
+	}
+	if (rc) {
+		web_unavailable(w);
+		return;
+	}
+	switch (outcome) {
+	case REVIEW_CONFIRMED:
 		app_hook_call(&w->app->run_queued);
 		log_json("info", "mapping confirmed", json_pack("{s:s,s:s,s:i}", "runId", r.run.id, "userId",
 								w->session->user.id, "released", released));
 		web_redirect(w, arena_printf(w->a, "/imports/runs/%s", r.run.id));
 		return;
-	case CODE_INVALID_REQUEST:
+	case REVIEW_REFUSED:
 		render(w, 400, &r, chosen, msg, NULL);
 		return;
-	case CODE_STAGING_EXPIRED:
+	case REVIEW_EXPIRED:
 		r.expired = true;
 		render(w, 409, &r, chosen, NULL, NULL);
 		return;
-	case CODE_RUN_NOT_TERMINAL:
+	case REVIEW_DECIDED:
 		(void)store_run_get(w->app->store, w->session->org.id, r.run.id, &r.run);
 		r.decided = true;
 		render(w, 409, &r, chosen, NULL, NULL);
 		return;
-	case CODE_NOT_FOUND:
-		web_not_found(w);
-		return;
-	default:
-		web_unavailable(w);
 	}
 }
 

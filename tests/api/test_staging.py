@@ -179,7 +179,7 @@ def test_staging_expires_to_failed(start_server, smtp):
     assert run["state"] == "FAILED" and run["error"]["code"] == "STAGING_EXPIRED"
     assert "nextAction" not in run
     res = srv.cli.admin("confirm-run", run["id"], expect=1)
-    assert "RUN_NOT_TERMINAL" in res.err or "STAGING_EXPIRED" in res.err
+    assert "no longer waits for a mapping" in res.err or "STAGING_EXPIRED" in res.err
 
 
 def test_reaper_leaves_staged_runs_alone(start_server, smtp):
