@@ -16,12 +16,29 @@ static void test_arena_alloc_and_big(void **state)
 	struct arena *a = arena_new();
 	char *s = arena_strdup(a, "hello");
 	assert_string_equal(s, "hello");
-	char *big = arena_alloc(a, 100000);
-	memset(big, 'x', 100000);
+	size_t base = arena_reserved(a);
+	/* A 5 MB one-off: zeroed, aligned, its own block behind the head. */
+	const size_t big_n = 5u << 20;
+	unsigned char *big = arena_alloc(a, big_n);
+	assert_int_equal((uintptr_t)big % 16, 0);
+	for (size_t i = 0; i < big_n; i += 4093)
+		assert_int_equal(big[i], 0);
+	memset(big, 'x', big_n);
+	assert_true(arena_reserved(a) >= base + big_n);
+	/* The head keeps filling after the one-off. */
 	char *p = arena_printf(a, "%s-%d", s, 42);
 	assert_string_equal(p, "hello-42");
+	assert_int_equal(big[big_n - 1], 'x');
+	/* Reset gives the big block back and keeps one ordinary block. */
 	arena_reset(a);
+	assert_int_equal(arena_reserved(a), base);
 	assert_string_equal(arena_strdup(a, "again"), "again");
+	/* Many small blocks, then a reset: again one ordinary block. */
+	for (int i = 0; i < 1000; i++)
+		arena_alloc(a, 1000);
+	assert_true(arena_reserved(a) > base);
+	arena_reset(a);
+	assert_int_equal(arena_reserved(a), base);
 	arena_free(a);
 	arena_free(NULL);
 }
