@@ -5,6 +5,7 @@
 
 #include "app/app.h"
 #include "base/arena.h"
+#include "base/url.h"
 #include "endpoints.h"
 #include "model/names.h"
 #include "model/normalize.h"
@@ -138,16 +139,7 @@ static void search_locations(struct api_ctx *ctx, struct http_request *req, stru
 	json_t *next = json_null();
 	if (n > limit) {
 		char *p = position_time_id(req, locs[limit - 1].created_at, locs[limit - 1].id);
-		char *esc = arena_alloc(req->arena, strlen(q) * 3 + 3), *o = esc;
-		for (const unsigned char *s = (const unsigned char *)q; *s; s++) {
-			if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-			    *s == '-' || *s == '.' || *s == '_')
-				*o++ = (char)*s;
-			else
-				o += snprintf(o, 4, "%%%02X", *s);
-		}
-		*o = '\0';
-		char *qq = arena_printf(req->arena, "q=%s", esc);
+		char *qq = arena_printf(req->arena, "q=%s", url_encode(req->arena, q, NULL));
 		next = json_string(next_page_url(req, cursor_make(req, scope, p), limit, qq));
 	}
 	api_json(req, res, 200, json_pack("{s:s,s:o,s:o}", "object", "list", "data", data, "nextPageUrl", next));

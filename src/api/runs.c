@@ -64,6 +64,10 @@ static void get_run(struct api_ctx *ctx, struct http_request *req, struct http_r
 	json_t *o = run_json(&run, ctx->app->cfg.app_url);
 	char *body = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);
+	if (!body) {
+		api_problem(req, res, CODE_INTERNAL_ERROR, NULL, NULL);
+		return;
+	}
 	unsigned char h[crypto_hash_sha256_BYTES];
 	crypto_hash_sha256(h, (const unsigned char *)body, strlen(body));
 	char hex[33], etag[40];

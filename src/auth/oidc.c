@@ -14,6 +14,7 @@
 
 #include "base/buf.h"
 #include "base/clock.h"
+#include "base/url.h"
 
 /* Provider documents are small; anything bigger is refused. */
 #define DOC_MAX (256 * 1024)
@@ -237,20 +238,7 @@ void oidc_pkce_challenge(const char *verifier, char out[OIDC_CHALLENGE_LEN + 1])
 /* Percent-encodes everything but RFC 3986 unreserved characters. */
 static const char *pct(struct arena *a, const char *s)
 {
-	static const char hex[] = "0123456789ABCDEF";
-	char *out = arena_alloc(a, strlen(s) * 3 + 1), *o = out;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' ||
-		    *p == '.' || *p == '_' || *p == '~') {
-			*o++ = (char)*p;
-		} else {
-			*o++ = '%';
-			*o++ = hex[*p >> 4];
-			*o++ = hex[*p & 15];
-		}
-	}
-	*o = '\0';
-	return out;
+	return url_encode(a, s, NULL);
 }
 
 const char *oidc_authorize_url(const struct oidc *o, struct arena *a, const struct oidc_provider *p, const char *redirect_uri,

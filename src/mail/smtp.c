@@ -94,6 +94,11 @@ int smtp_send(const char *smtp_url, const char *from, const struct outbox_mail *
 	envelope(from, env_from, sizeof env_from);
 	struct curl_slist *rcpt = NULL;
 	char *list = strdup(m->recipients), *save = NULL;
+	if (!list) {
+		curl_easy_cleanup(c);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	for (char *a = strtok_r(list, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
 		char e[320];
 		envelope(a, e, sizeof e);

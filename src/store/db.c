@@ -109,6 +109,22 @@ enum code db_commit(struct db *db)
 	return rc;
 }
 
+enum code db_finish(struct db *db, enum code rc)
+{
+	if (rc) {
+		db_rollback(db);
+		return rc;
+	}
+	return db_commit(db);
+}
+
+enum code db_one_row(enum code rc, const struct db_res *r)
+{
+	if (rc)
+		return rc;
+	return db_res_rows(r) == 1 ? CODE_OK : CODE_NOT_FOUND;
+}
+
 void db_rollback(struct db *db)
 {
 	if (db->in_tx) {

@@ -20,8 +20,11 @@ enum db_ptype { DBP_NULL, DBP_TEXT, DBP_INT, DBP_BLOB };
 
 struct db_param {
 	enum db_ptype type;
-	const char *s;    /* TEXT (NUL-terminated, or len bytes when len > 0) / BLOB */
-	size_t len;
+	const char *s;    /* TEXT / BLOB */
+	size_t len;       /* BLOB: bytes; TEXT: at most len bytes when sized */
+	bool sized;       /* TEXT: bound to the first NUL or len bytes, whichever
+			   * comes first (the same on both backends: PostgreSQL
+			   * text cannot hold NUL) */
 	int64_t i;
 };
 
@@ -31,7 +34,7 @@ static inline struct db_param db_text_or_null(const char *s)
 	return (struct db_param){.type = s ? DBP_TEXT : DBP_NULL, .s = s};
 }
 #define P_TXT(x) db_text_or_null(x)
-#define P_TXTN(x, n) ((struct db_param){.type = DBP_TEXT, .s = (x), .len = (n)})
+#define P_TXTN(x, n) ((struct db_param){.type = DBP_TEXT, .s = (x), .len = (n), .sized = true})
 #define P_INT(x) ((struct db_param){.type = DBP_INT, .i = (int64_t)(x)})
 #define P_BLOB(p, n) ((struct db_param){.type = DBP_BLOB, .s = (const char *)(p), .len = (n)})
 
@@ -67,6 +70,12 @@ enum code db_begin(struct db *db);
 enum code db_begin_write(struct db *db);
 enum code db_commit(struct db *db);
 void db_rollback(struct db *db);
+/* Ends a transaction by how it went: commits when rc is CODE_OK, else
+ * rolls back and returns rc.  Returns the commit's result. */
+enum code db_finish(struct db *db, enum code rc);
+/* For look-ups of one row: rc when the statement failed, CODE_NOT_FOUND
+ * unless r has exactly one row, else CODE_OK. */
+enum code db_one_row(enum code rc, const struct db_res *r);
 
 int db_res_rows(const struct db_res *r);
 int db_res_cols(const struct db_res *r);

@@ -198,7 +198,7 @@ static enum code pg_exec(struct db *db, const char *sql, const struct db_param *
 	char **owned = NULL;
 	for (int i = 0; i < n; i++) {
 		/* libpq text params are NUL-terminated: copy length-bounded ones. */
-		if (p[i].type == DBP_TEXT && p[i].len) {
+		if (p[i].type == DBP_TEXT && p[i].sized) {
 			if (!owned && !(owned = calloc((size_t)n, sizeof(*owned))))
 				abort();
 			owned[i] = strndup(p[i].s, p[i].len);

@@ -161,7 +161,7 @@ static int bind(sqlite3_stmt *st, const struct db_param *p, int n)
 			rc = sqlite3_bind_blob64(st, i + 1, p[i].len ? p[i].s : "", p[i].len, SQLITE_STATIC);
 			break;
 		default:
-			rc = sqlite3_bind_text64(st, i + 1, p[i].s, p[i].len ? p[i].len : strlen(p[i].s),
+			rc = sqlite3_bind_text64(st, i + 1, p[i].s, p[i].sized ? strnlen(p[i].s, p[i].len) : strlen(p[i].s),
 						 SQLITE_STATIC, SQLITE_UTF8);
 		}
 		if (rc != SQLITE_OK)

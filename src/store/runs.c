@@ -94,10 +94,7 @@ enum code store_run_create(struct store *st, struct run *run, const void *file, 
 	 * run: neither exists without the other. */
 	if (!rc && mail)
 		rc = outbox_insert_db(db, mail);
-	if (!rc)
-		rc = db_commit(db);
-	else
-		db_rollback(db);
+	rc = db_finish(db, rc);
 	if (rc == CODE_INTERNAL_ERROR)
 		log_msg("error", "run create failed: %s", db_errmsg(db));
 	store_release(st, db);
@@ -110,12 +107,8 @@ enum code store_run_get(struct store *st, const char *org_id, const char *id, st
 	struct db_param p[] = {P_TXT(id), P_TXT(org_id)};
 	enum code rc = store_exec1(st, "SELECT " RUN_COLS " FROM runs WHERE id = $1 AND (CAST($2 AS TEXT) IS NULL OR org_id = $2)",
 				   p, 2, &r);
-	if (rc)
-		return rc;
-	if (db_res_rows(r) == 1)
+	if ((rc = db_one_row(rc, r)) == CODE_OK)
 		row_to_run(r, 0, ret);
-	else
-		rc = CODE_NOT_FOUND;
 	db_res_free(r);
 	return rc;
 }
@@ -172,10 +165,8 @@ enum code store_run_claim(struct store *st, const char *owner, int64_t lease_ms,
 	struct db_param p[] = {P_TXT(owner), P_INT(now), P_INT(lease_ms)};
 	struct db_res *r = NULL;
 	enum code rc = db_exec(db, sql, p, 3, &r);
-	if (!rc && db_res_rows(r) == 1)
+	if ((rc = db_one_row(rc, r)) == CODE_OK)
 		row_to_run(r, 0, ret);
-	else if (!rc)
-		rc = CODE_NOT_FOUND;
 	db_res_free(r);
 	store_release(st, db);
 	return rc;

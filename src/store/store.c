@@ -109,6 +109,8 @@ void cell_copy(const struct db_res *r, int row, int col, char *dst, size_t n)
 enum code store_exec1(struct store *st, const char *sql, const struct db_param *p, int n,
 		      struct db_res **ret)
 {
+	if (ret)
+		*ret = NULL;
 	struct db *db = store_acquire(st);
 	if (!db)
 		return CODE_SERVICE_UNAVAILABLE;

@@ -11,6 +11,7 @@
 #include "base/config.h"
 #include "base/log.h"
 #include "web/assets.h"
+#include "base/url.h"
 #include "web/csrf.h"
 #include "web/page.h"
 #include "web/session.h"
@@ -181,20 +182,7 @@ const char *web_int(struct arena *a, long long v)
 
 const char *web_url_encode(struct arena *a, const char *s)
 {
-	char *out = arena_alloc(a, strlen(s) * 3 + 1), *o = out;
-	static const char hex[] = "0123456789ABCDEF";
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		    strchr("-._~/", *p)) {
-			*o++ = (char)*p;
-		} else {
-			*o++ = '%';
-			*o++ = hex[*p >> 4];
-			*o++ = hex[*p & 15];
-		}
-	}
-	*o = '\0';
-	return out;
+	return url_encode(a, s, "/");
 }
 
 const char *web_safe_next(const char *next)

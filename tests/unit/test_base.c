@@ -9,6 +9,7 @@
 #include "base/arena.h"
 #include "base/buf.h"
 #include "base/codes.h"
+#include "base/url.h"
 
 static void test_arena_alloc_and_big(void **state)
 {
@@ -41,6 +42,18 @@ static void test_arena_alloc_and_big(void **state)
 	assert_int_equal(arena_reserved(a), base);
 	arena_free(a);
 	arena_free(NULL);
+}
+
+static void test_url_encode(void **state)
+{
+	(void)state;
+	struct arena *a = arena_new();
+	assert_string_equal(url_encode(a, "a-b._~Z9", NULL), "a-b._~Z9");
+	assert_string_equal(url_encode(a, "x y/z?&=%", NULL), "x%20y%2Fz%3F%26%3D%25");
+	assert_string_equal(url_encode(a, "/imports/runs?x=1", "/"), "/imports/runs%3Fx%3D1");
+	assert_string_equal(url_encode(a, "\xc3\xa9\x01", NULL), "%C3%A9%01");
+	assert_string_equal(url_encode(a, "", NULL), "");
+	arena_free(a);
 }
 
 static void test_buf_cap(void **state)
@@ -83,6 +96,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_arena_alloc_and_big),
 		cmocka_unit_test(test_buf_cap),
+		cmocka_unit_test(test_url_encode),
 		cmocka_unit_test(test_codes_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
