@@ -75,7 +75,10 @@ def test_kill_9_mid_run_then_restart_completes_once(start_server):
     first = start_server(env=FAULT_ENV, workers=1)
     run_id = upload(first, jobs_csv(n))
     wait_state(first, run_id, ("RUNNING",))
-    time.sleep(0.8)   # some rows written inside the open transaction
+    # Fault injection, not a wait for a result: kill while rows are being
+    # written inside the open transaction (rows are slowed by FAULT_ENV);
+    # the assertions hold whenever the kill lands.
+    time.sleep(0.8)
     first.kill()
     first.expect_clean_exit = False
     assert db_scalar(first.db_url, "SELECT COUNT(*) FROM loads") == 0, "uncommitted rows survived kill -9"
@@ -90,6 +93,12 @@ def test_kill_9_mid_run_then_restart_completes_once(start_server):
     assert db_scalar(first.db_url, "SELECT attempts FROM runs WHERE id = '%s'" % run_id) == 2
     rows = all_results(second, run_id, "succeeded")
     assert [r["rowIndex"] for r in rows] == list(range(2, n + 2))
+    assert len({r["createdRecordIds"][0] for r in rows}) == n
+    # The same file pushed again changes nothing.
+    again = upload(second, jobs_csv(n))
+    rerun = wait_state(second, again, TERMINAL)
+    assert rerun["state"] == "SKIPPED" and rerun["counts"]["skipped"] == n, rerun
+    assert db_scalar(first.db_url, "SELECT COUNT(*) FROM loads") == n
 
 
 @pytest.mark.parametrize("backend", ["postgres"], indirect=True)
@@ -101,9 +110,9 @@ def test_database_outage_mid_run_is_retried_not_lost(start_server, private_pg):
     n = 150
     run_id = upload(srv, jobs_csv(n))
     wait_state(srv, run_id, ("RUNNING",))
-    time.sleep(0.5)
+    time.sleep(0.5)   # fault injection: the outage lands mid-run (rows are slowed)
     private_pg.stop("fast")
-    time.sleep(1.5)
+    time.sleep(1.5)   # the outage lasts a while: time is what is tested
     private_pg.start()
     run = wait_state(srv, run_id, TERMINAL, timeout=90)
     assert run["state"] == "SUCCEEDED", run
@@ -111,11 +120,13 @@ def test_database_outage_mid_run_is_retried_not_lost(start_server, private_pg):
     assert db_scalar(url, "SELECT COUNT(*) FROM run_results WHERE run_id = '%s'" % run_id) == n
 
 
-@pytest.mark.parametrize("backend", ["postgres"], indirect=True)
-def test_worker_processes_share_postgres_each_run_once(start_server):
-    """Issue 4 item 2: `loadline worker` processes share one PostgreSQL;
-    claims are atomic (FOR UPDATE SKIP LOCKED) so each run is processed by
-    exactly one worker, once."""
+def test_worker_processes_share_the_queue_each_run_once(start_server):
+    """Issue 4 item 2, PRODUCT §1 `loadline worker`: worker processes share
+    the database with a serve process that has no workers; claims are
+    atomic (FOR UPDATE SKIP LOCKED on PostgreSQL, the writer lock on SQLite)
+    so each run is processed by exactly one worker, once (counts exact,
+    never SKIPPED by a second pass); SIGTERM exits 0 with no sanitizer
+    report."""
     srv = start_server(workers=0)
     procs = start_workers(srv.db_url, 2, 2, {"LOADLINE_SWEEP_INTERVAL": "1s"})
     try:
@@ -123,10 +134,9 @@ def test_worker_processes_share_postgres_each_run_once(start_server):
         for run_id in runs:
             run = wait_state(srv, run_id, TERMINAL)
             assert run["state"] == "SUCCEEDED", run
+            assert run["counts"]["succeeded"] == 40 and run["counts"]["skipped"] == 0, run
         assert db_scalar(srv.db_url, "SELECT COUNT(*) FROM loads") == 8 * 40
         assert db_scalar(srv.db_url, "SELECT MAX(attempts) FROM runs") == 1
-        owners = db_scalar(srv.db_url, "SELECT COUNT(DISTINCT split_part(lease_owner, ':', 2)) FROM runs")
-        assert owners >= 1
     finally:
         results = stop_workers(procs)
     assert_workers_clean(results)
