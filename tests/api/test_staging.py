@@ -222,3 +222,30 @@ def test_no_smtp_url_keeps_mail_in_outbox(start_server):
     run = upload(srv, custom_file())
     out = srv.cli.admin("outbox", "--org", srv.org.id).out
     assert run["id"] in out and " queued " in out
+
+
+def test_uploaded_text_cannot_add_lines_or_headers_to_the_mail(start_server, smtp):
+    """Issue 12 (found from outside): header cells and file names are the
+    uploader's text; in the approval mail each stays on one line, so a
+    CR/LF in them adds no header and no line to a mail every admin gets."""
+    srv = start_server(env=env_for(smtp))
+    evil = '"Job #\r\nBcc: victim@evil.test\r\n\r\nClick http://evil.test",Load Number,Ship Date,Remarks\n'
+    text = evil + "JOB1,L1,2026-11-01,x\n"
+    # Raw multipart: the file name carries a raw vertical tab and U+2028
+    # (a client library would percent-encode them).
+    name = "week\x0b47\u2028Subject: hi.csv".encode()
+    body = (b'--B0UND\r\nContent-Disposition: form-data; name="file"; filename="' + name + b'"\r\n'
+            b"Content-Type: text/csv\r\n\r\n" + text.encode() + b"\r\n--B0UND--\r\n")
+    r = srv.post("/api/v1/imports/jobs", data=body,
+                 headers={"Content-Type": "multipart/form-data; boundary=B0UND"})
+    assert r.status_code == 202, r.text
+    (rcpt, msg), = smtp.inbox.wait(1)
+    assert rcpt == [srv.org.admin_email], "no recipient may be added"
+    assert msg["Bcc"] is None
+    assert "\n" not in msg["Subject"] and "Subject: hi" in msg["Subject"]
+    lines = msg.get_content().splitlines()
+    assert not any(line.startswith(("Bcc:", "Click")) for line in lines), lines
+    columns = [line for line in lines if line.startswith("Columns:")]
+    assert len(columns) == 1 and "Bcc: victim@evil.test" in columns[0] and "Click http" in columns[0], columns
+    files = [line for line in lines if line.startswith("File:")]
+    assert files == ["File:     week 47 Subject: hi.csv"], files

@@ -9,6 +9,7 @@
 #include "base/arena.h"
 #include "base/buf.h"
 #include "base/codes.h"
+#include "base/text.h"
 #include "base/url.h"
 
 static void test_arena_alloc_and_big(void **state)
@@ -56,6 +57,19 @@ static void test_url_encode(void **state)
 	arena_free(a);
 }
 
+static void test_text_one_line(void **state)
+{
+	(void)state;
+	struct arena *a = arena_new();
+	assert_string_equal(text_one_line(a, "a\r\nBcc: x\tz", 100), "a  Bcc: x z");
+	assert_string_equal(text_one_line(a, "p\xe2\x80\xa8q\xc2\x85r\x7f", 100), "p q r ");
+	assert_string_equal(text_one_line(a, "caf\xc3\xa9 \xff", 100), "caf\xc3\xa9 ?");
+	assert_string_equal(text_one_line(a, "abcdef", 4), "abcd...");
+	assert_string_equal(text_one_line(a, "ab\xc3\xa9", 3), "ab...");   /* never half a character */
+	assert_string_equal(text_one_line(a, NULL, 10), "");
+	arena_free(a);
+}
+
 static void test_buf_cap(void **state)
 {
 	(void)state;
@@ -97,6 +111,7 @@ int main(void)
 		cmocka_unit_test(test_arena_alloc_and_big),
 		cmocka_unit_test(test_buf_cap),
 		cmocka_unit_test(test_url_encode),
+		cmocka_unit_test(test_text_one_line),
 		cmocka_unit_test(test_codes_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
