@@ -52,6 +52,14 @@ static void on_headers(struct http_request *req, struct http_response *res)
 		api_problem(req, res, CODE_HEADERS_TOO_LARGE, NULL, NULL);
 		return;
 	}
+	/* Two framings of one body are how requests are smuggled past a proxy
+	 * that picks the other one: refuse rather than choose. */
+	if (http_header_conflicts(req, "Content-Length") ||
+	    (http_header(req, "Content-Length") && http_header(req, "Transfer-Encoding"))) {
+		api_problem(req, res, CODE_INVALID_REQUEST, "The request has conflicting Content-Length headers, or "
+			    "both Content-Length and Transfer-Encoding: send exactly one body framing.", NULL);
+		return;
+	}
 	if (serve_docs(req, res))
 		return;
 	if (is_api_path(req->path)) {

@@ -68,6 +68,8 @@ const char *http_header(const struct http_request *req, const char *name);
 const char *http_query(const struct http_request *req, const char *name);
 /* Total size of all request header names and values. */
 size_t http_header_bytes(const struct http_request *req);
+/* True when the header appears more than once with different values. */
+bool http_header_conflicts(const struct http_request *req, const char *name);
 /* Total size of the query string's names and values. */
 size_t http_query_bytes(const struct http_request *req);
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,6 +53,32 @@ size_t http_header_bytes(const struct http_request *req)
 	size_t total = 0;
 	MHD_get_connection_values(req->conn, MHD_HEADER_KIND, add_size, &total);
 	return total;
+}
+
+struct same_values {
+	const char *name;
+	const char *first;
+	bool differ;
+};
+
+static enum MHD_Result compare_value(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	(void)kind;
+	struct same_values *s = cls;
+	if (strcasecmp(key, s->name))
+		return MHD_YES;
+	if (!s->first)
+		s->first = value ? value : "";
+	else if (strcmp(s->first, value ? value : ""))
+		s->differ = true;
+	return MHD_YES;
+}
+
+bool http_header_conflicts(const struct http_request *req, const char *name)
+{
+	struct same_values s = {name, NULL, false};
+	MHD_get_connection_values(req->conn, MHD_HEADER_KIND, compare_value, &s);
+	return s.differ;
 }
 
 size_t http_query_bytes(const struct http_request *req)
