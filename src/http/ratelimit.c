@@ -1,7 +1,12 @@
 /* GCRA: each key stores its theoretical arrival time (TAT).  A request at
  * time t is allowed when TAT - t <= window - interval; it then moves TAT on
  * by one interval.  Keys hash into stripes with their own locks, so one
- * token's flood never waits on another organization's requests. */
+ * token's flood never waits on another organization's requests.
+ *
+ * Exact at any rate: times are kept in units of 1/limit millisecond, so the
+ * interval (window / limit) is a whole number of units (window_ms) and no
+ * rate is rounded — 1,000,000/1s is a million a second, not the thousand a
+ * millisecond clock would round it to. */
 #include "ratelimit.h"
 
 #include <pthread.h>
@@ -11,9 +16,11 @@
 
 #define STRIPES 64
 
+typedef __int128 units;   /* 1/limit ms */
+
 struct entry {
 	struct entry *next;
-	int64_t tat;
+	units tat;
 	char key[48];
 };
 
@@ -24,7 +31,8 @@ struct stripe {
 
 struct ratelimit {
 	int limit;
-	int64_t window, interval;
+	int64_t window_ms;
+	units window, interval;
 	struct stripe stripes[STRIPES];
 };
 
@@ -34,10 +42,9 @@ struct ratelimit *ratelimit_new(int limit, int64_t window_ms)
 	if (!rl)
 		abort();
 	rl->limit = limit > 0 ? limit : 1;
-	rl->window = window_ms > 0 ? window_ms : 1000;
-	rl->interval = rl->window / rl->limit;
-	if (rl->interval < 1)
-		rl->interval = 1;
+	rl->window_ms = window_ms > 0 ? window_ms : 1000;
+	rl->interval = rl->window_ms;
+	rl->window = (units)rl->window_ms * rl->limit;
 	for (int i = 0; i < STRIPES; i++)
 		pthread_mutex_init(&rl->stripes[i].lock, NULL);
 	return rl;
@@ -81,32 +88,36 @@ static struct entry *find(struct stripe *s, const char *key)
 	return e;
 }
 
-static int ceil_s(int64_t ms)
+/* Whole seconds (rounded up) in u units of 1/limit ms. */
+static int ceil_s(const struct ratelimit *rl, units u)
 {
-	return ms <= 0 ? 0 : (int)((ms + 999) / 1000);
+	if (u <= 0)
+		return 0;
+	units per_s = (units)rl->limit * 1000;
+	return (int)((u + per_s - 1) / per_s);
 }
 
-struct ratelimit_verdict ratelimit_take(struct ratelimit *rl, const char *key, int64_t now)
+struct ratelimit_verdict ratelimit_take(struct ratelimit *rl, const char *key, int64_t now_ms)
 {
 	struct stripe *s = &rl->stripes[hash(key) % STRIPES];
 	struct ratelimit_verdict v = {.limit = rl->limit};
-	int64_t tolerance = rl->window - rl->interval;
+	units now = (units)now_ms * rl->limit, tolerance = rl->window - rl->interval;
 	pthread_mutex_lock(&s->lock);
 	struct entry *e = find(s, key);
-	int64_t tat = e->tat > now ? e->tat : now;
+	units tat = e->tat > now ? e->tat : now;
 	if (tat - now <= tolerance) {
 		v.allowed = true;
 		e->tat = tat + rl->interval;
 	}
-	int64_t ahead = e->tat > now ? e->tat - now : 0;   /* how full the bucket is, in ms */
+	units ahead = e->tat > now ? e->tat - now : 0;   /* how full the bucket is */
 	pthread_mutex_unlock(&s->lock);
-	int64_t room = rl->window - ahead;
+	units room = rl->window - ahead;
 	v.remaining = room > 0 ? (int)(room / rl->interval) : 0;
 	if (v.remaining > rl->limit)
 		v.remaining = rl->limit;
-	v.reset_s = ceil_s(ahead);
+	v.reset_s = ceil_s(rl, ahead);
 	if (!v.allowed) {
-		v.retry_after_s = ceil_s(tat - now - tolerance);
+		v.retry_after_s = ceil_s(rl, tat - now - tolerance);
 		if (v.retry_after_s < 1)
 			v.retry_after_s = 1;
 	}
