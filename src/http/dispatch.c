@@ -110,13 +110,15 @@ const struct http_app *dispatch_app(struct app *app, struct http_app *ret)
 		.on_body = on_body,
 		.on_complete = on_complete,
 		.on_done = on_done,
-		/* Small unwanted bodies are read and dropped; past this the
-		 * answer goes out at once and the connection closes gracefully
-		 * (server.c).  An answered upload is read and dropped up to the
-		 * file limit plus 1 MiB, so the client gets the problem body
-		 * rather than a reset connection. */
+		/* Small unwanted bodies are read and dropped; a larger announced
+		 * one is not read: the answer goes out at once and the connection
+		 * closes gracefully (server.c).  A chunked body has no announced
+		 * size, and libmicrohttpd cannot answer in the middle of one, so
+		 * one answered mid-way (a file over the limit) is read and dropped
+		 * up to 64 MiB past the limit, to give the client its 413 rather
+		 * than a reset connection; beyond that the connection is cut. */
 		.max_discard = 256 * 1024,
-		.max_discard_hard = app->cfg.max_file_bytes + (1 << 20),
+		.max_discard_hard = app->cfg.max_file_bytes + ((size_t)64 << 20),
 		.app = app,
 	};
 	return ret;

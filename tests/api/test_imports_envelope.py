@@ -345,3 +345,19 @@ def test_envelope_errors_created_no_run(module_server):
     r = module_server.get("/api/v1/imports/runs")
     assert r.status_code == 200
     assert r.json()["data"] == [], [x["id"] for x in r.json()["data"]]
+
+
+@pytest.mark.parametrize("megabytes", [12, 40])
+def test_chunked_upload_over_the_limit_gets_413(module_server, megabytes):
+    """Issue 12 (found from outside): a chunked body (no Content-Length)
+    over LOADLINE_MAX_FILE_BYTES gets 413 TOO_LARGE, not an empty reply or
+    a broken pipe."""
+    def body():
+        yield b'--B\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\n'
+        for _ in range(megabytes * 16):
+            yield b"x" * 65536
+        yield b"\r\n--B--\r\n"
+    r = module_server.post("/api/v1/imports/jobs", data=body(),
+                           headers={"Content-Type": "multipart/form-data; boundary=B"})
+    assert "Content-Length" not in r.request.headers and r.request.headers["Transfer-Encoding"] == "chunked"
+    assert_problem(r, 413, "TOO_LARGE", module_server)
