@@ -15,6 +15,7 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/url.h"
+#include "base/waiter.h"
 
 /* Provider documents are small; anything bigger is refused. */
 #define DOC_MAX (256 * 1024)
@@ -23,6 +24,8 @@
 /* A token naming an unknown key makes us fetch the keys again, at most
  * this often, so forged kids cannot turn us into a request amplifier. */
 #define JWKS_REFETCH_MS (10LL * 1000)
+#define FAIL_BACKOFF_MS (5LL * 1000)
+#define COLD_WAIT_MS 1500L   /* a first sign-in waits this long for the refresher */
 /* Clock skew tolerated between us and the provider. */
 #define LEEWAY_MS (60LL * 1000)
 
@@ -41,12 +44,21 @@ struct oidc {
 	char issuer[OIDC_URL_MAX];
 	char client_id[256];
 	char client_secret[256];
-	pthread_mutex_t mu;
+	pthread_mutex_t mu;     /* guards what follows; never held across the network */
 	bool have;
 	int64_t fetched_at;
 	struct oidc_provider p;
 	char *jwks;             /* JSON text; malloc'd */
 	int64_t jwks_at;
+	/* The documents are fetched by a thread of their own (started on
+	 * first use), never by an HTTP thread: a hanging provider holds up no
+	 * request.  Requests read the cache, ask for a refresh (want_jwks) and
+	 * wait on `changed` only while the cache has never been filled. */
+	pthread_t thread;
+	bool started, stop, want_jwks;
+	pthread_cond_t wake, changed;
+	int64_t disc_failed_at, jwks_failed_at;
+	int64_t fetch_started_at;   /* of the fetch in flight; 0 when none */
 };
 
 struct oidc *oidc_new(const char *issuer, const char *client_id, const char *client_secret)
@@ -58,6 +70,8 @@ struct oidc *oidc_new(const char *issuer, const char *client_id, const char *cli
 	snprintf(o->client_id, sizeof o->client_id, "%s", client_id ? client_id : "");
 	snprintf(o->client_secret, sizeof o->client_secret, "%s", client_secret ? client_secret : "");
 	pthread_mutex_init(&o->mu, NULL);
+	pthread_cond_init(&o->wake, NULL);
+	pthread_cond_init(&o->changed, NULL);
 	return o;
 }
 
@@ -65,6 +79,15 @@ void oidc_free(struct oidc *o)
 {
 	if (!o)
 		return;
+	pthread_mutex_lock(&o->mu);
+	o->stop = true;
+	pthread_cond_broadcast(&o->wake);
+	bool started = o->started;
+	pthread_mutex_unlock(&o->mu);
+	if (started)
+		pthread_join(o->thread, NULL);
+	pthread_cond_destroy(&o->wake);
+	pthread_cond_destroy(&o->changed);
 	pthread_mutex_destroy(&o->mu);
 	free(o->jwks);
 	free(o);
@@ -98,8 +121,8 @@ static enum code http_call(const char *url, const char *form, const char *author
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 10000L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 2000L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 4000L);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
@@ -177,51 +200,153 @@ static enum code fetch_discovery(const struct oidc *o, struct oidc_provider *p, 
 	return rc;
 }
 
-enum code oidc_discover(struct oidc *o, struct oidc_provider *ret, char err[OIDC_ERR_MAX])
+static enum code not_responding(char err[OIDC_ERR_MAX])
 {
-	enum code rc = CODE_OK;
+	fail(err, "the sign-in provider is not responding; try again in a few seconds");
+	return CODE_SERVICE_UNAVAILABLE;
+}
+
+/* Fetches the JWKS text (malloc'd) without holding any lock. */
+static enum code fetch_jwks(const struct oidc_provider *p, char **ret, char err[OIDC_ERR_MAX])
+{
+	json_t *doc = NULL;
+	enum code rc = get_json(p->jwks_uri, &doc, err);
+	if (!rc && !json_is_array(json_object_get(doc, "keys"))) {
+		fail(err, "the JWKS has no keys array");
+		rc = CODE_INTERNAL_ERROR;
+	}
+	*ret = rc ? NULL : json_dumps(doc, JSON_COMPACT);
+	if (!rc && !*ret)
+		rc = CODE_INTERNAL_ERROR;
+	json_decref(doc);
+	return rc;
+}
+
+static bool disc_due(const struct oidc *o, int64_t now)
+{
+	return (!o->have || now - o->fetched_at > DISCOVERY_TTL_MS) && now - o->disc_failed_at >= FAIL_BACKOFF_MS;
+}
+
+static bool jwks_due(const struct oidc *o, int64_t now)
+{
+	bool wanted = !o->jwks || now - o->jwks_at > DISCOVERY_TTL_MS || (o->want_jwks && now - o->jwks_at > JWKS_REFETCH_MS);
+	return o->have && wanted && now - o->jwks_failed_at >= FAIL_BACKOFF_MS;
+}
+
+/* One fetch with the lock released; lock held on entry and exit. */
+static void refresh_one(struct oidc *o, bool discovery)
+{
+	struct oidc_provider p = o->p;
+	o->fetch_started_at = now_ms();
+	pthread_mutex_unlock(&o->mu);
+	char err[OIDC_ERR_MAX] = "", *text = NULL;
+	enum code rc = discovery ? fetch_discovery(o, &p, err) : fetch_jwks(&p, &text, err);
 	pthread_mutex_lock(&o->mu);
+	o->fetch_started_at = 0;
 	int64_t now = now_ms();
-	if (!o->have || now - o->fetched_at > DISCOVERY_TTL_MS) {
-		struct oidc_provider p;
-		rc = fetch_discovery(o, &p, err);
-		if (!rc) {
-			o->p = p;
-			o->have = true;
-			o->fetched_at = now;
+	if (rc && discovery)
+		o->disc_failed_at = now;
+	else if (rc)
+		o->jwks_failed_at = now;
+	else if (discovery) {
+		o->p = p;
+		o->have = true;
+		o->fetched_at = now;
+	} else {
+		free(o->jwks);
+		o->jwks = text;
+		o->jwks_at = now;
+		o->want_jwks = false;
+	}
+	pthread_cond_broadcast(&o->changed);
+}
+
+static void *refresher_main(void *arg)
+{
+	struct oidc *o = arg;
+	pthread_mutex_lock(&o->mu);
+	while (!o->stop) {
+		int64_t now = now_ms();
+		if (disc_due(o, now)) {
+			refresh_one(o, true);
+		} else if (jwks_due(o, now)) {
+			refresh_one(o, false);
+		} else {
+			/* Wake for requests, and every second for back-offs and TTLs. */
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_sec += 1;
+			pthread_cond_timedwait(&o->wake, &o->mu, &ts);
 		}
 	}
+	pthread_mutex_unlock(&o->mu);
+	return NULL;
+}
+
+/* Lock held: starts the refresher on first use and wakes it. */
+static void ask_refresher(struct oidc *o)
+{
+	if (!o->started) {
+		thread_start(&o->thread, refresher_main, o);
+		o->started = true;
+	}
+	pthread_cond_signal(&o->wake);
+}
+
+/* Lock held: waits for the refresher to finish a fetch that changes
+ * *stamp (a fetch time) or fails, but never past COLD_WAIT_MS after the
+ * fetch in flight began: requests that arrive while a hanging provider is
+ * being asked share one short wait, then get 503 at once. */
+static void wait_for_fetch(struct oidc *o, const int64_t *stamp, const int64_t *failed_at)
+{
+	int64_t before = *stamp, since = now_ms();
+	int64_t left = (o->fetch_started_at ? o->fetch_started_at : since) + COLD_WAIT_MS - since;
+	if (left <= 0)
+		return;
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += (long)left * 1000000L;
+	until.tv_sec += until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	while (*stamp == before && *failed_at < since && !o->stop &&
+	       pthread_cond_timedwait(&o->changed, &o->mu, &until) == 0)
+		;
+}
+
+enum code oidc_discover(struct oidc *o, struct oidc_provider *ret, char err[OIDC_ERR_MAX])
+{
+	pthread_mutex_lock(&o->mu);
+	if (!o->have || now_ms() - o->fetched_at > DISCOVERY_TTL_MS) {
+		ask_refresher(o);
+		/* Only a first sign-in (nothing cached yet) waits, briefly, and not
+		 * again while the provider is known to be failing. */
+		if (!o->have && now_ms() - o->disc_failed_at >= FAIL_BACKOFF_MS)
+			wait_for_fetch(o, &o->fetched_at, &o->disc_failed_at);
+	}
+	/* A stale document beats none while the refresher renews it. */
+	enum code rc = o->have ? CODE_OK : not_responding(err);
 	if (!rc)
 		*ret = o->p;
 	pthread_mutex_unlock(&o->mu);
 	return rc;
 }
 
-/* The cached keys (a malloc'd copy), fetched when missing, stale, or when
- * refresh asks for it and the last fetch is not too recent. */
+/* The cached keys (a malloc'd copy).  refresh: a key was not found (it may
+ * have been rotated), so ask for a new fetch, at most every
+ * JWKS_REFETCH_MS, and wait for it briefly. */
 static enum code jwks_text(struct oidc *o, const struct oidc_provider *p, bool refresh, char **ret, char err[OIDC_ERR_MAX])
 {
-	enum code rc = CODE_OK;
+	(void)p;
 	pthread_mutex_lock(&o->mu);
-	int64_t now = now_ms();
-	bool stale = !o->jwks || now - o->jwks_at > DISCOVERY_TTL_MS;
-	if (stale || (refresh && now - o->jwks_at > JWKS_REFETCH_MS)) {
-		json_t *doc = NULL;
-		rc = get_json(p->jwks_uri, &doc, err);
-		if (!rc && !json_is_array(json_object_get(doc, "keys"))) {
-			fail(err, "the JWKS has no keys array");
-			rc = CODE_INTERNAL_ERROR;
-		}
-		if (!rc) {
-			free(o->jwks);
-			o->jwks = json_dumps(doc, JSON_COMPACT);
-			o->jwks_at = now;
-		}
-		json_decref(doc);
+	bool may = now_ms() - o->jwks_failed_at >= FAIL_BACKOFF_MS;
+	if (!o->jwks || (refresh && now_ms() - o->jwks_at > JWKS_REFETCH_MS)) {
+		o->want_jwks = true;
+		ask_refresher(o);
+		if (may)
+			wait_for_fetch(o, &o->jwks_at, &o->jwks_failed_at);
 	}
-	*ret = !rc && o->jwks ? strdup(o->jwks) : NULL;
-	if (!rc && !*ret)
-		rc = CODE_INTERNAL_ERROR;
+	*ret = o->jwks ? strdup(o->jwks) : NULL;
+	enum code rc = *ret ? CODE_OK : not_responding(err);
 	pthread_mutex_unlock(&o->mu);
 	return rc;
 }

@@ -115,6 +115,9 @@ int config_load(struct config *c)
 	c->session_ttl_ms = 12LL * 3600 * 1000;
 	c->workers = 2;
 	c->http_threads = 8;
+	c->max_connections = 4096;
+	c->max_connections_per_ip = 64;
+	c->idle_timeout_ms = 15000;
 
 	int rc = 0, r;
 	rc |= env_str("LOADLINE_DB", c->db, sizeof c->db) < 0;
@@ -143,6 +146,10 @@ int config_load(struct config *c)
 	else if (r) c->max_file_bytes = (size_t)v;
 	if ((r = env_long("LOADLINE_HTTP_THREADS", 1, 256, &v)) < 0) rc = 1;
 	else if (r) c->http_threads = (int)v;
+	if ((r = env_long("LOADLINE_MAX_CONNECTIONS", 16, 1000000, &v)) < 0) rc = 1;
+	else if (r) c->max_connections = (int)v;
+	if ((r = env_long("LOADLINE_MAX_CONNECTIONS_PER_IP", 0, 1000000, &v)) < 0) rc = 1;
+	else if (r) c->max_connections_per_ip = (int)v;
 	if ((r = env_long("LOADLINE_DEBUG_ROW_DELAY_MS", 0, 10000, &v)) < 0) rc = 1;
 	else if (r) c->debug_row_delay_ms = (int)v;
 	rc |= env_duration("LOADLINE_STAGING_TTL", &c->staging_ttl_ms) < 0;
@@ -150,6 +157,7 @@ int config_load(struct config *c)
 	rc |= env_duration("LOADLINE_SWEEP_INTERVAL", &c->sweep_interval_ms) < 0;
 	rc |= env_duration("LOADLINE_LEASE", &c->lease_ms) < 0;
 	rc |= env_duration("LOADLINE_SESSION_TTL", &c->session_ttl_ms) < 0;
+	rc |= env_duration("LOADLINE_IDLE_TIMEOUT", &c->idle_timeout_ms) < 0;
 	config_derive_urls(c);
 	return rc ? -1 : 0;
 }

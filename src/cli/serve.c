@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "app/app.h"
 #include "auth/oidc.h"
@@ -98,6 +99,17 @@ static int serving_parts(struct app *app)
 	return 0;
 }
 
+/* Every connection is a descriptor: lift the soft limit to the hard one,
+ * so LOADLINE_MAX_CONNECTIONS is what bounds them, not a default of 1024. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int cli_serve(struct app *app, int argc, char **argv)
 {
 	static const char *usage = "loadline serve [--listen HOST:PORT] [--workers N]";
@@ -112,6 +124,7 @@ int cli_serve(struct app *app, int argc, char **argv)
 	}
 	sigset_t set;
 	block_signals(&set);
+	raise_fd_limit();
 	if (curl_start())
 		return 1;
 	int ret = 1;

@@ -120,6 +120,9 @@ const struct http_app *dispatch_app(struct app *app, struct http_app *ret)
 		.max_discard = 256 * 1024,
 		.max_discard_hard = app->cfg.max_file_bytes + ((size_t)64 << 20),
 		.app = app,
+		.max_connections = (unsigned)app->cfg.max_connections,
+		.max_per_ip = (unsigned)app->cfg.max_connections_per_ip,
+		.idle_timeout_s = (unsigned)((app->cfg.idle_timeout_ms + 999) / 1000),
 	};
 	return ret;
 }

@@ -61,6 +61,10 @@ struct http_app {
 	size_t max_discard;
 	size_t max_discard_hard;
 	void *app;   /* handed to every request as req->app */
+	/* Connection budget: in all (0 = 4096), per client IP (0 = no limit:
+	 * behind a proxy every client has its address), and the seconds a
+	 * connection may stay silent before it is closed (0 = 15). */
+	unsigned max_connections, max_per_ip, idle_timeout_s;
 };
 
 /* Request accessors (values live as long as the request). NULL when absent. */

@@ -403,7 +403,13 @@ struct http_server *http_start(const char *listen, int threads, const struct htt
 				   * refuses anything that would not fit this per-connection
 				   * budget with its own 431. */
 				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
-				  MHD_OPTION_CONNECTION_TIMEOUT, 60u,
+				  /* One client cannot take every connection, and
+				   * silent ones (opened and never finished) are
+				   * closed soon: an idle-connection flood ends when
+				   * the attacker stops, not minutes later. */
+				  MHD_OPTION_CONNECTION_LIMIT, app->max_connections ? app->max_connections : 4096u,
+				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, app->max_per_ip,
+				  MHD_OPTION_CONNECTION_TIMEOUT, app->idle_timeout_s ? app->idle_timeout_s : 15u,
 				  MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u,
 				  MHD_OPTION_END);
 	if (!srv->d) {
