@@ -106,15 +106,18 @@ void api_problem(struct http_request *req, struct http_response *res, enum code 
 
 void api_store_failed(struct http_request *req, struct http_response *res, enum code rc)
 {
-	if (rc == CODE_SERVICE_UNAVAILABLE) {
-		api_problem(req, res, CODE_SERVICE_UNAVAILABLE, NULL, NULL);
+	struct store_failure f = store_last_failure();
+	/* Logged once, here at the edge, with the database's own words. */
+	log_json("error", "store failure", json_pack("{s:s,s:s,s:s,s:s,s:b}", "requestId", req->request_id,
+		 "path", req->path, "code", code_name(rc), "cause", f.message, "diskFull", f.disk_full));
+	if (rc == CODE_SERVICE_UNAVAILABLE && f.disk_full) {
+		api_problem(req, res, CODE_SERVICE_UNAVAILABLE, "The service's database is out of disk space; nothing "
+			    "was written. Retry later; the operator must free space.", NULL);
 		return;
 	}
-	/* Not the database being away: a bug, a constraint we did not expect,
-	 * a full disk.  Retrying will not help, so it is not a 503. */
-	log_json("error", "store failure", json_pack("{s:s,s:s,s:s}", "requestId", req->request_id,
-		 "path", req->path, "code", code_name(rc)));
-	api_problem(req, res, CODE_INTERNAL_ERROR, NULL, NULL);
+	/* Not the database being away: a bug, a constraint we did not expect.
+	 * Retrying will not help, so it is not a 503. */
+	api_problem(req, res, rc == CODE_SERVICE_UNAVAILABLE ? rc : CODE_INTERNAL_ERROR, NULL, NULL);
 }
 
 const char *api_id(struct api_ctx *ctx, struct http_request *req, struct http_response *res, const char *prefix,

@@ -61,8 +61,34 @@ enum code db_exec(struct db *db, const char *sql, const struct db_param *params,
 	if (ret_res)
 		*ret_res = NULL;
 	db->conflict = false;
+	db->disk_full = false;
 	db->err[0] = '\0';
-	return db->ops->exec(db, sql, params, nparams, ret_res);
+	enum code rc = db->ops->exec(db, sql, params, nparams, ret_res);
+	if (rc)
+		db_note_failure(db, rc);
+	return rc;
+}
+
+/* The last failure of this thread, for the edge that answers it. */
+static _Thread_local struct db_failure last_failure;
+
+void db_note_failure(const struct db *db, enum code rc)
+{
+	last_failure.code = rc;
+	last_failure.disk_full = db->disk_full;
+	snprintf(last_failure.message, sizeof last_failure.message, "%s", db->err);
+}
+
+void db_note_open_failure(const char *message)
+{
+	last_failure.code = CODE_SERVICE_UNAVAILABLE;
+	last_failure.disk_full = false;
+	snprintf(last_failure.message, sizeof last_failure.message, "%s", message);
+}
+
+const struct db_failure *db_last_failure(void)
+{
+	return &last_failure;
 }
 
 enum code db_script(struct db *db, const char *sql)
@@ -128,10 +154,16 @@ enum code db_one_row(enum code rc, const struct db_res *r)
 void db_rollback(struct db *db)
 {
 	if (db->in_tx) {
+		/* The failure that led here is the one to report, not the
+		 * rollback's (SQLite may already have rolled back on a full disk). */
 		char keep[sizeof db->err];
+		struct db_failure failed = last_failure;
+		bool full = db->disk_full;
 		memcpy(keep, db->err, sizeof keep);
 		tx(db, "ROLLBACK");
 		memcpy(db->err, keep, sizeof keep);
+		db->disk_full = full;
+		last_failure = failed;
 	}
 	db->in_tx = false;
 }

@@ -61,6 +61,18 @@ enum code db_exec(struct db *db, const char *sql, const struct db_param *params,
 /* Runs a script of several statements without parameters (migrations). */
 enum code db_script(struct db *db, const char *sql);
 const char *db_errmsg(const struct db *db);
+
+/* The last failed statement (or connection attempt) of the calling thread:
+ * what the edge that answers the failure logs, and whether it was the disk
+ * being full.  Each failing db_exec records itself here. */
+struct db_failure {
+	enum code code;
+	bool disk_full;
+	char message[512];
+};
+const struct db_failure *db_last_failure(void);
+void db_note_failure(const struct db *db, enum code rc);
+void db_note_open_failure(const char *message);
 /* True when the last failure was a unique-constraint violation. */
 bool db_last_was_conflict(const struct db *db);
 

@@ -11,6 +11,7 @@ struct db {
 	char url[1024];
 	char err[512];
 	bool conflict;       /* last failure was a unique violation */
+	bool disk_full;      /* last failure was the disk (or quota) being full */
 	bool in_tx;
 	/* Statements prepared on this connection, by SQL text: SQLite keeps
 	 * sqlite3_stmt pointers, PostgreSQL the names given to PQprepare. */

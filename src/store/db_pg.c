@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "db_backend.h"
 #include "base/arena.h"
@@ -83,6 +84,7 @@ static enum code check(struct db *db, PGresult *res)
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 	if (state && !strcmp(state, "23505"))
 		db->conflict = true;
+	db->disk_full = state && (!strcmp(state, "53100") || !strcmp(state, "53400"));
 	if (!db->conn || PQstatus(db->conn) != CONNECTION_OK)
 		return CODE_SERVICE_UNAVAILABLE;
 	/* Class 08 connection exceptions, 57P admin shutdown, 53 resources. */
@@ -160,8 +162,8 @@ static enum code materialize(PGresult *res, struct db_res **ret)
 	return CODE_OK;
 }
 
-static enum code pg_exec(struct db *db, const char *sql, const struct db_param *p, int n,
-			 struct db_res **ret)
+static enum code pg_exec_once(struct db *db, const char *sql, const struct db_param *p, int n,
+			      struct db_res **ret)
 {
 	if (!pg_ensure(db))
 		return CODE_SERVICE_UNAVAILABLE;
@@ -223,6 +225,27 @@ static enum code pg_exec(struct db *db, const char *sql, const struct db_param *
 	if (ret)
 		rc = materialize(res, ret);
 	PQclear(res);
+	return rc;
+}
+
+static bool is_read(const char *sql)
+{
+	while (*sql == ' ' || *sql == '\n' || *sql == '\t')
+		sql++;
+	return !strncasecmp(sql, "SELECT", 6);
+}
+
+/* A connection that died while idle (a PostgreSQL restart, a proxy time-out)
+ * is only found dead when used.  A read outside a transaction is safe to
+ * run again, so it gets one retry on a fresh connection rather than a 503
+ * after the database is already back. */
+static enum code pg_exec(struct db *db, const char *sql, const struct db_param *p, int n,
+			 struct db_res **ret)
+{
+	enum code rc = pg_exec_once(db, sql, p, n, ret);
+	if (rc == CODE_SERVICE_UNAVAILABLE && !db->in_tx && is_read(sql) && db->conn &&
+	    PQstatus(db->conn) != CONNECTION_OK && pg_ensure(db))
+		rc = pg_exec_once(db, sql, p, n, ret);
 	return rc;
 }
 

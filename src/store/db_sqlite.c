@@ -130,6 +130,7 @@ static enum code fail(struct db *db, int rc)
 	if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
 		db->conflict = true;
 	int primary = rc & 0xff;
+	db->disk_full = primary == SQLITE_FULL;
 	if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED || primary == SQLITE_IOERR ||
 	    primary == SQLITE_CANTOPEN || primary == SQLITE_FULL || primary == SQLITE_READONLY)
 		return CODE_SERVICE_UNAVAILABLE;

@@ -80,6 +80,7 @@ struct db *store_acquire(struct store *st)
 			char err[256];
 			if (db_open(st->url, &db, err, sizeof err) == CODE_OK)
 				return db;
+			db_note_open_failure(err);
 			/* PostgreSQL is down: open lazily; db_ensure reconnects later. */
 			pthread_mutex_lock(&st->lock);
 			st->nopen--;
@@ -213,4 +214,10 @@ enum code store_migrate(struct store *st, char *err, size_t errlen)
 		snprintf(err, errlen, "migrations: commit failed: %s", db_errmsg(db));
 	store_release(st, db);
 	return rc;
+}
+
+struct store_failure store_last_failure(void)
+{
+	const struct db_failure *f = db_last_failure();
+	return (struct store_failure){.message = f->message, .disk_full = f->disk_full};
 }

@@ -23,6 +23,13 @@ bool store_is_postgres(const struct store *st);
  * database-wide lock serializes them).  Returns CODE_OK or an error with a
  * message in err. */
 enum code store_migrate(struct store *st, char *err, size_t errlen);
+/* Why the last store call of this thread failed: the database's own
+ * message (for the log, never for clients) and whether the disk is full. */
+struct store_failure {
+	const char *message;
+	bool disk_full;
+};
+struct store_failure store_last_failure(void);
 /* Cheap liveness probe: CODE_OK or CODE_SERVICE_UNAVAILABLE. */
 enum code store_ping(struct store *st);
 

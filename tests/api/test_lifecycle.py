@@ -5,6 +5,7 @@ import re
 import shutil
 import signal
 import subprocess
+import threading
 import time
 
 import pytest
@@ -138,3 +139,25 @@ def test_bootstrap_prints_token_link_and_working_curl(start_server, make_db, tmp
                            timeout=30, cwd=str(tmp_path))
         assert c.returncode == 0, c.stderr
         assert org["id"] in c.stdout, c.stdout
+
+
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)
+def test_no_503_once_postgres_is_back_after_a_restart(start_server, private_pg):
+    """Issue 12 (found from outside): after a PostgreSQL restart the pool's
+    connections are all dead, but only found so when used; a read on one is
+    retried once on a fresh connection, so no request gets 503 once the
+    database is back."""
+    srv = start_server(db_url=private_pg.url(private_pg.create_database()), workers=0,
+                       env={"LOADLINE_HTTP_THREADS": "4"})
+    # Open several pooled connections with concurrent requests.
+    threads = [threading.Thread(target=lambda: srv.get("/api/v1/imports/runs")) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    private_pg.stop("fast")
+    private_pg.start()
+    statuses = [srv.get(path).status_code
+                for _ in range(24) for path in ("/api/v1/imports/runs", "/api/v1/whoami")]
+    assert statuses == [200] * 48, statuses
+    assert srv.get("/healthz", token=None).status_code == 200
