@@ -22,6 +22,11 @@ void sheet_limits_default(struct sheet_limits *lim)
 	lim->max_cols = 100;
 	lim->max_uncompressed = 50u * 1024 * 1024;
 	lim->max_ratio = 100;
+	/* Each entry costs an offset besides its text: without a count cap a
+	 * part of empty <si/> elements inside the expansion limit would take
+	 * ~80 MB of offsets. */
+	lim->max_shared_strings = 1000000;
+	lim->max_shared_bytes = 16u * 1024 * 1024;
 }
 
 const struct sheet_info *sheet_info(const struct sheet *s)

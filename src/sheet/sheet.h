@@ -15,6 +15,8 @@ struct sheet_limits {
 	size_t max_cols;          /* 100 */
 	size_t max_uncompressed;  /* XLSX: 50 MB total expanded */
 	unsigned max_ratio;       /* XLSX: 100x per entry and total */
+	size_t max_shared_strings;      /* XLSX: entries of the shared string table, 1,000,000 */
+	size_t max_shared_bytes;        /* XLSX: their text in all, 16 MB */
 };
 
 /* Hard caps that are not configurable: Excel's own grid size.  A row's
