@@ -132,6 +132,7 @@ int cli_serve(struct app *app, int argc, char **argv)
 	struct http_app hooks;
 	if (!cli_store(app, c->http_threads + c->workers + 2) || serving_parts(app))
 		goto out;
+	store_bound_waits(app->store, c->lease_ms);
 	struct background bg;
 	background_start(app, &bg);
 	srv = http_start(c->listen, c->http_threads, dispatch_app(app, &hooks));
@@ -179,6 +180,7 @@ int cli_worker(struct app *app, int argc, char **argv)
 		curl_global_cleanup();
 		return 1;
 	}
+	store_bound_waits(app->store, app->cfg.lease_ms);
 	struct background bg;
 	background_start(app, &bg);
 	log_json("info", "workers started", json_pack("{s:i,s:s}", "workers", app->cfg.workers, "db",

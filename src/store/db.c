@@ -6,7 +6,8 @@
 #include "db.h"
 #include "db_backend.h"
 
-enum code db_open(const char *url, struct db **ret_db, char *err, size_t errlen)
+enum code db_open(const char *url, const struct db_session *session, struct db **ret_db, char *err,
+		  size_t errlen)
 {
 	const struct db_ops *ops;
 	enum db_kind kind;
@@ -26,6 +27,8 @@ enum code db_open(const char *url, struct db **ret_db, char *err, size_t errlen)
 	db->kind = kind;
 	db->ops = ops;
 	snprintf(db->url, sizeof db->url, "%s", url);
+	if (session)
+		db->session = *session;
 	enum code rc = ops->open(db, url);
 	if (rc) {
 		snprintf(err, errlen, "%s", db->err);

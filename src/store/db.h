@@ -44,7 +44,15 @@ struct db_res;
 /* Opens "sqlite:PATH" or "postgres://..." / "postgresql://...".  Returns
  * CODE_OK, CODE_SERVICE_UNAVAILABLE (server unreachable) or
  * CODE_INTERNAL_ERROR (bad URL, unopenable file), with a message in err. */
-enum code db_open(const char *url, struct db **ret_db, char *err, size_t errlen);
+/* Bounds on one session's waits (0 = the server's default):
+ * PostgreSQL lock_timeout / idle_in_transaction_session_timeout /
+ * statement_timeout.  SQLite ignores them: its busy wait is always
+ * bounded (15 s), and a frozen SQLite writer blocks only its own file. */
+struct db_session {
+	int64_t lock_timeout_ms, idle_tx_timeout_ms, statement_timeout_ms;
+};
+enum code db_open(const char *url, const struct db_session *session, struct db **ret_db, char *err,
+		  size_t errlen);
 void db_close(struct db *db);
 enum db_kind db_kind(const struct db *db);
 /* True when the connection is usable; tries to re-establish a broken

@@ -13,6 +13,7 @@ struct db {
 	bool conflict;       /* last failure was a unique violation */
 	bool disk_full;      /* last failure was the disk (or quota) being full */
 	bool in_tx;
+	struct db_session session;   /* applied at every (re)connection */
 	/* Statements prepared on this connection, by SQL text: SQLite keeps
 	 * sqlite3_stmt pointers, PostgreSQL the names given to PQprepare. */
 	struct stmt_cache *cache;

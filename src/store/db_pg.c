@@ -33,8 +33,17 @@ static enum code pg_connect(struct db *db)
 	cache_clear(db);
 	/* connect_timeout keeps a request from hanging on a dead server; the
 	 * URL's own parameters win over these defaults (expand_dbname). */
-	const char *keys[] = {"connect_timeout", "application_name", "dbname", NULL};
-	const char *vals[] = {"3", "loadline", db->url, NULL};
+	/* Bounded waits, so a frozen (not dead) process cannot hold everyone
+	 * up: its idle transaction is ended by the server, and whoever waits
+	 * on its locks gives up and retries. */
+	char options[256] = "";
+	const struct db_session *s = &db->session;
+	if (s->lock_timeout_ms || s->idle_tx_timeout_ms || s->statement_timeout_ms)
+		snprintf(options, sizeof options, "-c lock_timeout=%lld -c idle_in_transaction_session_timeout=%lld "
+			 "-c statement_timeout=%lld", (long long)s->lock_timeout_ms, (long long)s->idle_tx_timeout_ms,
+			 (long long)s->statement_timeout_ms);
+	const char *keys[] = {"connect_timeout", "application_name", "options", "dbname", NULL};
+	const char *vals[] = {"3", "loadline", options, db->url, NULL};
 	PGconn *c = PQconnectdbParams(keys, vals, 1);
 	db->conn = c;
 	if (!c || PQstatus(c) != CONNECTION_OK) {

@@ -18,12 +18,13 @@ struct store {
 	pthread_cond_t cond;
 	struct db *idle[POOL_MAX];
 	int nidle, nopen, max;
+	struct db_session session;   /* for connections opened from now on */
 };
 
 enum code store_open(const char *url, int pool_size, struct store **ret, char *err, size_t errlen)
 {
 	struct db *first;
-	enum code rc = db_open(url, &first, err, errlen);
+	enum code rc = db_open(url, NULL, &first, err, errlen);
 	if (rc)
 		return rc;
 	struct store *st = calloc(1, sizeof(*st));
@@ -78,7 +79,7 @@ struct db *store_acquire(struct store *st)
 			pthread_mutex_unlock(&st->lock);
 			struct db *db = NULL;
 			char err[256];
-			if (db_open(st->url, &db, err, sizeof err) == CODE_OK)
+			if (db_open(st->url, &st->session, &db, err, sizeof err) == CODE_OK)
 				return db;
 			db_note_open_failure(err);
 			/* PostgreSQL is down: open lazily; db_ensure reconnects later. */
@@ -220,4 +221,18 @@ struct store_failure store_last_failure(void)
 {
 	const struct db_failure *f = db_last_failure();
 	return (struct store_failure){.message = f->message, .disk_full = f->disk_full};
+}
+
+void store_bound_waits(struct store *st, int64_t lease_ms)
+{
+	int64_t lease = lease_ms > 2000 ? lease_ms : 2000;
+	pthread_mutex_lock(&st->lock);
+	st->session = (struct db_session){.lock_timeout_ms = lease / 2, .idle_tx_timeout_ms = 2 * lease,
+					  .statement_timeout_ms = 4 * lease};
+	/* Idle connections were opened without the bounds: reopen lazily. */
+	while (st->nidle > 0) {
+		db_close(st->idle[--st->nidle]);
+		st->nopen--;
+	}
+	pthread_mutex_unlock(&st->lock);
 }

@@ -30,6 +30,13 @@ struct store_failure {
 	bool disk_full;
 };
 struct store_failure store_last_failure(void);
+/* Bounds every wait of connections opened from now on, relative to the
+ * run lease (PostgreSQL; SQLite's busy wait is bounded at 15 s anyway): a
+ * lock is waited for at most lease/2 (lock_timeout), a transaction left idle is ended by
+ * PostgreSQL after 2 x lease, a statement after 4 x lease.  A frozen worker
+ * thus holds nobody up for long, and its late commit fails (its session
+ * is gone, and its final move matches only while it holds the lease). */
+void store_bound_waits(struct store *st, int64_t lease_ms);
 /* Cheap liveness probe: CODE_OK or CODE_SERVICE_UNAVAILABLE. */
 enum code store_ping(struct store *st);
 

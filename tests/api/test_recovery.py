@@ -6,6 +6,7 @@ case every run completes exactly once and no row is written twice.
 LOADLINE_DEBUG_ROW_DELAY_MS slows each written row so that a run is
 reliably RUNNING when the fault is injected; LOADLINE_LEASE=2s makes a dead
 worker's claim expire quickly."""
+import signal
 import sqlite3
 import subprocess
 import time
@@ -139,4 +140,36 @@ def test_worker_processes_share_the_queue_each_run_once(start_server):
         assert db_scalar(srv.db_url, "SELECT MAX(attempts) FROM runs") == 1
     finally:
         results = stop_workers(procs)
+    assert_workers_clean(results)
+
+
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)
+def test_frozen_worker_holds_nobody_up(start_server):
+    """Issue 12 (found from outside): a worker frozen mid-run (kill -STOP,
+    not dead) keeps its transaction open.  Worker sessions bound their waits
+    (lock_timeout, idle_in_transaction_session_timeout, statement_timeout,
+    relative to the lease), so the worker that re-claims the run is not
+    blocked for the whole freeze: the run completes, each row once."""
+    n = 300
+    srv = start_server(workers=0, env=FAULT_ENV)
+    frozen = start_workers(srv.db_url, 1, 1, FAULT_ENV)
+    others = []
+    try:
+        run_id = upload(srv, jobs_csv(n, job="FROZEN"))
+        wait_state(srv, run_id, ("RUNNING",))
+        time.sleep(0.5)   # fault injection: freeze while rows are being written
+        frozen[0].send_signal(signal.SIGSTOP)
+        t0 = time.monotonic()
+        others = start_workers(srv.db_url, 1, 1, FAULT_ENV)
+        run = wait_state(srv, run_id, TERMINAL, timeout=60)
+        took = time.monotonic() - t0
+        assert run["state"] == "SUCCEEDED", run
+        assert run["counts"]["succeeded"] == n, run
+        assert db_scalar(srv.db_url, "SELECT COUNT(*) FROM loads") == n
+        # lease (2 s) + the frozen transaction ended (2 x lease) + the rows
+        assert took < 30, "the re-claiming worker waited %.1f s on the frozen one" % took
+    finally:
+        for p in frozen:
+            p.send_signal(signal.SIGCONT)
+        results = stop_workers(frozen + others)
     assert_workers_clean(results)
