@@ -1,6 +1,7 @@
 /* POST /api/v1/imports/{kind}: the multipart upload, streamed through the
  * multipart parser (src/http/multipart.c) into a buffer capped at the file
  * limit, fingerprinted as it arrives, then stored with its QUEUED run. */
+#include <ctype.h>
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
@@ -249,9 +250,11 @@ static void finish(struct api_ctx *ctx, struct http_request *req, struct http_re
 	}
 	/* Judged by the bytes, not the part's Content-Type: browsers label CSV
 	 * four different ways. A zero-byte file is accepted and fails EMPTY_FILE. */
-	enum sheet_format fmt = up->data.len ? sheet_sniff(up->data.data, up->data.len) : SHEET_CSV;
+	const char *why = NULL;
+	enum sheet_format fmt = up->data.len ? sheet_sniff_explain(up->data.data, up->data.len, &why) : SHEET_CSV;
 	if (fmt == SHEET_UNKNOWN) {
-		api_problem(req, res, CODE_UNSUPPORTED_MIME, NULL, NULL);
+		api_problem(req, res, CODE_UNSUPPORTED_MIME, arena_printf(req->arena, "%c%s.", toupper((unsigned char)why[0]), why + 1),
+			    NULL);
 		return;
 	}
 	create_run(ctx, req, res, up, fmt);

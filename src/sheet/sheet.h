@@ -57,6 +57,10 @@ struct sheet;
  * MALFORMED_XLSX, MACRO_REJECTED, UNSUPPORTED_MIME) with *ret_sheet set to
  * NULL.  *ret_message (may be NULL) always receives a human message; it is a
  * static string, valid for the life of the process. */
+/* sheet_sniff, with a sentence for the user when the format is
+ * SHEET_UNKNOWN (*ret_message, static; NULL otherwise). */
+enum sheet_format sheet_sniff_explain(const void *data, size_t len, const char **ret_message);
+
 enum code sheet_open(const void *data, size_t len, const struct sheet_limits *lim,
 		     struct sheet **ret_sheet, const char **ret_message);
 

@@ -167,8 +167,9 @@ static enum code cell_text(struct xsheet *x, const char *t, unsigned long style,
 
 /* Reads the children of a non-empty <c> into x->val: <v> text, or the runs
  * of an inline string <is>; formulas (<f>) are skipped, their cached <v>
- * value is what Excel shows. */
-static enum code cell_value(struct xsheet *x, const char **ret_msg)
+ * value is what Excel shows.  An inline-string cell (inline) reads its <is>
+ * only: some writers add a <v> as well, which Excel ignores. */
+static enum code cell_value(struct xsheet *x, bool inline_only, const char **ret_msg)
 {
 	int depth = xmlTextReaderDepth(x->part.xr);
 	for (;;) {
@@ -183,7 +184,7 @@ static enum code cell_value(struct xsheet *x, const char **ret_msg)
 			return CODE_OK;
 		if (type != XML_READER_TYPE_ELEMENT || xmlTextReaderDepth(x->part.xr) != depth + 1)
 			continue;
-		bool is_v = xpart_is(&x->part, type, "v"), is_is = xpart_is(&x->part, type, "is");
+		bool is_v = !inline_only && xpart_is(&x->part, type, "v"), is_is = xpart_is(&x->part, type, "is");
 		if ((is_v || is_is) && xpart_text(&x->part, &x->val, is_is, ret_msg))
 			return CODE_MALFORMED_XLSX;
 	}
@@ -246,7 +247,7 @@ static enum code read_cell(struct xsheet *x, struct rowbuf *rb, size_t *next_col
 	}
 	buf_clear(&x->val);
 	if (!xmlTextReaderIsEmptyElement(x->part.xr)) {
-		enum code rc = cell_value(x, ret_msg);
+		enum code rc = cell_value(x, a.has_t && !strcmp(a.t, "inlineStr"), ret_msg);
 		if (rc)
 			return rc;
 	}

@@ -226,7 +226,7 @@ static const char *format_text(struct arena *a, const struct run *r)
 	const char *s = r->file_format;
 	if (*r->file_encoding)
 		s = arena_printf(a, "%s, %s", s, r->file_encoding);
-	static const char *const names[][2] = {{",", "comma"}, {";", "semicolon"}, {"\\t", "tab"}};
+	static const char *const names[][2] = {{",", "comma"}, {";", "semicolon"}, {"\\t", "tab"}, {"|", "pipe"}};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (!strcmp(r->file_delimiter, names[i][0]))
 			s = arena_printf(a, "%s, %s-separated", s, names[i][1]);
