@@ -37,7 +37,8 @@ static enum code check_entries(struct xzip *z, const char **ret_msg)
 		}
 		if (ends_with_nocase(st.name, "vbaProject.bin") ||
 		    ends_with_nocase(st.name, "vbaProjectSignature.bin")) {
-			*ret_msg = "the workbook contains a VBA project (macros)";
+			*ret_msg = "the workbook contains a VBA project (macros); save it as .xlsx (Excel Workbook), "
+				   "which keeps the data and drops the macros";
 			return CODE_MACRO_REJECTED;
 		}
 		if ((st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE) {

@@ -9,6 +9,9 @@ Each stands for files found in public projects' test corpora:
   them) -> read like the original.
 - inline_string_with_v.xlsx: an inline-string cell that also carries <v>
   (Excel reads the inline string only) -> "1.0", not "1.01.".
+- binary_workbook.xlsb: a binary workbook without VBA -> MACRO_REJECTED
+  (its content type is the macro-enabled binary one, PRODUCT §4) with a
+  message saying it is an .xlsb to save as .xlsx.
 - html_export.xls, spreadsheetml_2003.xml, sylk_export.slk, dif_export.dif:
   "Export to Excel" files that are not CSV or XLSX -> UNSUPPORTED_MIME.
 Run from this folder: /usr/bin/python3 gen_realworld.py"""
@@ -69,6 +72,19 @@ def main():
     with open(os.path.join(EXP, "inline_string_with_v.xlsx.json"), "w") as f:
         json.dump({"format": "xlsx", "encoding": "xlsx", "delimiter": None, "headerRow": 1,
                    "headers": ["version"], "rows": [{"row": 2, "cells": ["1.0"]}]}, f, indent=2)
+        f.write("\n")
+    xlsb = dict(INLINE_PARTS)
+    xlsb["[Content_Types].xml"] = xlsb["[Content_Types].xml"].replace(
+        '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>',
+        '<Override PartName="/xl/workbook.bin" ContentType="application/vnd.ms-excel.sheet.binary.macroEnabled.main"/>')
+    del xlsb["xl/workbook.xml"]
+    with zipfile.ZipFile(os.path.join(OUT, "binary_workbook.xlsb"), "w", zipfile.ZIP_DEFLATED) as z:
+        for name, text in xlsb.items():
+            z.writestr(zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0)), text)
+        z.writestr(zipfile.ZipInfo("xl/workbook.bin", date_time=(2024, 1, 1, 0, 0, 0)), bytes(range(256)) * 4)
+    with open(os.path.join(EXP, "binary_workbook.xlsb.json"), "w") as f:
+        json.dump({"format": "xlsx", "encoding": "xlsx", "delimiter": None, "error": {"code": "MACRO_REJECTED"}},
+                  f, indent=2)
         f.write("\n")
     unsupported("html_export.xls", b"<html><head><meta charset=\"utf-8\"></head><body><table>"
                 b"<tr><td>jobCode</td><td>loadNo</td></tr><tr><td>J1</td><td>1</td></tr></table></body></html>\n")
