@@ -118,5 +118,11 @@ int sheet_format_general(double v, char *out, size_t outlen);
 #define SHEET_NUMFMT_DATE 1
 #define SHEET_NUMFMT_TIME 2
 int sheet_numfmt_is_date(int id, const char *format_code);
+/* sheet_numfmt_is_date, or for a code of zeros only ("00000", the ZIP and
+ * account-number formats) SHEET_NUMFMT_ZERO_PAD + the number of zeros
+ * (1..32): integers are shown with leading zeros to that width, as Excel
+ * shows them. */
+#define SHEET_NUMFMT_ZERO_PAD 16
+int sheet_numfmt_kind(int id, const char *format_code);
 
 #endif

@@ -123,7 +123,7 @@ enum code xstyles_load(struct xzip *z, const char *name, struct xstyles *st, con
 			const char *code = xpart_attr(&p, "formatCode");
 			if (id >= 0 && code) {
 				m->id[m->n] = id;
-				m->kind[m->n++] = (uint8_t)sheet_numfmt_is_date(id, code);
+				m->kind[m->n++] = (uint8_t)sheet_numfmt_kind(id, code);
 			}
 		} else if (xpart_is(&p, type, "cellXfs")) {
 			in_xfs = type == XML_READER_TYPE_ELEMENT && !xmlTextReaderIsEmptyElement(p.xr);

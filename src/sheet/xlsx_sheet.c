@@ -80,6 +80,10 @@ static int number_text(struct xsheet *x, const char *v, unsigned long style, str
 	if (!parse_number(v, &d))
 		return rowbuf_add_cell(rb, v, strlen(v));
 	int kind = style < x->st.n ? x->st.kind[style] : 0;
+	/* Zero-padded formats (ZIP codes, account numbers): "08817", not "8817". */
+	if (kind > SHEET_NUMFMT_ZERO_PAD && d >= 0 && d < 1e15 && d == (double)(long long)d &&
+	    snprintf(out, sizeof(out), "%0*lld", kind - SHEET_NUMFMT_ZERO_PAD, (long long)d) < (int)sizeof(out))
+		return rowbuf_add_cell(rb, out, strlen(out));
 	if ((kind == SHEET_NUMFMT_DATE && !sheet_format_date(d, x->date1904, out, sizeof(out))) ||
 	    (kind == SHEET_NUMFMT_TIME && !sheet_format_time(d, out, sizeof(out))) ||
 	    !sheet_format_general(d, out, sizeof(out)))

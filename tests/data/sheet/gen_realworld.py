@@ -12,6 +12,9 @@ Each stands for files found in public projects' test corpora:
 - binary_workbook.xlsb: a binary workbook without VBA -> MACRO_REJECTED
   (its content type is the macro-enabled binary one, PRODUCT §4) with a
   message saying it is an .xlsb to save as .xlsx.
+- zero_padded_formats.xlsx (openpyxl): numbers formatted "00000" (ZIP)
+  and "00000000" (account numbers) keep their leading zeros: 8817 reads
+  "08817" and "00008817", as Excel shows them.
 - html_export.xls, spreadsheetml_2003.xml, sylk_export.slk, dif_export.dif:
   "Export to Excel" files that are not CSV or XLSX -> UNSUPPORTED_MIME.
 Run from this folder: /usr/bin/python3 gen_realworld.py"""
@@ -85,6 +88,29 @@ def main():
     with open(os.path.join(EXP, "binary_workbook.xlsb.json"), "w") as f:
         json.dump({"format": "xlsx", "encoding": "xlsx", "delimiter": None, "error": {"code": "MACRO_REJECTED"}},
                   f, indent=2)
+        f.write("\n")
+    import openpyxl
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["zip", "account", "plain"])
+    ws.append([8817, 4711, 8817])
+    ws["A2"].number_format = "00000"
+    ws["B2"].number_format = "00000000"
+    path = os.path.join(OUT, "zero_padded_formats.xlsx")
+    wb.save(path)
+    # openpyxl stamps the time: rewrite with fixed dates so the file is reproducible.
+    zin = zipfile.ZipFile(path)
+    parts = [(i.filename, zin.read(i.filename)) for i in zin.infolist()]
+    zin.close()
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in parts:
+            if name == "docProps/core.xml":
+                continue
+            z.writestr(zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0)), data)
+    with open(os.path.join(EXP, "zero_padded_formats.xlsx.json"), "w") as f:
+        json.dump({"format": "xlsx", "encoding": "xlsx", "delimiter": None, "headerRow": 1,
+                   "headers": ["zip", "account", "plain"],
+                   "rows": [{"row": 2, "cells": ["08817", "00004711", "8817"]}]}, f, indent=2)
         f.write("\n")
     unsupported("html_export.xls", b"<html><head><meta charset=\"utf-8\"></head><body><table>"
                 b"<tr><td>jobCode</td><td>loadNo</td></tr><tr><td>J1</td><td>1</td></tr></table></body></html>\n")
