@@ -433,14 +433,20 @@ void http_stop(struct http_server *srv, int grace_ms)
 	if (!srv)
 		return;
 	MHD_socket s = MHD_quiesce_daemon(srv->d);
+	/* New connections are refused at once (a listening socket shut down
+	 * accepts nothing); in-flight requests finish. */
 	if (s != MHD_INVALID_SOCKET)
-		close(s);
-	/* In-flight requests finish; new connections are refused. */
+		shutdown(s, SHUT_RDWR);
 	for (int waited = 0; atomic_load(&srv->active) > 0 && waited < grace_ms; waited += 20) {
 		struct timespec ts = {0, 20 * 1000 * 1000};
 		nanosleep(&ts, NULL);
 	}
 	MHD_stop_daemon(srv->d);
+	/* Closed only now: the pool threads take the listening socket out of
+	 * their epoll sets on their own time after the quiesce, and a number
+	 * reused meanwhile would be another descriptor (ThreadSanitizer). */
+	if (s != MHD_INVALID_SOCKET)
+		close(s);
 	lingerer_stop(&srv->lg);
 	free(srv);
 }

@@ -57,6 +57,9 @@ void web_error(struct web_req *w, int status, const char *title, const char *mes
 void web_not_found(struct web_req *w);
 /* 503 when storage failed. */
 void web_unavailable(struct web_req *w);
+/* Answers a failed store call and returns true (NOT_FOUND: 404; database
+ * unreachable: 503; anything else: 500, logged); false when rc is OK. */
+bool web_store_answered(struct web_req *w, enum code rc);
 /* Answers with bytes as they are (downloads, static files). */
 void web_raw(struct web_req *w, int status, const char *content_type, const char *data, size_t len);
 

@@ -252,14 +252,8 @@ static void review_post(struct web_req *w)
 	enum review_outcome outcome;
 	enum code rc = review_confirm(w->app->store, w->a, w->app->cfg.max_rows, w->session->org.id, r.run.id,
 				      w->session->user.id, chosen, r.ncols, &released, &msg, &outcome);
-	if (rc == CODE_NOT_FOUND) {
-		web_not_found(w);
+	if (web_store_answered(w, rc))
 		return;
-	}
-	if (rc) {
-		web_unavailable(w);
-		return;
-	}
 	switch (outcome) {
 	case REVIEW_CONFIRMED:
 		app_hook_call(&w->app->run_queued);

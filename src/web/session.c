@@ -1,11 +1,10 @@
 /* Session cookies. */
-#include "app/app.h"
 #include "session.h"
 
 #include <string.h>
 #include <strings.h>
 
-#include "base/config.h"
+#include "app/app.h"
 
 const char *web_cookie(const struct web_req *w, const char *name)
 {

@@ -136,14 +136,8 @@ const struct web_handler page_keys_mint = {keys_mint};
 static void keys_revoke(struct web_req *w)
 {
 	enum code rc = store_key_revoke(w->app->store, w->session->org.id, web_param(w, "id"));
-	if (rc == CODE_NOT_FOUND) {
-		web_not_found(w);
+	if (web_store_answered(w, rc))
 		return;
-	}
-	if (rc) {
-		web_unavailable(w);
-		return;
-	}
 	log_json("info", "api key revoked", json_pack("{s:s,s:s,s:s}", "keyId", web_param(w, "id"), "orgId",
 						       w->session->org.id, "userId", w->session->user.id));
 	web_redirect(w, "/settings/api-keys?revoked=1");

@@ -1,17 +1,16 @@
 /* The web app's request pipeline: the route table, the session and CSRF
  * gates every page passes, and the ways a page answers. */
-#include "app/app.h"
 #include "web.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
+#include "app/app.h"
 #include "base/clock.h"
-#include "base/config.h"
 #include "base/log.h"
-#include "web/assets.h"
 #include "base/url.h"
+#include "web/assets.h"
 #include "web/csrf.h"
 #include "web/page.h"
 #include "web/session.h"
@@ -126,6 +125,25 @@ void web_unavailable(struct web_req *w)
 {
 	web_error(w, 503, "Service unavailable", "The database did not answer. Try again in a few seconds.");
 	http_add_header(w->req, w->res, "Retry-After", "5");
+}
+
+bool web_store_answered(struct web_req *w, enum code rc)
+{
+	if (rc == CODE_OK)
+		return false;
+	if (rc == CODE_NOT_FOUND) {
+		web_not_found(w);
+		return true;
+	}
+	struct store_failure f = store_last_failure();
+	log_json("error", "store failure", json_pack("{s:s,s:s,s:s,s:s,s:b}", "requestId", w->req->request_id,
+		 "path", w->req->path, "code", code_name(rc), "cause", f.message, "diskFull", f.disk_full));
+	if (rc == CODE_SERVICE_UNAVAILABLE)
+		web_unavailable(w);
+	else
+		web_error(w, 500, "Something went wrong", "The request failed on our side and was logged; "
+			  "trying again will not help. Tell your administrator the time it happened.");
+	return true;
 }
 
 /* ---- request ---- */
