@@ -22,6 +22,7 @@ enum { ROUTE_PUBLIC = 1 };
 
 static const struct route routes[] = {
 	{"GET", "/healthz", (void *)&ep_healthz, ROUTE_PUBLIC},
+	{"GET", "/readyz", (void *)&ep_readyz, ROUTE_PUBLIC},
 	{"GET", "/api/v1/openapi.json", (void *)&ep_openapi, ROUTE_PUBLIC},
 	{"GET", "/api/v1/whoami", (void *)&ep_whoami, 0},
 	{"GET", "/v1/whoami", (void *)&ep_whoami, 0},

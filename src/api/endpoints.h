@@ -7,6 +7,7 @@
 extern const struct endpoint ep_whoami;
 extern const struct endpoint ep_openapi;
 extern const struct endpoint ep_healthz;
+extern const struct endpoint ep_readyz;
 extern const struct endpoint ep_import_upload;
 extern const struct endpoint ep_run_get;
 extern const struct endpoint ep_run_list;

@@ -537,7 +537,7 @@ json_t *openapi_schemas(void)
 	put(s, "LocationList", list_of("Location", "A page of locations matching the search."));
 	put(s, "Organization", organization());
 	put(s, "ApiKey", api_key());
-	put(s, "Health", object_of(NULL, "status", "status", const_str("ok"), NULL));
+	put(s, "Health", object_of(NULL, "status", "status", str_enum("ok ready"), NULL));
 	put(s, "JobsField", jobs_field());
 	put(s, "JobsRow", jobs_row());
 	return s;

@@ -21,7 +21,7 @@ struct dispatch_req {
 
 static bool is_api_path(const char *p)
 {
-	return !strncmp(p, "/api/", 5) || !strncmp(p, "/v1/", 4) || !strcmp(p, "/healthz");
+	return !strncmp(p, "/api/", 5) || !strncmp(p, "/v1/", 4) || !strcmp(p, "/healthz") || !strcmp(p, "/readyz");
 }
 
 /* The error reference pages, served under the path part of the docs URL. */

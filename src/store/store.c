@@ -236,3 +236,13 @@ void store_bound_waits(struct store *st, int64_t lease_ms)
 	}
 	pthread_mutex_unlock(&st->lock);
 }
+
+enum code store_ready(struct store *st)
+{
+	struct db_res *r = NULL;
+	enum code rc = store_exec1(st, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations", NULL, 0, &r);
+	if (!rc && db_res_int(r, 0, 0) < migrations[migrations_count - 1].version)
+		rc = CODE_INTERNAL_ERROR;
+	db_res_free(r);
+	return rc;
+}

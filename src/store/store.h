@@ -37,6 +37,10 @@ struct store_failure store_last_failure(void);
  * thus holds nobody up for long, and its late commit fails (its session
  * is gone, and its final move matches only while it holds the lease). */
 void store_bound_waits(struct store *st, int64_t lease_ms);
+/* Readiness: CODE_OK when the database answers and has every migration of
+ * this binary applied; CODE_SERVICE_UNAVAILABLE when it cannot be reached;
+ * CODE_INTERNAL_ERROR when its schema is behind. */
+enum code store_ready(struct store *st);
 /* Cheap liveness probe: CODE_OK or CODE_SERVICE_UNAVAILABLE. */
 enum code store_ping(struct store *st);
 
