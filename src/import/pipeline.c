@@ -118,6 +118,9 @@ static enum code write_rows(struct store_tx *tx, struct arena *a, const struct p
 {
 	struct write_ctx w = {.tx = tx, .a = a, .org_id = run->org_id, .run_id = run->id, .map = &p->map};
 	writer_init(&w);
+	enum code lrc = writer_lock_keys(&w, p->rows, p->nrows);
+	if (lrc)
+		return lrc;
 	struct strmap *first_seen = strmap_new(a), *jobs_written = strmap_new(a);
 	for (int i = 0; i < p->nrows; i++) {
 		struct row *r = &p->rows[i];

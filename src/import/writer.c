@@ -2,6 +2,7 @@
  * the Project, the address groups and the Load.  Runs inside the run's
  * transaction; any storage error aborts the whole run attempt. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/ids.h"
@@ -379,4 +380,61 @@ enum code writer_row(struct write_ctx *w, struct row *r, bool first_of_job)
 	order_ids(w, r, l.id, p.id);
 	r->bucket = BUCKET_SUCCEEDED;
 	return CODE_OK;
+}
+
+/* 64-bit FNV-1a of org, a kind letter and a key: the lock key of one
+ * natural key (a collision only makes two imports wait for each other). */
+static int64_t lock_key(const char *org_id, char kind, const char *key)
+{
+	uint64_t h = 1469598103934665603ULL;
+	const char *parts[] = {org_id, (char[]){kind, 0}, key};
+	for (size_t i = 0; i < 3; i++)
+		for (const unsigned char *p = (const unsigned char *)parts[i]; *p; p++)
+			h = (h ^ *p) * 1099511628211ULL;
+	return (int64_t)h;
+}
+
+static int cmp_keys(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The key of the location an address group would resolve to: its name's,
+ * or its address's when it has a street; NULL when none. */
+static const char *group_key(struct write_ctx *w, const struct row *r, enum field_group g, char *ret_kind)
+{
+	const char *name = part(r, g, PART_NAME), *street = part(r, g, PART_STREET);
+	const char *city = part(r, g, PART_CITY), *state = part(r, g, PART_STATE), *zip = part(r, g, PART_ZIP);
+	if (name) {
+		*ret_kind = 'n';
+		return name_key(w->a, name, strlen(name));
+	}
+	if (!street)
+		return NULL;
+	*ret_kind = 'a';
+	return name_address_key(w->a, street, strlen(street), city, city ? strlen(city) : 0, state, state ? 2 : 0,
+				zip, zip ? strlen(zip) : 0);
+}
+
+enum code writer_lock_keys(struct write_ctx *w, const struct row *rows, int n)
+{
+	static const enum field_group groups[] = {GROUP_PICKUP, GROUP_DROPOFF, GROUP_PROJECT_PICKUP,
+						  GROUP_PROJECT_DROPOFF};
+	int64_t *keys = arena_alloc(w->a, sizeof(int64_t) * ((size_t)n * 5 + 1));
+	int k = 0;
+	for (int i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+		if (r->bucket == BUCKET_FAILED)
+			continue;
+		keys[k++] = lock_key(w->org_id, 'j', val(r, FIELD_JOB_CODE));
+		for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
+			char kind;
+			const char *key = group_key(w, r, groups[g], &kind);
+			if (key)
+				keys[k++] = lock_key(w->org_id, kind, key);
+		}
+	}
+	qsort(keys, (size_t)k, sizeof(int64_t), cmp_keys);
+	return store_tx_lock_keys(w->tx, keys, k);
 }

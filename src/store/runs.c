@@ -378,3 +378,22 @@ enum code store_results_page(struct store *st, const char *run_id, const char *b
 	db_res_free(r);
 	return CODE_OK;
 }
+
+enum code store_tx_lock_keys(struct store_tx *tx, const int64_t *keys, int n)
+{
+	if (db_kind(tx->db) != DB_POSTGRES || n == 0)
+		return CODE_OK;
+	/* One round trip: the array is already sorted, and unnest yields its
+	 * elements in order, so the locks are taken in that order. */
+	struct buf b;
+	buf_init(&b, (size_t)n * 24 + 8);
+	buf_putc(&b, '{');
+	for (int i = 0; i < n; i++)
+		buf_printf(&b, "%s%lld", i ? "," : "", (long long)keys[i]);
+	buf_putc(&b, '}');
+	struct db_param p[] = {P_TXT(buf_str(&b))};
+	enum code rc = db_exec(tx->db, "SELECT pg_advisory_xact_lock(k) FROM unnest(CAST($1 AS BIGINT[])) AS k",
+			       p, 1, NULL);
+	buf_done(&b);
+	return rc;
+}

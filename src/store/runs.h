@@ -95,6 +95,12 @@ void store_tx_abort(struct store_tx *tx);
 enum code store_tx_savepoint(struct store_tx *tx);
 enum code store_tx_rollback_savepoint(struct store_tx *tx);
 bool store_tx_is_postgres(const struct store_tx *tx);
+/* Takes transaction-scoped locks on keys (n of them, sorted ascending,
+ * duplicates allowed), in that order: imports that share natural keys
+ * then wait for one another instead of deadlocking on rows taken in file
+ * order.  PostgreSQL advisory locks; a no-op on SQLite, whose writers are
+ * serialized anyway. */
+enum code store_tx_lock_keys(struct store_tx *tx, const int64_t *keys, int n);
 
 enum code store_run_move_tx(struct store_tx *tx, const char *id, const struct run_move *m, bool *ret_moved);
 /* bucket: "succeeded" | "warnings" | "failed" | "skipped"; body is JSON text. */
