@@ -9,7 +9,7 @@ PY         ?= /usr/bin/python3
 FUZZ_SECONDS ?= 300
 SMOKE_SECONDS ?= 30
 
-.PHONY: all deps run check unit lint fuzz fuzz-smoke api bench clean docs tsan
+.PHONY: all deps run check unit lint fuzz fuzz-smoke api bench clean docs tsan deb deb-check
 
 all: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -73,9 +73,17 @@ tsan: deps $(TSAN_BUILD)/build.ninja
 bench: all
 	@scripts/bench $(BUILD)
 
+# Debian package (debhelper, in build-deb/) and its check: lintian, units
+# verified, unpacked into a scratch root and run (CI runs deb-check).
+deb: deps
+	@scripts/deb
+
+deb-check: deps
+	@scripts/deb-check
+
 # Regenerates docs/errors.md and docs/openapi.json from the code table.
 docs: all
 	$(BUILD)/loadline docs write
 
 clean:
-	rm -rf $(BUILD) $(SAN_BUILD) $(FUZZ_BUILD) $(TSAN_BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD) $(FUZZ_BUILD) $(TSAN_BUILD) build-deb

@@ -16,6 +16,8 @@ static const struct {
 	{"migrate", cli_migrate, "migrate                                   apply schema migrations"},
 	{"admin", cli_admin, "admin COMMAND ...                         operator commands (admin help)"},
 	{"inspect", cli_inspect, "inspect FILE                              print what the readers see, as JSON"},
+	{"push", cli_push, "push FILE [--dry-run] [--no-wait] [--results DIR] [--json]  import a file through the API"},
+	{"runs", cli_runs, "runs [--limit N] [--json]                 list recent import runs"},
 	{"docs", cli_docs, "docs write|check                          generate docs/ from the code table"},
 };
 
@@ -24,6 +26,7 @@ static void usage(FILE *f)
 	fputs("usage: loadline [--db URL] COMMAND ...\n\ncommands:\n", f);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %s\n", commands[i].help);
+	fputs("  --version                                 print the version\n", f);
 	fputs("\nAll commands take --db URL (default sqlite:./data/loadline.db, or $LOADLINE_DB).\n", f);
 }
 
@@ -65,6 +68,10 @@ int main(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("loadline %s\n", LOADLINE_VERSION);
+		return 0;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))

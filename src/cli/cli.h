@@ -14,5 +14,8 @@ int cli_migrate(struct app *app, int argc, char **argv);
 int cli_admin(struct app *app, int argc, char **argv);
 int cli_inspect(struct app *app, int argc, char **argv);
 int cli_docs(struct app *app, int argc, char **argv);
+/* The API client (PRODUCT §9): talks HTTP to a server, not to a database. */
+int cli_push(struct app *app, int argc, char **argv);
+int cli_runs(struct app *app, int argc, char **argv);
 
 #endif

@@ -1,12 +1,7 @@
 /* GCRA: each key stores its theoretical arrival time (TAT).  A request at
  * time t is allowed when TAT - t <= window - interval; it then moves TAT on
  * by one interval.  Keys hash into stripes with their own locks, so one
- * token's flood never waits on another organization's requests.
- *
- * Exact at any rate: times are kept in units of 1/limit millisecond, so the
- * interval (window / limit) is a whole number of units (window_ms) and no
- * rate is rounded — 1,000,000/1s is a million a second, not the thousand a
- * millisecond clock would round it to. */
+ * token's flood never waits on another organization's requests. */
 #include "ratelimit.h"
 
 #include <pthread.h>
@@ -16,11 +11,9 @@
 
 #define STRIPES 64
 
-typedef __int128 units;   /* 1/limit ms */
-
 struct entry {
 	struct entry *next;
-	units tat;
+	__int128 tat;       /* theoretical arrival time, in 1/limit ns */
 	char key[48];
 };
 
@@ -29,10 +22,14 @@ struct stripe {
 	struct entry *head;
 };
 
+/* Time is kept in units of 1/limit nanosecond, so one request's interval
+ * (window / limit) is exactly window_ns units: no rounding at any rate,
+ * 1,000,000/1s or 100000/60s alike.  128 bits hold epoch nanoseconds times
+ * any int limit without overflow. */
 struct ratelimit {
 	int limit;
-	int64_t window_ms;
-	units window, interval;
+	int64_t window_ns;
+	__int128 window, interval;   /* scaled units */
 	struct stripe stripes[STRIPES];
 };
 
@@ -42,9 +39,9 @@ struct ratelimit *ratelimit_new(int limit, int64_t window_ms)
 	if (!rl)
 		abort();
 	rl->limit = limit > 0 ? limit : 1;
-	rl->window_ms = window_ms > 0 ? window_ms : 1000;
-	rl->interval = rl->window_ms;
-	rl->window = (units)rl->window_ms * rl->limit;
+	rl->window_ns = (window_ms > 0 ? window_ms : 1000) * 1000000LL;
+	rl->interval = rl->window_ns;
+	rl->window = (__int128)rl->window_ns * rl->limit;
 	for (int i = 0; i < STRIPES; i++)
 		pthread_mutex_init(&rl->stripes[i].lock, NULL);
 	return rl;
@@ -88,30 +85,31 @@ static struct entry *find(struct stripe *s, const char *key)
 	return e;
 }
 
-/* Whole seconds (rounded up) in u units of 1/limit ms. */
-static int ceil_s(const struct ratelimit *rl, units u)
+/* Scaled units to whole seconds, rounded up. */
+static int ceil_s(const struct ratelimit *rl, __int128 units)
 {
-	if (u <= 0)
+	if (units <= 0)
 		return 0;
-	units per_s = (units)rl->limit * 1000;
-	return (int)((u + per_s - 1) / per_s);
+	__int128 per_s = (__int128)1000000000 * rl->limit;
+	return (int)((units + per_s - 1) / per_s);
 }
 
-struct ratelimit_verdict ratelimit_take(struct ratelimit *rl, const char *key, int64_t now_ms)
+struct ratelimit_verdict ratelimit_take_ns(struct ratelimit *rl, const char *key, int64_t now_ns)
 {
 	struct stripe *s = &rl->stripes[hash(key) % STRIPES];
 	struct ratelimit_verdict v = {.limit = rl->limit};
-	units now = (units)now_ms * rl->limit, tolerance = rl->window - rl->interval;
+	__int128 now = (__int128)now_ns * rl->limit;
+	__int128 tolerance = rl->window - rl->interval;
 	pthread_mutex_lock(&s->lock);
 	struct entry *e = find(s, key);
-	units tat = e->tat > now ? e->tat : now;
+	__int128 tat = e->tat > now ? e->tat : now;
 	if (tat - now <= tolerance) {
 		v.allowed = true;
 		e->tat = tat + rl->interval;
 	}
-	units ahead = e->tat > now ? e->tat - now : 0;   /* how full the bucket is */
+	__int128 ahead = e->tat > now ? e->tat - now : 0;   /* how full the bucket is */
 	pthread_mutex_unlock(&s->lock);
-	units room = rl->window - ahead;
+	__int128 room = rl->window - ahead;
 	v.remaining = room > 0 ? (int)(room / rl->interval) : 0;
 	if (v.remaining > rl->limit)
 		v.remaining = rl->limit;
@@ -122,4 +120,9 @@ struct ratelimit_verdict ratelimit_take(struct ratelimit *rl, const char *key, i
 			v.retry_after_s = 1;
 	}
 	return v;
+}
+
+struct ratelimit_verdict ratelimit_take(struct ratelimit *rl, const char *key, int64_t now_ms)
+{
+	return ratelimit_take_ns(rl, key, now_ms * 1000000LL);
 }

@@ -20,7 +20,10 @@ struct ratelimit_verdict {
 /* limit requests per window_ms, all of which may come at once (burst = limit). */
 struct ratelimit *ratelimit_new(int limit, int64_t window_ms);
 void ratelimit_free(struct ratelimit *rl);
-/* Counts one request for key at time now_ms. */
+/* Counts one request for key at time now_ns (nanoseconds, any epoch).
+ * Exact at any rate: the limit enforced is the limit configured. */
+struct ratelimit_verdict ratelimit_take_ns(struct ratelimit *rl, const char *key, int64_t now_ns);
+/* The same with a millisecond clock. */
 struct ratelimit_verdict ratelimit_take(struct ratelimit *rl, const char *key, int64_t now_ms);
 
 #endif

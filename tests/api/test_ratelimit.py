@@ -103,3 +103,17 @@ def test_unauthenticated_requests_do_not_spend_a_token(start_server):
     r = srv.get("/api/v1/whoami")
     assert r.status_code == 200
     assert _int_header(r, "RateLimit-Remaining") == 1
+
+
+def test_high_rates_are_exact(start_server):
+    """Issue 11 goal 7 / issue 12 "Rate limit rounded": 100000/60s used to
+    mean 60,000 (a whole-millisecond interval) while the header said
+    100,000.  The budget left after the first request shows the limit the
+    server really enforces."""
+    srv = start_server(env={"LOADLINE_RATE_LIMIT": "100000/60s"})
+    r = srv.get("/api/v1/whoami")
+    assert r.status_code == 200, r.text
+    assert _int_header(r, "RateLimit-Limit") == 100000
+    assert _int_header(r, "RateLimit-Remaining") == 99999
+    r = srv.get("/api/v1/whoami")
+    assert _int_header(r, "RateLimit-Remaining") in (99998, 99999)

@@ -217,6 +217,49 @@ static void test_ratelimit_exact_at_any_rate(void **state)
 	ratelimit_free(rl);
 }
 
+/* Issue 11 goal 7 / issue 12: the limit enforced is the limit configured,
+ * at any rate.  A bucket of N allows exactly N at once, then exactly one
+ * more per window/N, and the whole window refills exactly N. */
+static void exact_rate(int limit, int64_t window_ms)
+{
+	struct ratelimit *rl = ratelimit_new(limit, window_ms);
+	int64_t t = 1764000000LL * 1000000000LL;   /* an epoch time in ns */
+	int allowed = 0;
+	for (int i = 0; i < limit + 10; i++)
+		allowed += ratelimit_take_ns(rl, "k", t).allowed;
+	assert_int_equal(allowed, limit);
+	struct ratelimit_verdict v = ratelimit_take_ns(rl, "k", t);
+	assert_false(v.allowed);
+	assert_int_equal(v.limit, limit);
+	/* Half a window later exactly half the budget is back (limits here
+	 * are even), and after a full window all of it. */
+	int64_t window_ns = window_ms * 1000000LL;
+	allowed = 0;
+	for (int i = 0; i < limit; i++)
+		allowed += ratelimit_take_ns(rl, "k", t + window_ns / 2).allowed;
+	assert_int_equal(allowed, limit / 2);
+	allowed = 0;
+	for (int i = 0; i < limit + 10; i++)
+		allowed += ratelimit_take_ns(rl, "k", t + window_ns / 2 + window_ns).allowed;
+	assert_int_equal(allowed, limit);
+	ratelimit_free(rl);
+}
+
+static void test_ratelimit_exact(void **state)
+{
+	(void)state;
+	exact_rate(1000000, 1000);
+	exact_rate(100000, 60000);
+	/* A rate whose interval is not a whole number of ns (1 s / 3). */
+	struct ratelimit *rl = ratelimit_new(3, 1000);
+	int64_t t = 5000000000LL;
+	for (int i = 0; i < 3; i++)
+		assert_true(ratelimit_take_ns(rl, "k", t).allowed);
+	assert_false(ratelimit_take_ns(rl, "k", t + 333333333).allowed);
+	assert_true(ratelimit_take_ns(rl, "k", t + 333333334).allowed);
+	ratelimit_free(rl);
+}
+
 static void test_duration_and_html(void **state)
 {
 	(void)state;
@@ -251,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_problem),
 		cmocka_unit_test(test_ratelimit),
 		cmocka_unit_test(test_ratelimit_exact_at_any_rate),
+		cmocka_unit_test(test_ratelimit_exact),
 		cmocka_unit_test(test_duration_and_html),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

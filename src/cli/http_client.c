@@ -1,0 +1,130 @@
+/* libcurl easy interface, one handle per request: the client makes a few
+ * requests a minute, so reuse would buy nothing and cost shared state. */
+#include "http_client.h"
+
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Responses are JSON documents of at most one page of results. */
+#define BODY_MAX (64u << 20)
+
+static size_t on_body(char *p, size_t size, size_t n, void *ctx)
+{
+	struct hc_response *res = ctx;
+	return buf_append(&res->body, p, size * n) ? 0 : size * n;
+}
+
+static void header_value(const char *line, size_t len, const char *name, char *out, size_t cap)
+{
+	size_t nl = strlen(name);
+	if (len <= nl + 1 || strncasecmp(line, name, nl) || line[nl] != ':')
+		return;
+	const char *v = line + nl + 1, *end = line + len;
+	while (v < end && (*v == ' ' || *v == '\t'))
+		v++;
+	while (end > v && (end[-1] == '\r' || end[-1] == '\n' || end[-1] == ' '))
+		end--;
+	snprintf(out, cap, "%.*s", (int)(end - v), v);
+}
+
+static size_t on_header(char *p, size_t size, size_t n, void *ctx)
+{
+	struct hc_response *res = ctx;
+	size_t len = size * n;
+	char ra[32] = "";
+	header_value(p, len, "ETag", res->etag, sizeof res->etag);
+	header_value(p, len, "Location", res->location, sizeof res->location);
+	header_value(p, len, "Retry-After", ra, sizeof ra);
+	if (*ra) {
+		char *end;
+		long v = strtol(ra, &end, 10);
+		if (end != ra && !*end && v >= 0 && v <= 3600)
+			res->retry_after_s = (int)v;
+	}
+	return len;
+}
+
+static int on_progress(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+	(void)ctx;
+	(void)dltotal;
+	(void)dlnow;
+	if (ultotal > 0)
+		fprintf(stdout, "\ruploading %3d%% (%lld of %lld bytes)", (int)(ulnow * 100 / ultotal),
+			(long long)ulnow, (long long)ultotal);
+	fflush(stdout);
+	return 0;
+}
+
+static struct curl_slist *headers(const struct hc_request *rq)
+{
+	struct curl_slist *h = curl_slist_append(NULL, "Accept: application/json");
+	char line[600];
+	if (rq->token) {
+		snprintf(line, sizeof line, "Authorization: Bearer %s", rq->token);
+		h = curl_slist_append(h, line);
+	}
+	if (rq->if_none_match) {
+		snprintf(line, sizeof line, "If-None-Match: %s", rq->if_none_match);
+		h = curl_slist_append(h, line);
+	}
+	if (rq->dry_run)
+		h = curl_slist_append(h, "Service-Dry-Run: true");
+	return h;
+}
+
+int hc_perform(const struct hc_request *rq, struct hc_response *res)
+{
+	memset(res, 0, sizeof *res);
+	buf_init(&res->body, BODY_MAX);
+	res->retry_after_s = -1;
+	CURL *c = curl_easy_init();
+	if (!c) {
+		snprintf(res->error, sizeof res->error, "cannot start libcurl");
+		return -1;
+	}
+	struct curl_slist *h = headers(rq);
+	curl_mime *mime = NULL;
+	curl_easy_setopt(c, CURLOPT_URL, rq->url);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, res);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, res);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "loadline-push/" LOADLINE_VERSION);
+	if (rq->file_path) {
+		mime = curl_mime_init(c);
+		curl_mimepart *part = curl_mime_addpart(mime);
+		curl_mime_name(part, "file");
+		curl_mime_filedata(part, rq->file_path);
+		curl_easy_setopt(c, CURLOPT_MIMEPOST, mime);
+	}
+	if (rq->progress) {
+		curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+	}
+	CURLcode rc = curl_easy_perform(c);
+	if (rq->progress)
+		fputc('\n', stdout);
+	if (rc == CURLE_OK) {
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &res->status);
+	} else {
+		snprintf(res->error, sizeof res->error, "%s", curl_easy_strerror(rc));
+		res->status = 0;
+	}
+	curl_mime_free(mime);
+	curl_slist_free_all(h);
+	curl_easy_cleanup(c);
+	return rc == CURLE_OK ? 0 : -1;
+}
+
+void hc_response_done(struct hc_response *res)
+{
+	buf_done(&res->body);
+}

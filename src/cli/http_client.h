@@ -1,0 +1,36 @@
+/* A small blocking HTTP client over libcurl for the command-line client
+ * (`loadline push`, `loadline runs`): one request at a time, the body kept
+ * in a capped buffer, the few response headers the client acts on kept. */
+#ifndef LOADLINE_CLI_HTTP_CLIENT_H
+#define LOADLINE_CLI_HTTP_CLIENT_H
+
+#include <stdbool.h>
+
+#include "base/buf.h"
+
+struct hc_request {
+	const char *method;         /* "GET" or "POST" */
+	const char *url;            /* absolute */
+	const char *token;          /* Bearer token, or NULL */
+	const char *if_none_match;  /* or NULL */
+	bool dry_run;               /* sends Service-Dry-Run: true */
+	const char *file_path;      /* POST: multipart part "file" from this path */
+	bool progress;              /* upload progress on stdout (a terminal) */
+};
+
+struct hc_response {
+	long status;                /* 0 when the request did not complete */
+	struct buf body;
+	char etag[128];
+	char location[512];
+	int retry_after_s;          /* -1 when absent */
+	char error[256];            /* transport error, when status is 0 */
+};
+
+/* Performs the request; returns 0 when an HTTP response arrived (any
+ * status), -1 on a transport error (message in res->error).  The caller
+ * frees res with hc_response_done. */
+int hc_perform(const struct hc_request *rq, struct hc_response *res);
+void hc_response_done(struct hc_response *res);
+
+#endif

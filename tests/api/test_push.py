@@ -1,0 +1,187 @@
+"""`loadline push FILE` and `loadline runs` (PRODUCT §9) against the real
+server: every exit status (0 SUCCEEDED/SKIPPED, 2 PARTIAL, 3 FAILED,
+4 staged, 1 authentication/network/usage), what it prints with and without
+a terminal, --results, --json, --dry-run, --no-wait, retries on 429."""
+import csv
+import io
+import json
+import os
+import pty
+import select
+import subprocess
+import time
+
+from harness.jobs import csv_bytes, csv_text, row, rows
+from harness.net import free_port
+from harness.server import child_env, loadline_bin, sanitizer_reports
+from .test_imports_staging import messy_file
+
+
+def _env(srv, token=None, **extra):
+    env = {"LOADLINE_URL": srv.base_url if srv else None,
+           "LOADLINE_TOKEN": srv.token if token is None and srv else token,
+           "LOADLINE_POLL_MS": "50"}
+    env.update(extra)
+    return child_env(env)
+
+
+def push(srv, tmp_path, data, *args, token=None, name="loads.csv", env=None):
+    """Runs `loadline push` without a terminal; returns (rc, stdout, stderr)."""
+    f = tmp_path / name
+    f.write_bytes(data)
+    p = subprocess.run([loadline_bin(), "push", str(f)] + list(args), capture_output=True,
+                       env=env or _env(srv, token), timeout=120)
+    out, err = p.stdout.decode(), p.stderr.decode()
+    assert not sanitizer_reports(err), err
+    return p.returncode, out, err
+
+
+def push_tty(srv, tmp_path, data, *args):
+    """Runs `loadline push` with stdout on a pseudo-terminal."""
+    f = tmp_path / "loads.csv"
+    f.write_bytes(data)
+    master, slave = pty.openpty()
+    p = subprocess.Popen([loadline_bin(), "push", str(f)] + list(args), stdout=slave,
+                         stderr=subprocess.PIPE, env=_env(srv))
+    os.close(slave)
+    chunks = []
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        r, _, _ = select.select([master], [], [], 1.0)
+        if r:
+            try:
+                b = os.read(master, 4096)
+            except OSError:   # EIO: the child closed the terminal
+                break
+            if not b:
+                break
+            chunks.append(b)
+        elif p.poll() is not None:
+            break
+    os.close(master)
+    rc = p.wait(timeout=30)
+    err = p.stderr.read().decode()
+    assert not sanitizer_reports(err), err
+    return rc, b"".join(chunks).decode(), err
+
+
+def test_succeeded_then_skipped_plain_lines(server, tmp_path):
+    """Exit 0 on SUCCEEDED and on the identical re-push (SKIPPED); without a
+    terminal nothing is animated: plain lines, no carriage returns."""
+    data = csv_bytes(rows(3, job="J-PUSH"))
+    rc, out, err = push(server, tmp_path, data)
+    assert rc == 0, (out, err)
+    assert "\r" not in out and "uploading" not in out, out
+    last = out.strip().splitlines()[-1]
+    assert "SUCCEEDED: 3 succeeded, 0 warnings, 0 failed, 0 skipped" in last, out
+    rc, out, err = push(server, tmp_path, data)
+    assert rc == 0, (out, err)
+    assert " SKIPPED: " in out.strip().splitlines()[-1], out
+
+
+def test_partial_exit_2_with_results_dir(server, tmp_path):
+    """Exit 2 on PARTIAL; --results DIR writes every non-empty bucket as
+    DIR/<bucket>.csv, formula-safe."""
+    recs = rows(2, job="J-PART") + [row(3, job="J-PART", loadDate="")]
+    recs[0]["notes"] = "=HYPERLINK(1)"
+    out_dir = tmp_path / "res"
+    rc, out, err = push(server, tmp_path, csv_bytes(recs), "--results", str(out_dir))
+    assert rc == 2, (out, err)
+    assert " PARTIAL: 2 succeeded, 0 warnings, 1 failed" in out, out
+    assert sorted(os.listdir(out_dir)) == ["failed.csv", "succeeded.csv"]
+    failed = list(csv.reader(io.StringIO((out_dir / "failed.csv").read_text())))
+    assert failed[0][:4] == ["rowIndex", "jobCode", "loadNo", "code"]
+    assert failed[1][0] == "4" and failed[1][3] == "MISSING_REQUIRED", failed
+    ok = list(csv.reader(io.StringIO((out_dir / "succeeded.csv").read_text())))
+    assert [r[0] for r in ok[1:]] == ["2", "3"], ok
+
+
+def test_failed_exit_3_json(server, tmp_path):
+    """Exit 3 on FAILED; --json prints the final run resource."""
+    data = csv_text([row(1, job="J-NULP")]).encode().replace(b"note 1", b"no\x00te")
+    rc, out, err = push(server, tmp_path, data, "--json")
+    assert rc == 3, (out, err)
+    run = json.loads(out)
+    assert run["state"] == "FAILED" and run["error"]["code"] == "MALFORMED_CSV", run
+
+
+def test_staged_exit_4_prints_review_url(start_server, tmp_path):
+    """Exit 4 when the run is staged for review; the review URL is printed."""
+    srv = start_server(env={"LOADLINE_APP_URL": "https://app.loadline.test"})
+    rc, out, err = push(srv, tmp_path, messy_file("PUSH"))
+    assert rc == 4, (out, err)
+    assert "staged for review: https://app.loadline.test/imports/runs/run_" in out, out
+
+
+def test_bad_token_exit_1_names_the_code(server, tmp_path, foreign_token):
+    """Exit 1 on 401, with the problem's code on stderr; no token at all is a
+    usage error before any request."""
+    rc, out, err = push(server, tmp_path, csv_bytes(rows(1)), token=foreign_token)
+    assert rc == 1, (out, err)
+    assert "401 UNAUTHORIZED" in err, err
+    env = _env(server)
+    env.pop("LOADLINE_TOKEN")
+    rc, out, err = push(server, tmp_path, csv_bytes(rows(1)), env=env)
+    assert rc == 1 and "LOADLINE_TOKEN" in err, (out, err)
+
+
+def test_server_down_exit_1(tmp_path):
+    port = free_port()
+    env = child_env({"LOADLINE_URL": "http://127.0.0.1:%d" % port, "LOADLINE_TOKEN": "ll_live_x"})
+    rc, out, err = push(None, tmp_path, csv_bytes(rows(1)), env=env)
+    assert rc == 1, (out, err)
+    assert "cannot reach http://127.0.0.1:%d" % port in err, err
+
+
+def test_terminal_shows_upload_progress(server, tmp_path):
+    """On a terminal: upload progress, then the run's state and counts."""
+    rc, out, err = push_tty(server, tmp_path, csv_bytes(rows(4, job="J-TTY")))
+    assert rc == 0, (out, err)
+    assert "uploading 100%" in out, out
+    assert "SUCCEEDED: 4 succeeded" in out, out
+
+
+def test_no_wait_and_dry_run(server, tmp_path):
+    """--no-wait prints the run after the 202 and exits 0; --dry-run sends
+    Service-Dry-Run: true."""
+    rc, out, err = push(server, tmp_path, csv_bytes(rows(2, job="J-NW")), "--no-wait", "--dry-run", "--json")
+    assert rc == 0, (out, err)
+    run = json.loads(out)
+    assert run["dryRun"] is True and run["id"].startswith("run_"), run
+
+
+def test_waits_and_retries_on_429(start_server, tmp_path):
+    """A token over its rate limit gets 429 with Retry-After: push waits and
+    retries instead of failing, and still exits 0."""
+    srv = start_server(env={"LOADLINE_RATE_LIMIT": "2/1s"})
+    while srv.get("/api/v1/whoami").status_code != 429:   # spend the budget
+        pass
+    rc, out, err = push(srv, tmp_path, csv_bytes(rows(2, job="J-429")))
+    assert rc == 0, (out, err)
+    assert "answered 429, retrying" in err, err
+    assert "SUCCEEDED" in out
+
+
+def test_runs_lists_recent_runs(server, tmp_path):
+    for i in range(3):
+        assert push(server, tmp_path, csv_bytes(rows(1, job="J-RUNS%d" % i)))[0] == 0
+    p = subprocess.run([loadline_bin(), "runs", "--limit", "2"], capture_output=True, env=_env(server),
+                       timeout=60)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.decode().strip().splitlines()
+    assert len(lines) == 2 and all(" SUCCEEDED " in ln for ln in lines), lines
+    p = subprocess.run([loadline_bin(), "runs", "--limit", "0"], capture_output=True, env=_env(server))
+    assert p.returncode == 1
+
+
+def test_409_follows_the_existing_run(start_server, tmp_path):
+    """The same file pushed while its first run is still queued answers 409
+    IMPORT_IN_PROGRESS: push follows existingRunUrl instead of failing."""
+    from harness.jobs import accepted_run, upload
+    srv = start_server(workers=0)   # nothing claims the run: it stays QUEUED
+    data = csv_bytes(rows(2, job="J-409"))
+    first = accepted_run(upload(srv, data))
+    rc, out, err = push(srv, tmp_path, data, "--no-wait")
+    assert rc == 0, (out, err)
+    assert "already being imported: following /api/v1/imports/runs/%s" % first["id"] in out, out
+    assert "%s QUEUED" % first["id"] in out, out
