@@ -4,11 +4,12 @@
 BUILD      ?= build
 SAN_BUILD  ?= build-san
 FUZZ_BUILD ?= build-fuzz
+TSAN_BUILD ?= build-tsan
 PY         ?= /usr/bin/python3
 FUZZ_SECONDS ?= 300
 SMOKE_SECONDS ?= 30
 
-.PHONY: all deps run check unit lint fuzz fuzz-smoke api bench clean docs deb deb-check
+.PHONY: all deps run check unit lint fuzz fuzz-smoke api bench clean docs tsan deb deb-check
 
 all: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -21,6 +22,9 @@ $(BUILD)/build.ninja:
 
 $(SAN_BUILD)/build.ninja:
 	meson setup $(SAN_BUILD) -Db_sanitize=address,undefined -Db_lundef=false
+
+$(TSAN_BUILD)/build.ninja:
+	meson setup $(TSAN_BUILD) -Db_sanitize=thread -Db_lundef=false
 
 $(FUZZ_BUILD)/build.ninja:
 	CC=clang meson setup $(FUZZ_BUILD) -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false
@@ -55,6 +59,18 @@ fuzz-smoke: deps $(FUZZ_BUILD)/build.ninja
 	ninja -C $(FUZZ_BUILD)
 	@scripts/fuzz $(FUZZ_BUILD) $(SMOKE_SECONDS)
 
+# ThreadSanitizer: the concurrency tests (workers, heartbeat, sweepers,
+# mailer, HTTP pool, lingering, the OIDC refresher) against a TSan build;
+# any report fails the test that produced it (tests/harness/server.py).
+TSAN_TESTS ?= tests/api/test_recovery.py tests/api/test_staging.py tests/api/test_imports_staging.py \
+	tests/api/test_imports_runs.py tests/api/test_locations.py tests/api/test_lifecycle.py \
+	tests/api/test_ratelimit.py tests/api/test_robustness.py tests/api/test_connections.py \
+	tests/api/test_imports_lifecycle.py tests/web/test_sso.py tests/web/test_sso_hanging_provider.py
+tsan: deps $(TSAN_BUILD)/build.ninja
+	ninja -C $(TSAN_BUILD)
+	meson test -C $(TSAN_BUILD) --print-errorlogs dispatch store http base
+	LOADLINE_BIN=$(abspath $(TSAN_BUILD))/loadline $(PY) -m pytest -q -p no:cacheprovider $(TSAN_TESTS)
+
 bench: all
 	@scripts/bench $(BUILD)
 
@@ -71,4 +87,4 @@ docs: all
 	$(BUILD)/loadline docs write
 
 clean:
-	rm -rf $(BUILD) $(SAN_BUILD) $(FUZZ_BUILD) build-deb
+	rm -rf $(BUILD) $(SAN_BUILD) $(FUZZ_BUILD) $(TSAN_BUILD) build-deb

@@ -29,14 +29,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api/api.h"
+#include "app/app.h"
 #include "base/buf.h"
 #include "base/config.h"
 #include "base/ids.h"
+#include "http/dispatch.h"
 #include "http/http.h"
 #include "http/ratelimit.h"
 #include "import/worker.h"
 #include "store/bench_floor.h"
+#include "store/settings.h"
 #include "store/store.h"
 
 #define REPS 7            /* measured repetitions, after one warm-up */
@@ -596,19 +598,30 @@ static void new_org(struct store *st, int rep, char org_id[ID_MAX], char token[T
 	snprintf(org_id, ID_MAX, "%s", o.id);
 }
 
+/* The application object of the bench's in-process server. */
+static struct app bench_app;
+
 static void bench_backend(const char *url, struct result *r)
 {
 	struct store *st = NULL;
 	char err[512];
-	int pool = g_config.http_threads + g_config.workers + 3;
+	struct config *cfg = &bench_app.cfg;
+	int pool = cfg->http_threads + cfg->workers + 3;
 	if (store_open(url, pool, &st, err, sizeof err) || store_migrate(st, err, sizeof err))
 		die("%s: %s", url, err);
-	g_api.store = st;
-	g_api.rl = ratelimit_new(g_config.rate_limit, g_config.rate_window_ms);
-	struct http_server *srv = http_start(g_config.listen, g_config.http_threads, api_app());
+	bench_app.store = st;
+	bench_app.rl = ratelimit_new(cfg->rate_limit, cfg->rate_window_ms);
+	if (store_secret(st, "cursor-mac", bench_app.cursor_key, sizeof bench_app.cursor_key))
+		die("cannot read the cursor key");
+	struct http_app hooks;
+	struct http_server *srv = http_start(cfg->listen, cfg->http_threads, dispatch_app(&bench_app, &hooks));
 	if (!srv)
 		die("cannot start the HTTP server");
-	struct workers *workers = workers_start(st, g_config.workers);
+	struct worker_opts wo = {.pipeline = {.max_rows = cfg->max_rows, .docs_url = cfg->docs_url},
+				 .lease_ms = cfg->lease_ms, .run_timeout_ms = cfg->run_timeout_ms,
+				 .sweep_interval_ms = cfg->sweep_interval_ms};
+	struct workers *workers = workers_start(st, &wo, cfg->workers);
+	bench_app.run_queued = (struct app_hook){workers_notify, workers};
 	struct client c = {0};
 	client_init(&c, http_port(srv));
 	struct buf csv;
@@ -674,9 +687,10 @@ static void bench_backend(const char *url, struct result *r)
 	client_done(&c);
 	http_stop(srv, 10000);
 	workers_stop(workers);
-	ratelimit_free(g_api.rl);
-	g_api.rl = NULL;
-	g_api.store = NULL;
+	bench_app.run_queued = (struct app_hook){0};
+	ratelimit_free(bench_app.rl);
+	bench_app.rl = NULL;
+	bench_app.store = NULL;
 	store_close(st);
 }
 
@@ -734,14 +748,15 @@ int main(int argc, char **argv)
 	if (!out)
 		return 1;
 	setvbuf(out, NULL, _IOLBF, 0);
-	if (config_load() || ids_init())
+	struct config *cfg = &bench_app.cfg;
+	if (config_load(cfg) || ids_init())
 		return 1;
 	/* As `loadline serve --listen 127.0.0.1:0 --workers 1`.  The rate limit
 	 * is lifted: polling every 5 ms is not a client the limit is for. */
-	snprintf(g_config.listen, sizeof g_config.listen, "127.0.0.1:0");
-	config_derive_urls();
-	g_config.workers = 1;
-	g_config.rate_limit = 1000000;
+	snprintf(cfg->listen, sizeof cfg->listen, "127.0.0.1:0");
+	config_derive_urls(cfg);
+	cfg->workers = 1;
+	cfg->rate_limit = 1000000;
 	signal(SIGPIPE, SIG_IGN);
 	/* Whatever ends the bench also stops a cluster it started. */
 	signal(SIGINT, on_signal);

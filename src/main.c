@@ -2,13 +2,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/config.h"
+#include "app/app.h"
 #include "base/ids.h"
 #include "cli/cli.h"
 
 static const struct {
 	const char *name;
-	int (*run)(int argc, char **argv);
+	int (*run)(struct app *app, int argc, char **argv);
 	const char *help;
 } commands[] = {
 	{"serve", cli_serve, "serve [--listen HOST:PORT] [--workers N]   API, web app and import workers"},
@@ -30,8 +30,8 @@ static void usage(FILE *f)
 	fputs("\nAll commands take --db URL (default sqlite:./data/loadline.db, or $LOADLINE_DB).\n", f);
 }
 
-/* Removes "--db URL" / "--db=URL" from anywhere in argv into g_config.db. */
-static int take_db_option(int *argc, char **argv)
+/* Removes "--db URL" / "--db=URL" from anywhere in argv into cfg->db. */
+static int take_db_option(struct config *cfg, int *argc, char **argv)
 {
 	int out = 1;
 	for (int i = 1; i < *argc; i++) {
@@ -46,11 +46,11 @@ static int take_db_option(int *argc, char **argv)
 			v = argv[i] + 5;
 		}
 		if (v) {
-			if (strlen(v) >= sizeof g_config.db) {
+			if (strlen(v) >= sizeof cfg->db) {
 				fputs("loadline: --db URL is too long\n", stderr);
 				return -1;
 			}
-			snprintf(g_config.db, sizeof g_config.db, "%s", v);
+			snprintf(cfg->db, sizeof cfg->db, "%s", v);
 			continue;
 		}
 		argv[out++] = argv[i];
@@ -62,7 +62,8 @@ static int take_db_option(int *argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	if (config_load() || ids_init() || take_db_option(&argc, argv))
+	static struct app app;   /* static: a large object, not on the stack */
+	if (config_load(&app.cfg) || ids_init() || take_db_option(&app.cfg, &argc, argv))
 		return 2;
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		usage(argc < 2 ? stderr : stdout);
@@ -74,7 +75,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
+			return commands[i].run(&app, argc - 1, argv + 1);
 	fprintf(stderr, "loadline: unknown command \"%s\"\n\n", argv[1]);
 	usage(stderr);
 	return 2;

@@ -1,23 +1,20 @@
-/* Request pipeline of the API: size checks, docs pages, routing,
- * authentication, rate limiting, then the endpoint; one access-log line per
- * request at the end. */
+/* Request pipeline of the API: routing, authentication, rate limiting,
+ * then the endpoint.  The front door (src/http/dispatch.c) hands requests
+ * here; problem bodies and JSON answers are built here for every endpoint. */
 #include "api.h"
 
-#include <microhttpd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/app.h"
 #include "base/arena.h"
 #include "base/clock.h"
-#include "base/config.h"
+#include "base/ids.h"
 #include "base/log.h"
 #include "endpoints.h"
 #include "http/ratelimit.h"
 #include "problem.h"
-#include "web/web.h"
-
-struct api_env g_api;
 
 enum { ROUTE_PUBLIC = 1 };
 
@@ -25,6 +22,7 @@ enum { ROUTE_PUBLIC = 1 };
 
 static const struct route routes[] = {
 	{"GET", "/healthz", (void *)&ep_healthz, ROUTE_PUBLIC},
+	{"GET", "/readyz", (void *)&ep_readyz, ROUTE_PUBLIC},
 	{"GET", "/api/v1/openapi.json", (void *)&ep_openapi, ROUTE_PUBLIC},
 	{"GET", "/api/v1/whoami", (void *)&ep_whoami, 0},
 	{"GET", "/v1/whoami", (void *)&ep_whoami, 0},
@@ -94,7 +92,8 @@ void api_json(struct http_request *req, struct http_response *res, int status, j
 void api_problem(struct http_request *req, struct http_response *res, enum code c,
 		 const char *detail, json_t *extra)
 {
-	json_t *p = problem_new(c, detail, req->path, req->request_id, g_config.docs_url, extra);
+	const struct app *app = req->app;
+	json_t *p = problem_new(c, detail, req->path, req->request_id, app->cfg.docs_url, extra);
 	char *s = json_dumps(p, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(p);
 	int status = code_status(c) >= 400 ? code_status(c) : 500;
@@ -106,55 +105,45 @@ void api_problem(struct http_request *req, struct http_response *res, enum code 
 		http_add_header(req, res, "Retry-After", "5");
 }
 
-static size_t query_bytes(const struct http_request *req);
-
-/* Path of the error reference pages this process serves: the path part of
- * LOADLINE_DOCS_URL when it points at this service, else /docs. */
-static const char *docs_path(void)
+void api_store_failed(struct http_request *req, struct http_response *res, enum code rc)
 {
-	static char path[512];
-	static int done;
-	if (!done) {
-		size_t bl = strlen(g_config.base_url);
-		const char *d = g_config.docs_url;
-		if (!strncmp(d, g_config.base_url, bl) && (d[bl] == '/' || d[bl] == '\0'))
-			snprintf(path, sizeof path, "%s", d + bl);
-		else
-			snprintf(path, sizeof path, "/docs");
-		done = 1;
+	struct store_failure f = store_last_failure();
+	/* Logged once, here at the edge, with the database's own words. */
+	log_json("error", "store failure", json_pack("{s:s,s:s,s:s,s:s,s:b}", "requestId", req->request_id,
+		 "path", req->path, "code", code_name(rc), "cause", f.message, "diskFull", f.disk_full));
+	if (rc == CODE_SERVICE_UNAVAILABLE && f.disk_full) {
+		api_problem(req, res, CODE_SERVICE_UNAVAILABLE, "The service's database is out of disk space; nothing "
+			    "was written. Retry later; the operator must free space.", NULL);
+		return;
 	}
-	return path;
+	/* Not the database being away: a bug, a constraint we did not expect.
+	 * Retrying will not help, so it is not a 503. */
+	api_problem(req, res, rc == CODE_SERVICE_UNAVAILABLE ? rc : CODE_INTERNAL_ERROR, NULL, NULL);
 }
 
-static bool serve_docs(struct http_request *req, struct http_response *res)
+const char *api_id(struct api_ctx *ctx, struct http_request *req, struct http_response *res, const char *prefix,
+		   const char *what)
 {
-	const char *dp = docs_path();
-	size_t dl = strlen(dp);
-	if (strncmp(req->path, dp, dl))
-		return false;
-	if (!strcmp(req->path + dl, "/api") && (!strcmp(req->method, "GET") || !strcmp(req->method, "HEAD"))) {
-		docs_api_reference(req, res);
-		return true;
-	}
-	if (strncmp(req->path + dl, "/api/errors", 11))
-		return false;
-	const char *rest = req->path + dl + 11;
+	const char *id = route_param(&ctx->params, "id");
+	if (id && id_valid(id, prefix))
+		return id;
+	api_problem(req, res, CODE_NOT_FOUND, arena_printf(req->arena, "No %s with this id in your organization.",
+							   what), NULL);
+	return NULL;
+}
+
+void api_docs_page(struct http_request *req, struct http_response *res, const char *code)
+{
 	if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD")) {
 		api_problem(req, res, CODE_METHOD_NOT_ALLOWED, NULL, NULL);
 		http_add_header(req, res, "Allow", "GET");
-	} else if (*rest == '\0' || !strcmp(rest, "/")) {
+	} else if (!code) {
+		docs_api_reference(req, res);
+	} else if (*code == '\0') {
 		docs_error_index(req, res);
-	} else if (rest[0] == '/') {
-		docs_error_page(req, res, rest + 1);
 	} else {
-		return false;
+		docs_error_page(req, res, code);
 	}
-	return true;
-}
-
-static bool is_api_path(const char *p)
-{
-	return !strncmp(p, "/api/", 5) || !strncmp(p, "/v1/", 4);
 }
 
 /* Returns true when the request may go on. */
@@ -176,14 +165,14 @@ static bool authenticate(struct api_ctx *ctx, struct http_request *req, struct h
 	size_t len = strlen(tok);
 	while (len && tok[len - 1] == ' ')
 		len--;
-	enum code rc = store_key_authenticate(g_api.store, tok, len, &ctx->key, &ctx->org);
+	enum code rc = store_key_authenticate(ctx->app->store, tok, len, &ctx->key, &ctx->org);
 	if (rc == CODE_UNAUTHORIZED) {
 		api_problem(req, res, rc, "The token is malformed, unknown or revoked. Check it with "
 			    "GET /api/v1/whoami, or mint a new one under Settings > API keys.", NULL);
 		return false;
 	}
 	if (rc) {
-		api_problem(req, res, CODE_SERVICE_UNAVAILABLE, NULL, NULL);
+		api_store_failed(req, res, rc);
 		return false;
 	}
 	ctx->authed = true;
@@ -193,7 +182,7 @@ static bool authenticate(struct api_ctx *ctx, struct http_request *req, struct h
 
 static bool rate_limit(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
-	struct ratelimit_verdict v = ratelimit_take(g_api.rl, ctx->key.id, now_ms());
+	struct ratelimit_verdict v = ratelimit_take(ctx->app->rl, ctx->key.id, now_ms());
 	char buf[32];
 	snprintf(buf, sizeof buf, "%d", v.limit);
 	http_add_header(req, res, "RateLimit-Limit", buf);
@@ -205,33 +194,22 @@ static bool rate_limit(struct api_ctx *ctx, struct http_request *req, struct htt
 		return true;
 	char detail[160];
 	snprintf(detail, sizeof detail, "This token may make %d requests per %lld seconds. Retry after %d s.",
-		 v.limit, (long long)(g_config.rate_window_ms / 1000), v.retry_after_s);
+		 v.limit, (long long)(ctx->app->cfg.rate_window_ms / 1000), v.retry_after_s);
 	api_problem(req, res, CODE_RATE_LIMIT_EXCEEDED, detail, NULL);
 	snprintf(buf, sizeof buf, "%d", v.retry_after_s);
 	http_add_header(req, res, "Retry-After", buf);
 	return false;
 }
 
-static void on_headers(struct http_request *req, struct http_response *res)
+static bool is_api_path(const char *p)
+{
+	return !strncmp(p, "/api/", 5) || !strncmp(p, "/v1/", 4);
+}
+
+struct api_ctx *api_begin(struct http_request *req, struct http_response *res)
 {
 	struct api_ctx *ctx = arena_alloc(req->arena, sizeof(*ctx));
-	req->app_data = ctx;
-	ctx->t0 = mono_ms();
-	if (strlen(req->path) + query_bytes(req) > HTTP_MAX_URL) {
-		api_problem(req, res, CODE_URI_TOO_LONG, NULL, NULL);
-		return;
-	}
-	if (http_header_bytes(req) > HTTP_MAX_HEADER_BYTES) {
-		api_problem(req, res, CODE_HEADERS_TOO_LARGE, NULL, NULL);
-		return;
-	}
-	if (serve_docs(req, res))
-		return;
-	/* Everything outside the API and the probe is the web application. */
-	if (!is_api_path(req->path) && strcmp(req->path, "/healthz")) {
-		ctx->web = web_begin(req, res);
-		return;
-	}
+	ctx->app = req->app;
 	const struct route *r = NULL;
 	char allow[64];
 	const char *method = strcmp(req->method, "HEAD") ? req->method : "GET";
@@ -240,30 +218,27 @@ static void on_headers(struct http_request *req, struct http_response *res)
 	enum route_result m = router_match(table, n, method, req->path, &r, &ctx->params, allow, sizeof allow);
 	bool needs_auth = m == ROUTE_FOUND ? !(r->flags & ROUTE_PUBLIC) : is_api_path(req->path);
 	if (needs_auth && (!authenticate(ctx, req, res) || !rate_limit(ctx, req, res)))
-		return;
+		return ctx;
 	if (m == ROUTE_NO_PATH) {
 		api_problem(req, res, CODE_NOT_FOUND, NULL, NULL);
-		return;
+		return ctx;
 	}
 	if (m == ROUTE_NO_METHOD) {
 		char detail[128];
 		snprintf(detail, sizeof detail, "%s is not allowed here; use %s.", req->method, allow);
 		api_problem(req, res, CODE_METHOD_NOT_ALLOWED, detail, NULL);
 		http_add_header(req, res, "Allow", allow);
-		return;
+		return ctx;
 	}
 	ctx->ep = r->handler;
 	if (ctx->ep->begin)
 		ctx->ep->begin(ctx, req, res);
+	return ctx;
 }
 
-static void on_body(struct http_request *req, struct http_response *res, const char *data, size_t size)
+void api_body(struct api_ctx *ctx, struct http_request *req, struct http_response *res, const char *data,
+	      size_t size)
 {
-	struct api_ctx *ctx = req->app_data;
-	if (ctx->web) {
-		web_body(ctx->web, data, size);
-		return;
-	}
 	if (ctx->ep && ctx->ep->body) {
 		ctx->ep->body(ctx, req, res, data, size);
 		return;
@@ -272,56 +247,8 @@ static void on_body(struct http_request *req, struct http_response *res, const c
 		api_problem(req, res, CODE_TOO_LARGE, "This endpoint takes no request body.", NULL);
 }
 
-static void on_complete(struct http_request *req, struct http_response *res)
+void api_finish(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
-	struct api_ctx *ctx = req->app_data;
-	if (ctx->web)
-		web_finish(ctx->web);
-	else if (ctx->ep)
+	if (ctx->ep)
 		ctx->ep->finish(ctx, req, res);
-}
-
-static void on_done(struct http_request *req, const struct http_response *res)
-{
-	struct api_ctx *ctx = req->app_data;
-	json_t *f = json_object();
-	json_object_set_new(f, "requestId", json_string(req->request_id));
-	json_object_set_new(f, "orgId", req->org_id[0] ? json_string(req->org_id) : json_null());
-	json_object_set_new(f, "method", api_str(req->method));
-	json_object_set_new(f, "path", api_str(req->path));
-	json_object_set_new(f, "status", json_integer(res->status));
-	double ms = ctx ? mono_ms() - ctx->t0 : 0;
-	json_object_set_new(f, "durationMs", json_real((double)(long long)(ms * 100) / 100.0));
-	log_json("info", "request", f);
-}
-
-static enum MHD_Result add_len(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
-{
-	(void)kind;
-	*(size_t *)cls += strlen(key) + (value ? strlen(value) : 0) + 2;
-	return MHD_YES;
-}
-
-static size_t query_bytes(const struct http_request *req)
-{
-	size_t total = 0;
-	MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, add_len, &total);
-	return total;
-}
-
-const struct http_app *api_app(void)
-{
-	static struct http_app app = {
-		.on_headers = on_headers,
-		.on_body = on_body,
-		.on_complete = on_complete,
-		.on_done = on_done,
-	};
-	/* An answered upload is read and dropped up to twice the file limit so
-	 * the client gets our problem body, not a connection reset. */
-	/* Small unwanted bodies are read and dropped; past this the answer goes
-	 * out at once and the connection closes gracefully (server.c). */
-	app.max_discard = 256 * 1024;
-	app.max_discard_hard = g_config.max_file_bytes + (1 << 20);
-	return &app;
 }

@@ -1,6 +1,7 @@
-/* The public API as an http_app: routing, authentication, rate limiting,
- * problem responses and the access log.  Endpoints live in their own files
- * and see only this interface. */
+/* The public API: routing, authentication, rate limiting and problem
+ * responses.  The front door (src/http/dispatch.c) calls api_begin/
+ * api_body/api_finish for /api/, /v1/ and /healthz.  Endpoints live in their
+ * own files and see only this interface. */
 #ifndef LOADLINE_API_API_H
 #define LOADLINE_API_API_H
 
@@ -12,26 +13,17 @@
 #include "http/router.h"
 #include "store/store.h"
 
-struct ratelimit;
-struct web_req;
-
-/* Process-wide dependencies of the API, set once before serving. */
-struct api_env {
-	struct store *store;
-	struct ratelimit *rl;
-};
-extern struct api_env g_api;
+struct app;
 
 /* Per-request state of the API layer. */
 struct api_ctx {
+	const struct app *app;      /* store, limits, URLs (src/app/app.h) */
 	const struct endpoint *ep;
 	struct route_params params;
 	bool authed;
 	struct api_key key;
 	struct org org;
-	double t0;
 	void *state;       /* the endpoint's, arena-allocated */
-	struct web_req *web;  /* set when the web app serves the request */
 };
 
 /* An endpoint: finish is required; begin/body only for streamed uploads.
@@ -43,14 +35,30 @@ struct endpoint {
 	void (*finish)(struct api_ctx *ctx, struct http_request *req, struct http_response *res);
 };
 
-/* The http_app to pass to http_start. */
-const struct http_app *api_app(void);
+/* The three steps of a request (headers in; each body chunk; body
+ * complete).  api_begin may answer at once (authentication, routing). */
+struct api_ctx *api_begin(struct http_request *req, struct http_response *res);
+void api_body(struct api_ctx *ctx, struct http_request *req, struct http_response *res, const char *data,
+	      size_t size);
+void api_finish(struct api_ctx *ctx, struct http_request *req, struct http_response *res);
+/* The error reference page of code, the index when code is "", or the API
+ * reference page (rendered from docs/openapi.json) when code is NULL. */
+void api_docs_page(struct http_request *req, struct http_response *res, const char *code);
 
 /* Answers with a problem body for code (detail NULL = the table's text).
  * extra (may be NULL) is borrowed. Adds WWW-Authenticate / Retry-After where
  * the code calls for them. */
 void api_problem(struct http_request *req, struct http_response *res, enum code c,
 		 const char *detail, json_t *extra);
+/* Answers a failed store call: 503 SERVICE_UNAVAILABLE (with Retry-After)
+ * when the database is unreachable, else 500 INTERNAL_ERROR with the cause
+ * logged under the request id. */
+void api_store_failed(struct http_request *req, struct http_response *res, enum code rc);
+/* The {id} path parameter when it is a well-formed id with prefix ("run",
+ * "load" ...); else answers 404 NOT_FOUND ("No <what> with this id ...")
+ * and returns NULL, so a malformed id never reaches the database. */
+const char *api_id(struct api_ctx *ctx, struct http_request *req, struct http_response *res, const char *prefix,
+		   const char *what);
 /* Answers with body as JSON (stolen). */
 void api_json(struct http_request *req, struct http_response *res, int status, json_t *body);
 /* json_string that never fails: invalid UTF-8 becomes U+FFFD replacements. */

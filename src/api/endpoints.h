@@ -7,6 +7,7 @@
 extern const struct endpoint ep_whoami;
 extern const struct endpoint ep_openapi;
 extern const struct endpoint ep_healthz;
+extern const struct endpoint ep_readyz;
 extern const struct endpoint ep_import_upload;
 extern const struct endpoint ep_run_get;
 extern const struct endpoint ep_run_list;
@@ -19,7 +20,7 @@ extern const struct endpoint ep_locations_search;
 struct run;
 struct location_rec;
 /* The import_run body (new reference). */
-json_t *run_json(const struct run *r);
+json_t *run_json(const struct run *r, const char *app_url);
 json_t *location_json(const struct location_rec *l);
 
 /* Serves the error reference page for a code, or the index. */

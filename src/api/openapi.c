@@ -12,7 +12,7 @@
 
 #include "base/buf.h"
 #include "base/codes.h"
-#include "base/config.h"
+#include "app/app.h"
 #include "endpoints.h"
 #include "openapi_schemas.h"
 #include "paging.h"
@@ -155,10 +155,20 @@ static json_t *public_op(json_t *op)
 static json_t *op_health(void)
 {
 	json_t *r = json_object();
-	json_object_set_new(r, "200", json_ok("Serving, and the database is reachable.", "Health", 0));
+	json_object_set_new(r, "200", json_ok("The process is serving.", "Health", 0));
+	add_problems(r, "", OP_NO_BODY);
+	return public_op(operation("health", "Service", "Liveness",
+		"No token needed; not rate-limited. Touches no database: 200 whenever the process answers.", NULL, r));
+}
+
+static json_t *op_ready(void)
+{
+	json_t *r = json_object();
+	json_object_set_new(r, "200", json_ok("The database is reachable and migrated: ready for traffic.", "Health", 0));
 	add_problems(r, "SERVICE_UNAVAILABLE", OP_NO_BODY);
-	return public_op(operation("health", "Service", "Liveness and database reachability",
-		"No token needed; not rate-limited. 503 when the database cannot be reached.", NULL, r));
+	return public_op(operation("ready", "Service", "Readiness",
+		"No token needed; not rate-limited. 503 when the database cannot be reached or its schema is "
+		"behind this version.", NULL, r));
 }
 
 static json_t *op_openapi(void)
@@ -322,6 +332,7 @@ static const struct {
 	json_t *(*build)(void);
 } ops[] = {
 	{"get", "/healthz", NULL, op_health},
+	{"get", "/readyz", NULL, op_ready},
 	{"get", "/api/v1/openapi.json", NULL, op_openapi},
 	{"get", "/api/v1/whoami", NULL, op_whoami},
 	{"get", "/v1/whoami", NULL, op_whoami_alias},
@@ -494,8 +505,7 @@ json_t *openapi_document(const char *server_url)
 
 static void serve(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
-	(void)ctx;
-	api_json(req, res, 200, openapi_document(g_config.base_url));
+	api_json(req, res, 200, openapi_document(ctx->app->cfg.base_url));
 }
 
 const struct endpoint ep_openapi = {.finish = serve};

@@ -11,8 +11,8 @@
 
 #include "base/codes.h"
 #include "base/ids.h"
-#include "import/run_state.h"
-#include "import/schema.h"
+#include "model/run_state.h"
+#include "model/schema.h"
 
 /* ---- small builders ---- */
 
@@ -242,7 +242,7 @@ static json_t *run_file(void)
 {
 	json_t *enc = oa_with(oa_nullable("string"), "enum", json_pack("[s,s,s,s,n]", "utf-8", "utf-8-bom",
 								      "windows-1252", "xlsx"));
-	json_t *delim = oa_with(oa_nullable("string"), "enum", json_pack("[s,s,s,n]", ",", ";", "\t"));
+	json_t *delim = oa_with(oa_nullable("string"), "enum", json_pack("[s,s,s,s,n]", ",", ";", "\t", "|"));
 	return object_of("What the reader found in the file. encoding and delimiter are null until the file "
 		"is parsed; delimiter is null for XLSX.", "format encoding delimiter",
 		"format", desc(str_enum("csv xlsx"), "Judged by the file's bytes, not its name or part type."),
@@ -537,7 +537,7 @@ json_t *openapi_schemas(void)
 	put(s, "LocationList", list_of("Location", "A page of locations matching the search."));
 	put(s, "Organization", organization());
 	put(s, "ApiKey", api_key());
-	put(s, "Health", object_of(NULL, "status", "status", const_str("ok"), NULL));
+	put(s, "Health", object_of(NULL, "status", "status", str_enum("ok ready"), NULL));
 	put(s, "JobsField", jobs_field());
 	put(s, "JobsRow", jobs_row());
 	return s;

@@ -1,11 +1,14 @@
 /* Limits and cursors. */
 #include "paging.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
+#include <errno.h>
+#include <sodium.h>
 
+#include "app/app.h"
 #include "base/arena.h"
 #include "base/ids.h"
 
@@ -25,43 +28,62 @@ bool page_limit(struct http_request *req, struct http_response *res, int *ret)
 	return true;
 }
 
-static void checksum(const char *scope, const char *position, char out[7])
+/* 128 bits of HMAC-SHA-256 over scope and position, keyed with the
+ * installation's cursor key (shared by every process through the
+ * database): a cursor cannot be forged or moved to another list. */
+#define MAC_HEX 32
+
+static void cursor_mac(const unsigned char *key, const char *scope, const char *position, char out[MAC_HEX + 1])
 {
-	uLong crc = crc32(0L, (const Bytef *)scope, (uInt)strlen(scope));
-	crc = crc32(crc, (const Bytef *)"|", 1);
-	crc = crc32(crc, (const Bytef *)position, (uInt)strlen(position));
-	base62_encode_u64(crc, out, 6);
-	out[6] = '\0';
+	crypto_auth_hmacsha256_state st;
+	unsigned char mac[crypto_auth_hmacsha256_BYTES];
+	crypto_auth_hmacsha256_init(&st, key, 32);
+	crypto_auth_hmacsha256_update(&st, (const unsigned char *)scope, strlen(scope));
+	crypto_auth_hmacsha256_update(&st, (const unsigned char *)"\x1f", 1);
+	crypto_auth_hmacsha256_update(&st, (const unsigned char *)position, strlen(position));
+	crypto_auth_hmacsha256_final(&st, mac);
+	sodium_bin2hex(out, MAC_HEX + 1, mac, MAC_HEX / 2);
 }
 
 char *cursor_make(struct http_request *req, const char *scope, const char *position)
 {
-	char sum[7];
-	checksum(scope, position, sum);
-	return arena_printf(req->arena, "%s.%s", position, sum);
+	char mac[MAC_HEX + 1];
+	cursor_mac(((const struct app *)req->app)->cursor_key, scope, position, mac);
+	return arena_printf(req->arena, "%s.%s", position, mac);
+}
+
+static bool cursor_checks(struct http_request *req, const char *c, const char *scope, const char **ret_position)
+{
+	const char *dot = strrchr(c, '.');
+	if (!dot || dot == c || strlen(dot + 1) != MAC_HEX || strlen(c) >= 200)
+		return false;
+	for (const char *p = c; p < dot; p++)
+		if (!is_base62(*p) && *p != '_' && *p != '.')
+			return false;
+	char *pos = arena_strndup(req->arena, c, (size_t)(dot - c));
+	char mac[MAC_HEX + 1];
+	cursor_mac(((const struct app *)req->app)->cursor_key, scope, pos, mac);
+	if (sodium_memcmp(mac, dot + 1, MAC_HEX))
+		return false;
+	*ret_position = pos;
+	return true;
 }
 
 bool cursor_read(struct http_request *req, struct http_response *res, const char *scope, const char **ret_position)
 {
 	const char *c = http_query(req, "cursor");
 	*ret_position = NULL;
-	if (!c)
+	if (!c || cursor_checks(req, c, scope, ret_position))
 		return true;
-	const char *dot = strrchr(c, '.');
-	bool ok = dot && strlen(dot + 1) == 6 && dot > c && strlen(c) < 200;
-	for (const char *p = c; ok && p < dot; p++)
-		ok = is_base62(*p) || *p == '_' || *p == '.';
-	if (ok) {
-		char *pos = arena_strndup(req->arena, c, (size_t)(dot - c));
-		char sum[7];
-		checksum(scope, pos, sum);
-		ok = !strcmp(sum, dot + 1);
-		*ret_position = pos;
-	}
-	if (!ok)
-		api_problem(req, res, CODE_INVALID_CURSOR, "The cursor is not one this list issued; follow nextPageUrl "
-			    "exactly, or leave cursor out to start over.", NULL);
-	return ok;
+	api_problem(req, res, CODE_INVALID_CURSOR, "The cursor is not one this list issued; follow nextPageUrl "
+		    "exactly, or leave cursor out to start over.", NULL);
+	return false;
+}
+
+void cursor_invalid(struct http_request *req, struct http_response *res)
+{
+	api_problem(req, res, CODE_INVALID_CURSOR, "The cursor is out of range; follow nextPageUrl exactly, "
+		    "or leave cursor out to start over.", NULL);
 }
 
 char *next_page_url(struct http_request *req, const char *cursor, int limit, const char *extra_query)
@@ -78,9 +100,37 @@ char *position_time_id(struct http_request *req, int64_t created_at, const char 
 	return arena_printf(req->arena, "%lld_%s", (long long)created_at, id);
 }
 
-void position_split(const char *pos, int64_t *ret_created_at, const char **ret_id)
+/* A non-negative decimal that fits in int64 and has nothing after it
+ * (or only what stop says). */
+static bool parse_count(const char *s, char stop, int64_t max, int64_t *ret, const char **ret_end)
 {
-	const char *us = strchr(pos, '_');
-	*ret_created_at = strtoll(pos, NULL, 10);
-	*ret_id = us ? us + 1 : "";
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	char *end;
+	long long v = strtoll(s, &end, 10);
+	if (errno || v < 0 || v > max || *end != stop)
+		return false;
+	*ret = v;
+	*ret_end = end;
+	return true;
+}
+
+bool position_split(const char *pos, int64_t *ret_created_at, const char **ret_id)
+{
+	const char *us;
+	if (!parse_count(pos, '_', INT64_MAX, ret_created_at, &us) || !us[1])
+		return false;
+	*ret_id = us + 1;
+	return true;
+}
+
+bool position_index(const char *pos, int *ret)
+{
+	int64_t v;
+	const char *end;
+	if (!parse_count(pos, '\0', INT_MAX, &v, &end))
+		return false;
+	*ret = (int)v;
+	return true;
 }

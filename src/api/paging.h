@@ -14,17 +14,22 @@
  * false when it is anything else. */
 bool page_limit(struct http_request *req, struct http_response *res, int *ret);
 
-/* A cursor is "<position>.<scope-bound checksum>": a cursor from another
- * list, or edited by hand, fails the check.  scope names the list (run id +
- * bucket, or org id). */
+/* A cursor is "<position>.<MAC>": a keyed MAC (the installation's cursor
+ * key, app->cursor_key) binds the position to its list, so a cursor from
+ * another list, or edited by hand, fails the check.  scope names the list
+ * (run id + bucket, or org id). */
 char *cursor_make(struct http_request *req, const char *scope, const char *position);
 /* Decodes ?cursor into position (NULL when absent); answers INVALID_CURSOR
  * and returns false when it does not check out. */
 bool cursor_read(struct http_request *req, struct http_response *res, const char *scope, const char **ret_position);
+/* Answers INVALID_CURSOR for a cursor whose position is out of range. */
+void cursor_invalid(struct http_request *req, struct http_response *res);
 /* Positions of lists ordered by (created_at, id): "<ms>_<id>". */
 char *position_time_id(struct http_request *req, int64_t created_at, const char *id);
-/* Splits such a position; *ret_id is "" when malformed (matches nothing). */
-void position_split(const char *pos, int64_t *ret_created_at, const char **ret_id);
+/* Splits such a position; false when it is malformed or out of range. */
+bool position_split(const char *pos, int64_t *ret_created_at, const char **ret_id);
+/* Positions of lists ordered by a row number: a decimal in 0..INT_MAX. */
+bool position_index(const char *pos, int *ret);
 /* Builds "<path>?cursor=C[&limit=N]" with C percent-safe (base62 and '.', '_'). */
 char *next_page_url(struct http_request *req, const char *cursor, int limit, const char *extra_query);
 

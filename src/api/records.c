@@ -3,10 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/app.h"
 #include "base/arena.h"
+#include "base/url.h"
 #include "endpoints.h"
-#include "import/names.h"
-#include "import/normalize.h"
+#include "model/names.h"
+#include "model/normalize.h"
 #include "paging.h"
 #include "store/records.h"
 
@@ -15,15 +17,15 @@ static bool found(struct http_request *req, struct http_response *res, enum code
 	if (rc == CODE_NOT_FOUND)
 		api_problem(req, res, rc, arena_printf(req->arena, "No %s with this id in your organization.", what), NULL);
 	else if (rc)
-		api_problem(req, res, CODE_SERVICE_UNAVAILABLE, NULL, NULL);
+		api_store_failed(req, res, rc);
 	return rc == CODE_OK;
 }
 
 static void get_load(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
 	struct load_rec l;
-	if (!found(req, res, store_load_get(g_api.store, req->arena, ctx->org.id, route_param(&ctx->params, "id"), &l),
-		   "load"))
+	const char *id = api_id(ctx, req, res, "load", "load");
+	if (!id || !found(req, res, store_load_get(ctx->app->store, req->arena, ctx->org.id, id, &l), "load"))
 		return;
 	char r[NORM_NUM_SIZE] = "";
 	if (l.has_rate)
@@ -55,8 +57,8 @@ const struct endpoint ep_load_get = {.finish = get_load};
 static void get_project(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
 	struct project_rec p;
-	if (!found(req, res, store_project_get(g_api.store, req->arena, ctx->org.id, route_param(&ctx->params, "id"), &p),
-		   "project"))
+	const char *id = api_id(ctx, req, res, "prj", "project");
+	if (!id || !found(req, res, store_project_get(ctx->app->store, req->arena, ctx->org.id, id, &p), "project"))
 		return;
 	json_t *o = json_object();
 	json_object_set_new(o, "id", json_string(p.id));
@@ -92,8 +94,8 @@ json_t *location_json(const struct location_rec *l)
 static void get_location(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
 	struct location_rec l;
-	if (found(req, res, store_location_get(g_api.store, req->arena, ctx->org.id, route_param(&ctx->params, "id"), &l),
-		  "location"))
+	const char *id = api_id(ctx, req, res, "loc", "location");
+	if (id && found(req, res, store_location_get(ctx->app->store, req->arena, ctx->org.id, id, &l), "location"))
 		api_json(req, res, 200, location_json(&l));
 }
 
@@ -115,17 +117,20 @@ static void search_locations(struct api_ctx *ctx, struct http_request *req, stru
 		return;
 	int64_t after_created = 0;
 	const char *after_id = NULL;
-	if (pos)
-		position_split(pos, &after_created, &after_id);
+	if (pos && !position_split(pos, &after_created, &after_id)) {
+		cursor_invalid(req, res);
+		return;
+	}
 	size_t tl;
 	const char *t = norm_trim(q, strlen(q), &tl);
 	char *text = arena_strndup(req->arena, t, tl);
 	char *key = name_key(req->arena, q, strlen(q));
 	struct location_rec *locs = arena_alloc(req->arena, sizeof(*locs) * (size_t)(limit + 1));
 	int n = 0;
-	if (store_locations_search(g_api.store, req->arena, ctx->org.id, key ? key : "", text, after_created, after_id,
-				   limit + 1, locs, &n)) {
-		api_problem(req, res, CODE_SERVICE_UNAVAILABLE, NULL, NULL);
+	enum code rc = store_locations_search(ctx->app->store, req->arena, ctx->org.id, key ? key : "", text,
+					      after_created, after_id, limit + 1, locs, &n);
+	if (rc) {
+		api_store_failed(req, res, rc);
 		return;
 	}
 	json_t *data = json_array();
@@ -134,16 +139,7 @@ static void search_locations(struct api_ctx *ctx, struct http_request *req, stru
 	json_t *next = json_null();
 	if (n > limit) {
 		char *p = position_time_id(req, locs[limit - 1].created_at, locs[limit - 1].id);
-		char *esc = arena_alloc(req->arena, strlen(q) * 3 + 3), *o = esc;
-		for (const unsigned char *s = (const unsigned char *)q; *s; s++) {
-			if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-			    *s == '-' || *s == '.' || *s == '_')
-				*o++ = (char)*s;
-			else
-				o += snprintf(o, 4, "%%%02X", *s);
-		}
-		*o = '\0';
-		char *qq = arena_printf(req->arena, "q=%s", esc);
+		char *qq = arena_printf(req->arena, "q=%s", url_encode(req->arena, q, NULL));
 		next = json_string(next_page_url(req, cursor_make(req, scope, p), limit, qq));
 	}
 	api_json(req, res, 200, json_pack("{s:s,s:o,s:o}", "object", "list", "data", data, "nextPageUrl", next));

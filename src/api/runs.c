@@ -4,12 +4,12 @@
 #include <string.h>
 
 #include "base/arena.h"
-#include "base/config.h"
+#include "app/app.h"
 #include "endpoints.h"
 #include "paging.h"
 #include "store/runs.h"
 
-json_t *run_json(const struct run *r)
+json_t *run_json(const struct run *r, const char *app_url)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "id", json_string(r->id));
@@ -19,7 +19,7 @@ json_t *run_json(const struct run *r)
 	json_object_set_new(o, "dryRun", json_boolean(r->dry_run));
 	if (r->staged && r->state == RUN_QUEUED) {
 		char url[1024];
-		snprintf(url, sizeof url, "%s/imports/runs/%s/review", g_config.app_url, r->id);
+		snprintf(url, sizeof url, "%s/imports/runs/%s/review", app_url, r->id);
 		json_object_set_new(o, "nextAction", json_pack("{s:s,s:s,s:o}", "type", "review_in_app", "url", url,
 							       "expiresAt", api_time(r->expires_at)));
 	}
@@ -42,14 +42,17 @@ json_t *run_json(const struct run *r)
 }
 
 /* Looks the run up in the caller's org; answers 404 (never revealing that
- * another org's run exists) or 503 and returns false on failure. */
+ * another org's run exists) or the store failure and returns false. */
 static bool load_run(struct api_ctx *ctx, struct http_request *req, struct http_response *res, struct run *run)
 {
-	enum code rc = store_run_get(g_api.store, ctx->org.id, route_param(&ctx->params, "id"), run);
+	const char *id = api_id(ctx, req, res, "run", "import run");
+	if (!id)
+		return false;
+	enum code rc = store_run_get(ctx->app->store, ctx->org.id, id, run);
 	if (rc == CODE_NOT_FOUND)
 		api_problem(req, res, rc, "No import run with this id in your organization.", NULL);
 	else if (rc)
-		api_problem(req, res, CODE_SERVICE_UNAVAILABLE, NULL, NULL);
+		api_store_failed(req, res, rc);
 	return rc == CODE_OK;
 }
 
@@ -58,9 +61,13 @@ static void get_run(struct api_ctx *ctx, struct http_request *req, struct http_r
 	struct run run;
 	if (!load_run(ctx, req, res, &run))
 		return;
-	json_t *o = run_json(&run);
+	json_t *o = run_json(&run, ctx->app->cfg.app_url);
 	char *body = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);
+	if (!body) {
+		api_problem(req, res, CODE_INTERNAL_ERROR, NULL, NULL);
+		return;
+	}
 	unsigned char h[crypto_hash_sha256_BYTES];
 	crypto_hash_sha256(h, (const unsigned char *)body, strlen(body));
 	char hex[33], etag[40];
@@ -87,17 +94,20 @@ static void list_runs(struct api_ctx *ctx, struct http_request *req, struct http
 		return;
 	int64_t after_created = 0;
 	const char *after_id = NULL;
-	if (pos)
-		position_split(pos, &after_created, &after_id);
+	if (pos && !position_split(pos, &after_created, &after_id)) {
+		cursor_invalid(req, res);
+		return;
+	}
 	struct run *runs = arena_alloc(req->arena, sizeof(struct run) * (size_t)(limit + 1));
 	int n = 0;
-	if (store_run_list(g_api.store, ctx->org.id, after_created, after_id, limit + 1, runs, &n)) {
-		api_problem(req, res, CODE_SERVICE_UNAVAILABLE, NULL, NULL);
+	enum code rc = store_run_list(ctx->app->store, ctx->org.id, after_created, after_id, limit + 1, runs, &n);
+	if (rc) {
+		api_store_failed(req, res, rc);
 		return;
 	}
 	json_t *data = json_array();
 	for (int i = 0; i < n && i < limit; i++)
-		json_array_append_new(data, run_json(&runs[i]));
+		json_array_append_new(data, run_json(&runs[i], ctx->app->cfg.app_url));
 	json_t *next = json_null();
 	if (n > limit) {
 		const struct run *last = &runs[limit - 1];
@@ -149,11 +159,17 @@ static void get_results(struct api_ctx *ctx, struct http_request *req, struct ht
 		api_problem(req, res, CODE_RUN_NOT_TERMINAL, d, NULL);
 		return;
 	}
+	int after = 0;
+	if (pos && !position_index(pos, &after)) {
+		cursor_invalid(req, res);
+		return;
+	}
 	struct page p = {json_array(), 0};
 	bool more = false;
-	if (store_results_page(g_api.store, run.id, bucket, pos ? (int)strtol(pos, NULL, 10) : 0, limit, add_row, &p, &more)) {
+	enum code rc = store_results_page(ctx->app->store, run.id, bucket, after, limit, add_row, &p, &more);
+	if (rc) {
 		json_decref(p.data);
-		api_problem(req, res, CODE_SERVICE_UNAVAILABLE, NULL, NULL);
+		api_store_failed(req, res, rc);
 		return;
 	}
 	json_t *next = json_null();

@@ -14,7 +14,8 @@
 
 #include "base/buf.h"
 #include "base/clock.h"
-#include "base/config.h"
+#include "base/url.h"
+#include "base/waiter.h"
 
 /* Provider documents are small; anything bigger is refused. */
 #define DOC_MAX (256 * 1024)
@@ -23,6 +24,8 @@
 /* A token naming an unknown key makes us fetch the keys again, at most
  * this often, so forged kids cannot turn us into a request amplifier. */
 #define JWKS_REFETCH_MS (10LL * 1000)
+#define FAIL_BACKOFF_MS (5LL * 1000)
+#define COLD_WAIT_MS 1500L   /* a first sign-in waits this long for the refresher */
 /* Clock skew tolerated between us and the provider. */
 #define LEEWAY_MS (60LL * 1000)
 
@@ -36,9 +39,63 @@ static void fail(char err[OIDC_ERR_MAX], const char *fmt, ...)
 	va_end(ap);
 }
 
-bool oidc_configured(void)
+/* The cache of the provider's documents, one per relying party. */
+struct oidc {
+	char issuer[OIDC_URL_MAX];
+	char client_id[256];
+	char client_secret[256];
+	pthread_mutex_t mu;     /* guards what follows; never held across the network */
+	bool have;
+	int64_t fetched_at;
+	struct oidc_provider p;
+	char *jwks;             /* JSON text; malloc'd */
+	int64_t jwks_at;
+	/* The documents are fetched by a thread of their own (started on
+	 * first use), never by an HTTP thread: a hanging provider holds up no
+	 * request.  Requests read the cache, ask for a refresh (want_jwks) and
+	 * wait on `changed` only while the cache has never been filled. */
+	pthread_t thread;
+	bool started, stop, want_jwks;
+	pthread_cond_t wake, changed;
+	int64_t disc_failed_at, jwks_failed_at;
+	int64_t fetch_started_at;   /* of the fetch in flight; 0 when none */
+};
+
+struct oidc *oidc_new(const char *issuer, const char *client_id, const char *client_secret)
 {
-	return g_config.oidc_issuer[0] && g_config.oidc_client_id[0];
+	struct oidc *o = calloc(1, sizeof(*o));
+	if (!o)
+		abort();
+	snprintf(o->issuer, sizeof o->issuer, "%s", issuer ? issuer : "");
+	snprintf(o->client_id, sizeof o->client_id, "%s", client_id ? client_id : "");
+	snprintf(o->client_secret, sizeof o->client_secret, "%s", client_secret ? client_secret : "");
+	pthread_mutex_init(&o->mu, NULL);
+	pthread_cond_init(&o->wake, NULL);
+	pthread_cond_init(&o->changed, NULL);
+	return o;
+}
+
+void oidc_free(struct oidc *o)
+{
+	if (!o)
+		return;
+	pthread_mutex_lock(&o->mu);
+	o->stop = true;
+	pthread_cond_broadcast(&o->wake);
+	bool started = o->started;
+	pthread_mutex_unlock(&o->mu);
+	if (started)
+		pthread_join(o->thread, NULL);
+	pthread_cond_destroy(&o->wake);
+	pthread_cond_destroy(&o->changed);
+	pthread_mutex_destroy(&o->mu);
+	free(o->jwks);
+	free(o);
+}
+
+bool oidc_configured(const struct oidc *o)
+{
+	return o && o->issuer[0] && o->client_id[0];
 }
 
 /* ---- HTTP ---- */
@@ -64,8 +121,8 @@ static enum code http_call(const char *url, const char *form, const char *author
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 10000L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 2000L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 4000L);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
@@ -103,15 +160,6 @@ static enum code get_json(const char *url, json_t **ret, char err[OIDC_ERR_MAX])
 
 /* ---- discovery and keys, cached ---- */
 
-static struct {
-	pthread_mutex_t mu;
-	bool have;
-	int64_t fetched_at;
-	struct oidc_provider p;
-	char *jwks;             /* JSON text; malloc'd */
-	int64_t jwks_at;
-} cache = {.mu = PTHREAD_MUTEX_INITIALIZER};
-
 static bool copy_str(json_t *doc, const char *key, char *dst, size_t n)
 {
 	const char *s = json_string_value(json_object_get(doc, key));
@@ -121,13 +169,13 @@ static bool copy_str(json_t *doc, const char *key, char *dst, size_t n)
 	return true;
 }
 
-static enum code fetch_discovery(struct oidc_provider *p, char err[OIDC_ERR_MAX])
+static enum code fetch_discovery(const struct oidc *o, struct oidc_provider *p, char err[OIDC_ERR_MAX])
 {
 	char url[OIDC_URL_MAX + 64];
-	size_t n = strlen(g_config.oidc_issuer);
-	while (n && g_config.oidc_issuer[n - 1] == '/')
+	size_t n = strlen(o->issuer);
+	while (n && o->issuer[n - 1] == '/')
 		n--;
-	snprintf(url, sizeof url, "%.*s/.well-known/openid-configuration", (int)n, g_config.oidc_issuer);
+	snprintf(url, sizeof url, "%.*s/.well-known/openid-configuration", (int)n, o->issuer);
 	json_t *doc = NULL;
 	enum code rc = get_json(url, &doc, err);
 	if (rc)
@@ -143,7 +191,7 @@ static enum code fetch_discovery(struct oidc_provider *p, char err[OIDC_ERR_MAX]
 		   !copy_str(doc, "userinfo_endpoint", p->userinfo_endpoint, sizeof p->userinfo_endpoint)) {
 		fail(err, "the discovery document's userinfo_endpoint is not usable");
 		rc = CODE_INTERNAL_ERROR;
-	} else if (strcmp(p->issuer, g_config.oidc_issuer)) {
+	} else if (strcmp(p->issuer, o->issuer)) {
 		/* OpenID Connect Discovery 1.0 §4.3: they must be identical. */
 		fail(err, "the discovery document names another issuer (%s)", p->issuer);
 		rc = CODE_INTERNAL_ERROR;
@@ -152,52 +200,154 @@ static enum code fetch_discovery(struct oidc_provider *p, char err[OIDC_ERR_MAX]
 	return rc;
 }
 
-enum code oidc_discover(struct oidc_provider *ret, char err[OIDC_ERR_MAX])
+static enum code not_responding(char err[OIDC_ERR_MAX])
 {
-	enum code rc = CODE_OK;
-	pthread_mutex_lock(&cache.mu);
-	int64_t now = now_ms();
-	if (!cache.have || now - cache.fetched_at > DISCOVERY_TTL_MS) {
-		struct oidc_provider p;
-		rc = fetch_discovery(&p, err);
-		if (!rc) {
-			cache.p = p;
-			cache.have = true;
-			cache.fetched_at = now;
-		}
+	fail(err, "the sign-in provider is not responding; try again in a few seconds");
+	return CODE_SERVICE_UNAVAILABLE;
+}
+
+/* Fetches the JWKS text (malloc'd) without holding any lock. */
+static enum code fetch_jwks(const struct oidc_provider *p, char **ret, char err[OIDC_ERR_MAX])
+{
+	json_t *doc = NULL;
+	enum code rc = get_json(p->jwks_uri, &doc, err);
+	if (!rc && !json_is_array(json_object_get(doc, "keys"))) {
+		fail(err, "the JWKS has no keys array");
+		rc = CODE_INTERNAL_ERROR;
 	}
-	if (!rc)
-		*ret = cache.p;
-	pthread_mutex_unlock(&cache.mu);
+	*ret = rc ? NULL : json_dumps(doc, JSON_COMPACT);
+	if (!rc && !*ret)
+		rc = CODE_INTERNAL_ERROR;
+	json_decref(doc);
 	return rc;
 }
 
-/* The cached keys (a malloc'd copy), fetched when missing, stale, or when
- * refresh asks for it and the last fetch is not too recent. */
-static enum code jwks_text(const struct oidc_provider *p, bool refresh, char **ret, char err[OIDC_ERR_MAX])
+static bool disc_due(const struct oidc *o, int64_t now)
 {
-	enum code rc = CODE_OK;
-	pthread_mutex_lock(&cache.mu);
+	return (!o->have || now - o->fetched_at > DISCOVERY_TTL_MS) && now - o->disc_failed_at >= FAIL_BACKOFF_MS;
+}
+
+static bool jwks_due(const struct oidc *o, int64_t now)
+{
+	bool wanted = !o->jwks || now - o->jwks_at > DISCOVERY_TTL_MS || (o->want_jwks && now - o->jwks_at > JWKS_REFETCH_MS);
+	return o->have && wanted && now - o->jwks_failed_at >= FAIL_BACKOFF_MS;
+}
+
+/* One fetch with the lock released; lock held on entry and exit. */
+static void refresh_one(struct oidc *o, bool discovery)
+{
+	struct oidc_provider p = o->p;
+	o->fetch_started_at = now_ms();
+	pthread_mutex_unlock(&o->mu);
+	char err[OIDC_ERR_MAX] = "", *text = NULL;
+	enum code rc = discovery ? fetch_discovery(o, &p, err) : fetch_jwks(&p, &text, err);
+	pthread_mutex_lock(&o->mu);
+	o->fetch_started_at = 0;
 	int64_t now = now_ms();
-	bool stale = !cache.jwks || now - cache.jwks_at > DISCOVERY_TTL_MS;
-	if (stale || (refresh && now - cache.jwks_at > JWKS_REFETCH_MS)) {
-		json_t *doc = NULL;
-		rc = get_json(p->jwks_uri, &doc, err);
-		if (!rc && !json_is_array(json_object_get(doc, "keys"))) {
-			fail(err, "the JWKS has no keys array");
-			rc = CODE_INTERNAL_ERROR;
-		}
-		if (!rc) {
-			free(cache.jwks);
-			cache.jwks = json_dumps(doc, JSON_COMPACT);
-			cache.jwks_at = now;
-		}
-		json_decref(doc);
+	if (rc && discovery)
+		o->disc_failed_at = now;
+	else if (rc)
+		o->jwks_failed_at = now;
+	else if (discovery) {
+		o->p = p;
+		o->have = true;
+		o->fetched_at = now;
+	} else {
+		free(o->jwks);
+		o->jwks = text;
+		o->jwks_at = now;
+		o->want_jwks = false;
 	}
-	*ret = !rc && cache.jwks ? strdup(cache.jwks) : NULL;
-	if (!rc && !*ret)
-		rc = CODE_INTERNAL_ERROR;
-	pthread_mutex_unlock(&cache.mu);
+	pthread_cond_broadcast(&o->changed);
+}
+
+static void *refresher_main(void *arg)
+{
+	struct oidc *o = arg;
+	pthread_mutex_lock(&o->mu);
+	while (!o->stop) {
+		int64_t now = now_ms();
+		if (disc_due(o, now)) {
+			refresh_one(o, true);
+		} else if (jwks_due(o, now)) {
+			refresh_one(o, false);
+		} else {
+			/* Wake for requests, and every second for back-offs and TTLs. */
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_sec += 1;
+			pthread_cond_timedwait(&o->wake, &o->mu, &ts);
+		}
+	}
+	pthread_mutex_unlock(&o->mu);
+	return NULL;
+}
+
+/* Lock held: starts the refresher on first use and wakes it. */
+static void ask_refresher(struct oidc *o)
+{
+	if (!o->started) {
+		thread_start(&o->thread, refresher_main, o);
+		o->started = true;
+	}
+	pthread_cond_signal(&o->wake);
+}
+
+/* Lock held: waits for the refresher to finish a fetch that changes
+ * *stamp (a fetch time) or fails, but never past COLD_WAIT_MS after the
+ * fetch in flight began: requests that arrive while a hanging provider is
+ * being asked share one short wait, then get 503 at once. */
+static void wait_for_fetch(struct oidc *o, const int64_t *stamp, const int64_t *failed_at)
+{
+	int64_t before = *stamp, since = now_ms();
+	int64_t left = (o->fetch_started_at ? o->fetch_started_at : since) + COLD_WAIT_MS - since;
+	if (left <= 0)
+		return;
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += (long)left * 1000000L;
+	until.tv_sec += until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	while (*stamp == before && *failed_at < since && !o->stop &&
+	       pthread_cond_timedwait(&o->changed, &o->mu, &until) == 0)
+		;
+}
+
+enum code oidc_discover(struct oidc *o, struct oidc_provider *ret, char err[OIDC_ERR_MAX])
+{
+	pthread_mutex_lock(&o->mu);
+	if (!o->have || now_ms() - o->fetched_at > DISCOVERY_TTL_MS) {
+		ask_refresher(o);
+		/* Only a first sign-in (nothing cached yet) waits, briefly, and not
+		 * again while the provider is known to be failing. */
+		if (!o->have && now_ms() - o->disc_failed_at >= FAIL_BACKOFF_MS)
+			wait_for_fetch(o, &o->fetched_at, &o->disc_failed_at);
+	}
+	/* A stale document beats none while the refresher renews it. */
+	enum code rc = o->have ? CODE_OK : not_responding(err);
+	if (!rc)
+		*ret = o->p;
+	pthread_mutex_unlock(&o->mu);
+	return rc;
+}
+
+/* The cached keys (a malloc'd copy).  refresh: a key was not found (it may
+ * have been rotated), so ask for a new fetch, at most every
+ * JWKS_REFETCH_MS, and wait for it briefly. */
+static enum code jwks_text(struct oidc *o, const struct oidc_provider *p, bool refresh, char **ret, char err[OIDC_ERR_MAX])
+{
+	(void)p;
+	pthread_mutex_lock(&o->mu);
+	bool may = now_ms() - o->jwks_failed_at >= FAIL_BACKOFF_MS;
+	if (!o->jwks || (refresh && now_ms() - o->jwks_at > JWKS_REFETCH_MS)) {
+		o->want_jwks = true;
+		ask_refresher(o);
+		if (may)
+			wait_for_fetch(o, &o->jwks_at, &o->jwks_failed_at);
+	}
+	*ret = o->jwks ? strdup(o->jwks) : NULL;
+	enum code rc = *ret ? CODE_OK : not_responding(err);
+	pthread_mutex_unlock(&o->mu);
 	return rc;
 }
 
@@ -213,38 +363,25 @@ void oidc_pkce_challenge(const char *verifier, char out[OIDC_CHALLENGE_LEN + 1])
 /* Percent-encodes everything but RFC 3986 unreserved characters. */
 static const char *pct(struct arena *a, const char *s)
 {
-	static const char hex[] = "0123456789ABCDEF";
-	char *out = arena_alloc(a, strlen(s) * 3 + 1), *o = out;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' ||
-		    *p == '.' || *p == '_' || *p == '~') {
-			*o++ = (char)*p;
-		} else {
-			*o++ = '%';
-			*o++ = hex[*p >> 4];
-			*o++ = hex[*p & 15];
-		}
-	}
-	*o = '\0';
-	return out;
+	return url_encode(a, s, NULL);
 }
 
-const char *oidc_authorize_url(struct arena *a, const struct oidc_provider *p, const char *redirect_uri,
+const char *oidc_authorize_url(const struct oidc *o, struct arena *a, const struct oidc_provider *p, const char *redirect_uri,
 			       const char *state, const char *nonce, const char *challenge)
 {
 	const char *sep = strchr(p->authorization_endpoint, '?') ? "&" : "?";
 	return arena_printf(a, "%s%sresponse_type=code&client_id=%s&redirect_uri=%s&scope=openid%%20email%%20profile"
 			    "&state=%s&nonce=%s&code_challenge=%s&code_challenge_method=S256",
-			    p->authorization_endpoint, sep, pct(a, g_config.oidc_client_id), pct(a, redirect_uri),
+			    p->authorization_endpoint, sep, pct(a, o->client_id), pct(a, redirect_uri),
 			    pct(a, state), pct(a, nonce), pct(a, challenge));
 }
 
 /* ---- the token request ---- */
 
 /* "Authorization: Basic base64(urlenc(id):urlenc(secret))" (RFC 6749 §2.3.1). */
-static const char *basic_auth(struct arena *a)
+static const char *basic_auth(const struct oidc *o, struct arena *a)
 {
-	const char *pair = arena_printf(a, "%s:%s", pct(a, g_config.oidc_client_id), pct(a, g_config.oidc_client_secret));
+	const char *pair = arena_printf(a, "%s:%s", pct(a, o->client_id), pct(a, o->client_secret));
 	size_t n = strlen(pair);
 	size_t cap = sodium_base64_ENCODED_LEN(n, sodium_base64_VARIANT_ORIGINAL);
 	char *b64 = arena_alloc(a, cap);
@@ -252,18 +389,18 @@ static const char *basic_auth(struct arena *a)
 	return arena_printf(a, "Authorization: Basic %s", b64);
 }
 
-enum code oidc_redeem(struct arena *a, const struct oidc_provider *p, const char *code, const char *redirect_uri,
+enum code oidc_redeem(const struct oidc *o, struct arena *a, const struct oidc_provider *p, const char *code, const char *redirect_uri,
 		      const char *verifier, const char **ret_id_token, const char **ret_access_token,
 		      char err[OIDC_ERR_MAX])
 {
-	bool confidential = g_config.oidc_client_secret[0] != '\0';
+	bool confidential = o->client_secret[0] != '\0';
 	const char *form = arena_printf(a, "grant_type=authorization_code&code=%s&redirect_uri=%s&code_verifier=%s%s%s",
 					pct(a, code), pct(a, redirect_uri), pct(a, verifier),
-					confidential ? "" : "&client_id=", confidential ? "" : pct(a, g_config.oidc_client_id));
+					confidential ? "" : "&client_id=", confidential ? "" : pct(a, o->client_id));
 	struct buf b;
 	buf_init(&b, DOC_MAX);
 	long status = 0;
-	enum code rc = http_call(p->token_endpoint, form, confidential ? basic_auth(a) : NULL, &b, &status, err);
+	enum code rc = http_call(p->token_endpoint, form, confidential ? basic_auth(o, a) : NULL, &b, &status, err);
 	json_t *doc = rc ? NULL : json_loadb(buf_str(&b), b.len, 0, NULL);
 	buf_done(&b);
 	if (rc)
@@ -481,17 +618,17 @@ out:
 	return rc;
 }
 
-enum code oidc_verify(const struct oidc_provider *p, const char *id_token, const char *nonce,
+enum code oidc_verify(struct oidc *o, const struct oidc_provider *p, const char *id_token, const char *nonce,
 		      struct oidc_claims *ret, char err[OIDC_ERR_MAX])
 {
 	enum code rc = CODE_NOT_FOUND;
 	/* A key the cache does not know may be a rotated one: fetch once more. */
 	for (int attempt = 0; attempt < 2 && rc == CODE_NOT_FOUND; attempt++) {
 		char *jwks = NULL;
-		enum code krc = jwks_text(p, attempt > 0, &jwks, err);
+		enum code krc = jwks_text(o, p, attempt > 0, &jwks, err);
 		if (krc)
 			return krc == CODE_INTERNAL_ERROR ? CODE_UNAUTHORIZED : krc;
-		rc = oidc_verify_with_keys(id_token, jwks, p->issuer, g_config.oidc_client_id, nonce, now_ms(), ret, err);
+		rc = oidc_verify_with_keys(id_token, jwks, p->issuer, o->client_id, nonce, now_ms(), ret, err);
 		free(jwks);
 	}
 	return rc == CODE_NOT_FOUND ? CODE_UNAUTHORIZED : rc;

@@ -22,6 +22,14 @@
 /* PKCE: the verifier and its S256 challenge (43 base64url characters). */
 #define OIDC_CHALLENGE_LEN 43
 
+/* A relying party: the configured client (issuer, id, secret) and its
+ * cache of the provider's discovery document and keys.  Owned by the
+ * application object; safe to use from every HTTP thread. */
+struct oidc;
+/* NULL or "" values leave sign-in unconfigured (oidc_configured false). */
+struct oidc *oidc_new(const char *issuer, const char *client_id, const char *client_secret);
+void oidc_free(struct oidc *o);
+
 struct oidc_provider {
 	char issuer[OIDC_URL_MAX];
 	char authorization_endpoint[OIDC_URL_MAX];
@@ -38,19 +46,19 @@ struct oidc_claims {
 };
 
 /* True when LOADLINE_OIDC_ISSUER and LOADLINE_OIDC_CLIENT_ID are set. */
-bool oidc_configured(void);
+bool oidc_configured(const struct oidc *o);
 
 /* The provider's endpoints, from its discovery document (cached for an
  * hour).  CODE_SERVICE_UNAVAILABLE when it cannot be fetched, or
  * CODE_INTERNAL_ERROR when it is not a valid document for the configured
  * issuer; a message in err either way.  Thread-safe. */
-enum code oidc_discover(struct oidc_provider *ret, char err[OIDC_ERR_MAX]);
+enum code oidc_discover(struct oidc *o, struct oidc_provider *ret, char err[OIDC_ERR_MAX]);
 
 /* The S256 PKCE challenge of verifier: BASE64URL(SHA-256(verifier)). */
 void oidc_pkce_challenge(const char *verifier, char out[OIDC_CHALLENGE_LEN + 1]);
 
 /* The URL to send the browser to (arena-owned). */
-const char *oidc_authorize_url(struct arena *a, const struct oidc_provider *p, const char *redirect_uri,
+const char *oidc_authorize_url(const struct oidc *o, struct arena *a, const struct oidc_provider *p, const char *redirect_uri,
 			       const char *state, const char *nonce, const char *challenge);
 
 /* Redeems an authorization code at the token endpoint (client_secret_basic
@@ -58,7 +66,7 @@ const char *oidc_authorize_url(struct arena *a, const struct oidc_provider *p, c
  * token and the access token (arena-owned; the access token may be NULL).  CODE_UNAUTHORIZED when the provider refuses (a used
  * or unknown code: invalid_grant), CODE_SERVICE_UNAVAILABLE when it cannot
  * be reached; a message in err. */
-enum code oidc_redeem(struct arena *a, const struct oidc_provider *p, const char *code, const char *redirect_uri,
+enum code oidc_redeem(const struct oidc *o, struct arena *a, const struct oidc_provider *p, const char *code, const char *redirect_uri,
 		      const char *verifier, const char **ret_id_token, const char **ret_access_token,
 		      char err[OIDC_ERR_MAX]);
 
@@ -66,7 +74,7 @@ enum code oidc_redeem(struct arena *a, const struct oidc_provider *p, const char
  * when the token names a key the cache does not have) and fills ret.
  * CODE_UNAUTHORIZED with a message in err when anything does not check
  * out; CODE_SERVICE_UNAVAILABLE when the keys cannot be fetched. */
-enum code oidc_verify(const struct oidc_provider *p, const char *id_token, const char *nonce,
+enum code oidc_verify(struct oidc *o, const struct oidc_provider *p, const char *id_token, const char *nonce,
 		      struct oidc_claims *ret, char err[OIDC_ERR_MAX]);
 
 /* Completes verified claims that lack the email from the UserInfo

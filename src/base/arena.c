@@ -80,15 +80,30 @@ void arena_free(struct arena *a)
 void arena_reset(struct arena *a)
 {
 	run_cleanups(a);
-	struct block *b = a->head;
-	/* Keep the last block of the chain: it is the original BLOCK_SIZE one. */
-	while (b->next) {
-		struct block *n = b->next;
-		free(b);
-		b = n;
+	/* Keep one ordinary BLOCK_SIZE block for reuse and free every other,
+	 * in particular big one-off blocks (which are linked behind the head,
+	 * so they may well be the last of the chain). */
+	struct block *keep = NULL;
+	for (struct block *b = a->head, *n; b; b = n) {
+		n = b->next;
+		if (!keep && b->size == BLOCK_SIZE)
+			keep = b;
+		else
+			free(b);
 	}
-	a->head = b;
-	b->used = 0;
+	if (!keep)
+		keep = block_new(BLOCK_SIZE);
+	keep->next = NULL;
+	keep->used = 0;
+	a->head = keep;
+}
+
+size_t arena_reserved(const struct arena *a)
+{
+	size_t n = 0;
+	for (const struct block *b = a->head; b; b = b->next)
+		n += b->size;
+	return n;
 }
 
 void *arena_alloc(struct arena *a, size_t size)

@@ -16,6 +16,8 @@ void arena_free(struct arena *a);
 void arena_reset(struct arena *a);
 
 void *arena_alloc(struct arena *a, size_t size);   /* zeroed, 16-aligned */
+/* Bytes of memory the arena holds in its blocks (for tests and stats). */
+size_t arena_reserved(const struct arena *a);
 char *arena_strdup(struct arena *a, const char *s); /* NULL stays NULL */
 char *arena_strndup(struct arena *a, const char *s, size_t len);
 char *arena_printf(struct arena *a, const char *fmt, ...)

@@ -8,8 +8,6 @@
 
 #include "clock.h"
 
-struct config g_config;
-static int base_url_set, app_url_set, docs_url_set;
 
 static void copy(char *dst, size_t n, const char *src)
 {
@@ -76,26 +74,32 @@ int config_parse_rate(const char *s, int *ret_n, int64_t *ret_window_ms)
 	return 0;
 }
 
-void config_derive_urls(void)
+void config_derive_urls(struct config *c)
 {
-	if (!base_url_set)
-		snprintf(g_config.base_url, sizeof g_config.base_url, "http://%s", g_config.listen);
-	if (!app_url_set)
-		copy(g_config.app_url, sizeof g_config.app_url, g_config.base_url);
-	if (!docs_url_set)
-		snprintf(g_config.docs_url, sizeof g_config.docs_url, "%.500s/docs", g_config.base_url);
+	if (!c->base_url_set)
+		snprintf(c->base_url, sizeof c->base_url, "http://%s", c->listen);
+	if (!c->app_url_set)
+		copy(c->app_url, sizeof c->app_url, c->base_url);
+	if (!c->docs_url_set)
+		snprintf(c->docs_url, sizeof c->docs_url, "%.500s/docs", c->base_url);
 	/* Trailing slashes would make "//api/errors" links. */
-	char *urls[] = {g_config.base_url, g_config.app_url, g_config.docs_url};
+	char *urls[] = {c->base_url, c->app_url, c->docs_url};
 	for (size_t i = 0; i < 3; i++) {
 		size_t n = strlen(urls[i]);
 		while (n > 0 && urls[i][n - 1] == '/')
 			urls[i][--n] = '\0';
 	}
+	/* The error pages are served here under the path part of the docs URL
+	 * when it points at this service, else under /docs. */
+	size_t bl = strlen(c->base_url);
+	if (!strncmp(c->docs_url, c->base_url, bl) && (c->docs_url[bl] == '/' || c->docs_url[bl] == '\0'))
+		copy(c->docs_path, sizeof c->docs_path, c->docs_url + bl);
+	else
+		copy(c->docs_path, sizeof c->docs_path, "/docs");
 }
 
-int config_load(void)
+int config_load(struct config *c)
 {
-	struct config *c = &g_config;
 	memset(c, 0, sizeof(*c));
 	copy(c->db, sizeof c->db, "sqlite:./data/loadline.db");
 	copy(c->listen, sizeof c->listen, "127.0.0.1:8080");
@@ -111,16 +115,19 @@ int config_load(void)
 	c->session_ttl_ms = 12LL * 3600 * 1000;
 	c->workers = 2;
 	c->http_threads = 8;
+	c->max_connections = 4096;
+	c->max_connections_per_ip = 64;
+	c->idle_timeout_ms = 15000;
 
 	int rc = 0, r;
 	rc |= env_str("LOADLINE_DB", c->db, sizeof c->db) < 0;
 	rc |= env_str("LOADLINE_LISTEN", c->listen, sizeof c->listen) < 0;
 	rc |= (r = env_str("LOADLINE_BASE_URL", c->base_url, sizeof c->base_url)) < 0;
-	base_url_set = r > 0;
+	c->base_url_set = r > 0;
 	rc |= (r = env_str("LOADLINE_APP_URL", c->app_url, sizeof c->app_url)) < 0;
-	app_url_set = r > 0;
+	c->app_url_set = r > 0;
 	rc |= (r = env_str("LOADLINE_DOCS_URL", c->docs_url, sizeof c->docs_url)) < 0;
-	docs_url_set = r > 0;
+	c->docs_url_set = r > 0;
 	rc |= env_str("LOADLINE_SMTP_URL", c->smtp_url, sizeof c->smtp_url) < 0;
 	rc |= env_str("LOADLINE_MAIL_FROM", c->mail_from, sizeof c->mail_from) < 0;
 	rc |= env_str("LOADLINE_OIDC_ISSUER", c->oidc_issuer, sizeof c->oidc_issuer) < 0;
@@ -139,6 +146,10 @@ int config_load(void)
 	else if (r) c->max_file_bytes = (size_t)v;
 	if ((r = env_long("LOADLINE_HTTP_THREADS", 1, 256, &v)) < 0) rc = 1;
 	else if (r) c->http_threads = (int)v;
+	if ((r = env_long("LOADLINE_MAX_CONNECTIONS", 16, 1000000, &v)) < 0) rc = 1;
+	else if (r) c->max_connections = (int)v;
+	if ((r = env_long("LOADLINE_MAX_CONNECTIONS_PER_IP", 0, 1000000, &v)) < 0) rc = 1;
+	else if (r) c->max_connections_per_ip = (int)v;
 	if ((r = env_long("LOADLINE_DEBUG_ROW_DELAY_MS", 0, 10000, &v)) < 0) rc = 1;
 	else if (r) c->debug_row_delay_ms = (int)v;
 	rc |= env_duration("LOADLINE_STAGING_TTL", &c->staging_ttl_ms) < 0;
@@ -146,6 +157,7 @@ int config_load(void)
 	rc |= env_duration("LOADLINE_SWEEP_INTERVAL", &c->sweep_interval_ms) < 0;
 	rc |= env_duration("LOADLINE_LEASE", &c->lease_ms) < 0;
 	rc |= env_duration("LOADLINE_SESSION_TTL", &c->session_ttl_ms) < 0;
-	config_derive_urls();
+	rc |= env_duration("LOADLINE_IDLE_TIMEOUT", &c->idle_timeout_ms) < 0;
+	config_derive_urls(c);
 	return rc ? -1 : 0;
 }

@@ -1,8 +1,10 @@
 /* Configuration from the environment (PRODUCT.md §1); flags override fields
- * after config_load.  One process-wide instance, read-only after start. */
+ * after config_load.  The application object (src/app/app.h) owns the one
+ * instance of a process; it is read-only once the process serves. */
 #ifndef LOADLINE_BASE_CONFIG_H
 #define LOADLINE_BASE_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,17 +30,21 @@ struct config {
 	int64_t session_ttl_ms;  /* LOADLINE_SESSION_TTL 12h: a web sign-in lasts this long */
 	int workers;             /* serve --workers, default 2 */
 	int http_threads;        /* LOADLINE_HTTP_THREADS, default 8 */
+	int max_connections;     /* LOADLINE_MAX_CONNECTIONS, default 4096 */
+	int max_connections_per_ip; /* LOADLINE_MAX_CONNECTIONS_PER_IP, default 64; 0 = no limit */
+	int64_t idle_timeout_ms; /* LOADLINE_IDLE_TIMEOUT, default 15s: a silent connection is closed */
 	int debug_row_delay_ms;  /* LOADLINE_DEBUG_ROW_DELAY_MS: fault-injection for
 				  * recovery tests (slows each written row); 0 in production */
+	char docs_path[512];     /* path under which this process serves the error pages */
+	bool base_url_set, app_url_set, docs_url_set;  /* given, not derived */
 };
 
-extern struct config g_config;
-
-/* Fills g_config from defaults and the environment.  Returns 0, or -1 with a
+/* Fills c from defaults and the environment.  Returns 0, or -1 with a
  * message on stderr naming the variable that is wrong. */
-int config_load(void);
-/* Recomputes the URLs that default from --listen, after flags changed it. */
-void config_derive_urls(void);
+int config_load(struct config *c);
+/* Recomputes what defaults from --listen (URLs, docs_path), after flags
+ * changed it. */
+void config_derive_urls(struct config *c);
 /* Parses "N/WINDOW" such as "600/60s". */
 int config_parse_rate(const char *s, int *ret_n, int64_t *ret_window_ms);
 

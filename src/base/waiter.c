@@ -1,6 +1,10 @@
 /* Stop flag + condition variable. */
 #include "waiter.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include <time.h>
 
 void waiter_init(struct waiter *w)
@@ -55,4 +59,15 @@ void waiter_stop(struct waiter *w)
 	w->stop = true;
 	pthread_cond_broadcast(&w->wake);
 	pthread_mutex_unlock(&w->lock);
+}
+
+void thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	int rc = pthread_create(t, NULL, fn, arg);
+	if (rc) {
+		/* A process that cannot start its threads cannot do its job;
+		 * running on without them would lose work silently. */
+		fprintf(stderr, "loadline: cannot start a thread: %s\n", strerror(rc));
+		abort();
+	}
 }

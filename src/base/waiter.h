@@ -21,4 +21,8 @@ bool waiter_stopping(struct waiter *w);
 void waiter_wake(struct waiter *w);   /* wakes every sleeper */
 void waiter_stop(struct waiter *w);   /* sets the flag and wakes every sleeper */
 
+/* pthread_create, or abort with a message: the background threads are the
+ * process's job (workers, heartbeat, sweeper, mailer). */
+void thread_start(pthread_t *t, void *(*fn)(void *), void *arg);
+
 #endif

@@ -6,10 +6,9 @@
 #include <string.h>
 
 #include "base/clock.h"
-#include "base/config.h"
 #include "cli.h"
 #include "common.h"
-#include "import/normalize.h"
+#include "model/normalize.h"
 #include "import/review.h"
 #include "store/outbox.h"
 #include "store/runs.h"
@@ -40,9 +39,9 @@ static int check_len(const char *v, size_t max, const char *name)
 }
 
 /* Opens the store and checks that --org names an existing organization. */
-static struct store *store_for_org(const char *org_id, struct org *ret)
+static struct store *store_for_org(struct app *app, const char *org_id, struct org *ret)
 {
-	struct store *st = cli_store(1);
+	struct store *st = cli_store(app, 1);
 	if (!st)
 		return NULL;
 	enum code rc = store_org_get(st, org_id, ret);
@@ -57,7 +56,7 @@ static struct store *store_for_org(const char *org_id, struct org *ret)
 	return st;
 }
 
-static int create_org(int argc, char **argv)
+static int create_org(struct app *app, int argc, char **argv)
 {
 	static const char *usage = "create-org --name NAME";
 	static const char *const ok[] = {"--name", NULL};
@@ -65,7 +64,7 @@ static int create_org(int argc, char **argv)
 	int u;
 	if (opts_check(argc, argv, ok, NULL, usage) || (u = need(name, "--name", usage)) || check_len(name, NAME_MAX_LEN, "--name"))
 		return 2;
-	struct store *st = cli_store(1);
+	struct store *st = cli_store(app, 1);
 	if (!st)
 		return 1;
 	struct org o;
@@ -84,7 +83,7 @@ static int valid_email(const char *e)
 	       strlen(e) <= EMAIL_MAX_LEN;
 }
 
-static int add_user(int argc, char **argv)
+static int add_user(struct app *app, int argc, char **argv)
 {
 	static const char *usage = "add-user --org ORG --email EMAIL --name NAME --role admin|member";
 	static const char *const ok[] = {"--org", "--email", "--name", "--role", NULL};
@@ -102,7 +101,7 @@ static int add_user(int argc, char **argv)
 		return 2;
 	}
 	struct org o;
-	struct store *st = store_for_org(org, &o);
+	struct store *st = store_for_org(app, org, &o);
 	if (!st)
 		return 1;
 	struct user usr;
@@ -119,7 +118,7 @@ static int add_user(int argc, char **argv)
 	return 0;
 }
 
-static int mint_token(int argc, char **argv)
+static int mint_token(struct app *app, int argc, char **argv)
 {
 	static const char *usage = "mint-token --org ORG [--name LABEL]";
 	static const char *const ok[] = {"--org", "--name", NULL};
@@ -127,7 +126,7 @@ static int mint_token(int argc, char **argv)
 	if (opts_check(argc, argv, ok, NULL, usage) || need(org, "--org", usage) || check_len(name, NAME_MAX_LEN, "--name"))
 		return 2;
 	struct org o;
-	struct store *st = store_for_org(org, &o);
+	struct store *st = store_for_org(app, org, &o);
 	if (!st)
 		return 1;
 	char token[TOKEN_LEN + 1];
@@ -143,20 +142,20 @@ static int mint_token(int argc, char **argv)
 
 /* Commands that take exactly one id: checks the arguments and opens the
  * store.  Returns 0, or the exit status (2 usage, 1 no database). */
-static int one_id_command(int argc, char **argv, const char *usage, struct store **ret)
+static int one_id_command(struct app *app, int argc, char **argv, const char *usage, struct store **ret)
 {
 	if (argc != 2 || !strncmp(argv[1], "--", 2)) {
 		fprintf(stderr, "usage: loadline admin %s\n", usage);
 		return 2;
 	}
-	*ret = cli_store(1);
+	*ret = cli_store(app, 1);
 	return *ret ? 0 : 1;
 }
 
-static int revoke_token(int argc, char **argv)
+static int revoke_token(struct app *app, int argc, char **argv)
 {
 	struct store *st = NULL;
-	int u = one_id_command(argc, argv, "revoke-token KEY_ID", &st);
+	int u = one_id_command(app, argc, argv, "revoke-token KEY_ID", &st);
 	if (u)
 		return u;
 	enum code rc = store_key_revoke(st, NULL, argv[1]);
@@ -174,7 +173,7 @@ static void print_key(const struct api_key *k, void *ctx)
 	printf("%s %s %s %s\n", k->id, k->prefix, k->name, k->revoked_at ? "revoked" : "live");
 }
 
-static int list_tokens(int argc, char **argv)
+static int list_tokens(struct app *app, int argc, char **argv)
 {
 	static const char *usage = "list-tokens --org ORG";
 	static const char *const ok[] = {"--org", NULL};
@@ -182,7 +181,7 @@ static int list_tokens(int argc, char **argv)
 	if (opts_check(argc, argv, ok, NULL, usage) || need(org, "--org", usage))
 		return 2;
 	struct org o;
-	struct store *st = store_for_org(org, &o);
+	struct store *st = store_for_org(app, org, &o);
 	if (!st)
 		return 1;
 	enum code rc = store_key_list(st, org, print_key, NULL);
@@ -191,24 +190,24 @@ static int list_tokens(int argc, char **argv)
 }
 
 /* Prints a sign-in URL for the user; shared with bootstrap. */
-static int print_login_link(struct store *st, const struct user *u)
+static int print_login_link(const struct app *app, struct store *st, const struct user *u)
 {
 	char token[TOKEN_LEN + 1];
 	enum code rc = store_login_link_create(st, u->id, LOGIN_LINK_TTL_MS, token);
 	if (rc)
 		return fail("login-link", rc);
-	printf("%s/login/link?token=%s\n", g_config.app_url, token);
+	printf("%s/login/link?token=%s\n", app->cfg.app_url, token);
 	return 0;
 }
 
-static int login_link(int argc, char **argv)
+static int login_link(struct app *app, int argc, char **argv)
 {
 	static const char *usage = "login-link --email EMAIL";
 	static const char *const ok[] = {"--email", NULL};
 	const char *email = opt(argc, argv, "--email");
 	if (opts_check(argc, argv, ok, NULL, usage) || need(email, "--email", usage))
 		return 2;
-	struct store *st = cli_store(1);
+	struct store *st = cli_store(app, 1);
 	if (!st)
 		return 1;
 	struct user u;
@@ -220,7 +219,7 @@ static int login_link(int argc, char **argv)
 	} else if (rc) {
 		ret = fail("login-link", rc);
 	} else {
-		ret = print_login_link(st, &u);
+		ret = print_login_link(app, st, &u);
 		if (!ret)
 			fprintf(stderr, "loadline: one-time sign-in link for %s, valid 15 minutes\n", u.email);
 	}
@@ -228,7 +227,7 @@ static int login_link(int argc, char **argv)
 	return ret;
 }
 
-static int add_named(int argc, char **argv, const char *what)
+static int add_named(struct app *app, int argc, char **argv, const char *what)
 {
 	char usage[64];
 	snprintf(usage, sizeof usage, "%s --org ORG --name NAME", what);
@@ -238,7 +237,7 @@ static int add_named(int argc, char **argv, const char *what)
 	    check_len(name, NAME_MAX_LEN, "--name"))
 		return 2;
 	struct org o;
-	struct store *st = store_for_org(org, &o);
+	struct store *st = store_for_org(app, org, &o);
 	if (!st)
 		return 1;
 	char id[ID_MAX];
@@ -251,10 +250,10 @@ static int add_named(int argc, char **argv, const char *what)
 	return 0;
 }
 
-static int add_customer(int argc, char **argv) { return add_named(argc, argv, "add-customer"); }
-static int add_branch(int argc, char **argv) { return add_named(argc, argv, "add-branch"); }
+static int add_customer(struct app *app, int argc, char **argv) { return add_named(app, argc, argv, "add-customer"); }
+static int add_branch(struct app *app, int argc, char **argv) { return add_named(app, argc, argv, "add-branch"); }
 
-static int add_location(int argc, char **argv)
+static int add_location(struct app *app, int argc, char **argv)
 {
 	static const char *usage = "add-location --org ORG --name NAME --street S --city C --state ST --zip Z";
 	static const char *const ok[] = {"--org", "--name", "--street", "--city", "--state", "--zip", NULL};
@@ -284,7 +283,7 @@ static int add_location(int argc, char **argv)
 		if (check_len(parts[i], NAME_MAX_LEN, "an address part"))
 			return 2;
 	struct org o;
-	struct store *st = store_for_org(org, &o);
+	struct store *st = store_for_org(app, org, &o);
 	if (!st)
 		return 1;
 	char id[ID_MAX];
@@ -296,7 +295,7 @@ static int add_location(int argc, char **argv)
 	return 0;
 }
 
-static int set_approvers(int argc, char **argv)
+static int set_approvers(struct app *app, int argc, char **argv)
 {
 	static const char *usage = "set-approvers --org ORG --emails a@x,b@y   (empty list = all admins)";
 	static const char *const ok[] = {"--org", "--emails", NULL};
@@ -328,7 +327,7 @@ static int set_approvers(int argc, char **argv)
 		list[n++] = e;
 	}
 	struct org o;
-	struct store *st = ret ? NULL : store_for_org(org, &o);
+	struct store *st = ret ? NULL : store_for_org(app, org, &o);
 	if (!ret && !st)
 		ret = 1;
 	if (st) {
@@ -343,7 +342,7 @@ static int set_approvers(int argc, char **argv)
 /* make run on a new database: one org, one admin, one token, a sign-in
  * link and a curl line.  With --if-empty it does nothing when any
  * organization exists. */
-static int bootstrap(int argc, char **argv)
+static int bootstrap(struct app *app, int argc, char **argv)
 {
 	static const char *usage = "bootstrap [--org-name NAME] [--email EMAIL] [--if-empty]";
 	static const char *const ok[] = {"--org-name", "--email", NULL};
@@ -351,7 +350,7 @@ static int bootstrap(int argc, char **argv)
 	static const char *const bools[] = {"--if-empty", NULL};
 	if (opts_check(argc, argv, ok, bools, usage))
 		return 2;
-	struct store *st = cli_store(1);
+	struct store *st = cli_store(app, 1);
 	if (!st)
 		return 1;
 	int ret = 1;
@@ -376,19 +375,19 @@ static int bootstrap(int argc, char **argv)
 	printf("Organization: %s (%s)\nAdmin user:   %s\nAPI token:    %s\n", o.name, o.id, u.email, token);
 	printf("Sign-in link: ");
 	fflush(stdout);
-	if (print_login_link(st, &u))
+	if (print_login_link(app, st, &u))
 		goto out;
-	printf("Try it:       curl -s -H 'Authorization: Bearer %s' %s/api/v1/whoami\n", token, g_config.base_url);
+	printf("Try it:       curl -s -H 'Authorization: Bearer %s' %s/api/v1/whoami\n", token, app->cfg.base_url);
 	ret = 0;
 out:
 	store_close(st);
 	return ret;
 }
 
-static int cancel_run(int argc, char **argv)
+static int cancel_run(struct app *app, int argc, char **argv)
 {
 	struct store *st = NULL;
-	int u = one_id_command(argc, argv, "cancel-run RUN_ID", &st);
+	int u = one_id_command(app, argc, argv, "cancel-run RUN_ID", &st);
 	if (u)
 		return u;
 	struct run run;
@@ -401,8 +400,9 @@ static int cancel_run(int argc, char **argv)
 		ret = fail("cancel-run", rc);
 	} else {
 		struct run_move m = {.to = RUN_CANCELLED, .row_count = -1, .finish = true};
-		rc = store_run_move(st, argv[1], &m);
-		if (rc == CODE_RUN_NOT_TERMINAL) {
+		bool moved;
+		rc = store_run_move(st, argv[1], &m, &moved);
+		if (!rc && !moved) {
 			fprintf(stderr, "loadline: run %s is already %s; only QUEUED or RUNNING runs can be cancelled\n",
 				argv[1], run_state_name(run.state));
 			ret = 1;
@@ -438,7 +438,7 @@ static int apply_map_option(struct arena *a, const struct review *r, const char 
 	return 0;
 }
 
-static int confirm_run(int argc, char **argv)
+static int confirm_run(struct app *app, int argc, char **argv)
 {
 	static const char *usage = "confirm-run RUN_ID [--map \"Header=field,...\"] [--email ADMIN_EMAIL]";
 	static const char *const ok[] = {"--map", "--email", NULL};
@@ -446,7 +446,7 @@ static int confirm_run(int argc, char **argv)
 		fprintf(stderr, "usage: loadline admin %s\n", usage);
 		return 2;
 	}
-	struct store *st = cli_store(1);
+	struct store *st = cli_store(app, 1);
 	if (!st)
 		return 1;
 	struct arena *a = arena_new();
@@ -456,7 +456,7 @@ static int confirm_run(int argc, char **argv)
 	int released = 0, ret = 1;
 	enum code rc = store_run_get(st, NULL, argv[1], &run);
 	if (!rc)
-		rc = review_load(st, a, run.org_id, run.id, &r);
+		rc = review_load(st, a, app->cfg.max_rows, run.org_id, run.id, &r);
 	if (rc) {
 		fprintf(stderr, "loadline: cannot review run %s: %s\n", argv[1], code_name(rc));
 		goto out;
@@ -474,9 +474,13 @@ static int confirm_run(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
-	rc = review_confirm(st, a, run.org_id, run.id, email ? u.id : NULL, fields, r.ncols, &released, &msg);
-	if (rc) {
-		fprintf(stderr, "loadline: confirm-run failed: %s%s%s\n", code_name(rc), msg ? ": " : "", msg ? msg : "");
+	enum review_outcome outcome;
+	rc = review_confirm(st, a, app->cfg.max_rows, run.org_id, run.id, email ? u.id : NULL, fields, r.ncols,
+			    &released, &msg, &outcome);
+	if (rc || outcome != REVIEW_CONFIRMED) {
+		const char *why = rc ? code_name(rc) : outcome == REVIEW_EXPIRED ? "the review link expired (STAGING_EXPIRED)"
+			: outcome == REVIEW_DECIDED ? "the run no longer waits for a mapping" : "the mapping was refused";
+		fprintf(stderr, "loadline: confirm-run failed: %s%s%s\n", why, msg ? ": " : "", msg ? msg : "");
 		ret = 1;
 		goto out;
 	}
@@ -498,12 +502,12 @@ static void print_mail(const struct outbox_mail *m, void *ctx)
 	       m->last_error ? m->last_error : "");
 }
 
-static int outbox(int argc, char **argv)
+static int outbox(struct app *app, int argc, char **argv)
 {
 	static const char *const ok[] = {"--org", NULL};
 	if (opts_check(argc, argv, ok, NULL, "outbox [--org ORG]"))
 		return 2;
-	struct store *st = cli_store(1);
+	struct store *st = cli_store(app, 1);
 	if (!st)
 		return 1;
 	struct arena *a = arena_new();
@@ -515,7 +519,7 @@ static int outbox(int argc, char **argv)
 
 static const struct {
 	const char *name;
-	int (*run)(int argc, char **argv);
+	int (*run)(struct app *app, int argc, char **argv);
 	const char *usage;
 } commands[] = {
 	{"create-org", create_org, "create-org --name NAME"},
@@ -534,13 +538,13 @@ static const struct {
 	{"bootstrap", bootstrap, "bootstrap [--org-name NAME] [--email EMAIL] [--if-empty]"},
 };
 
-int cli_admin(int argc, char **argv)
+int cli_admin(struct app *app, int argc, char **argv)
 {
 	size_t n = sizeof commands / sizeof commands[0];
 	if (argc >= 2) {
 		for (size_t i = 0; i < n; i++)
 			if (!strcmp(argv[1], commands[i].name))
-				return commands[i].run(argc - 1, argv + 1);
+				return commands[i].run(app, argc - 1, argv + 1);
 	}
 	FILE *f = argc >= 2 && !strcmp(argv[1], "help") ? stdout : stderr;
 	if (argc >= 2 && f == stderr)

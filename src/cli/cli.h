@@ -1,15 +1,21 @@
-/* Subcommands of the `loadline` program.  Each takes the arguments after its
- * own name (argv[0] is the subcommand) and returns the process exit status. */
+/* Subcommands of the `loadline` program.  Each takes the application object
+ * and the arguments after its own name (argv[0] is the subcommand) and
+ * returns the process exit status. */
 #ifndef LOADLINE_CLI_CLI_H
 #define LOADLINE_CLI_CLI_H
 
-int cli_serve(int argc, char **argv);
-int cli_worker(int argc, char **argv);
-int cli_migrate(int argc, char **argv);
-int cli_admin(int argc, char **argv);
-int cli_inspect(int argc, char **argv);
-int cli_docs(int argc, char **argv);
-int cli_push(int argc, char **argv);
-int cli_runs(int argc, char **argv);
+struct app;
+
+/* app carries the configuration (from the environment and --db); a
+ * subcommand that needs the database opens app->store itself. */
+int cli_serve(struct app *app, int argc, char **argv);
+int cli_worker(struct app *app, int argc, char **argv);
+int cli_migrate(struct app *app, int argc, char **argv);
+int cli_admin(struct app *app, int argc, char **argv);
+int cli_inspect(struct app *app, int argc, char **argv);
+int cli_docs(struct app *app, int argc, char **argv);
+/* The API client (PRODUCT §9): talks HTTP to a server, not to a database. */
+int cli_push(struct app *app, int argc, char **argv);
+int cli_runs(struct app *app, int argc, char **argv);
 
 #endif

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/config.h"
 
 const char *opt(int argc, char **argv, const char *name)
 {
@@ -59,11 +58,11 @@ int opts_check(int argc, char **argv, const char *const *allowed, const char *co
 	return 0;
 }
 
-struct store *cli_store(int pool)
+struct store *cli_store(struct app *app, int pool)
 {
 	struct store *st = NULL;
 	char err[512];
-	if (store_open(g_config.db, pool, &st, err, sizeof err)) {
+	if (store_open(app->cfg.db, pool, &st, err, sizeof err)) {
 		fprintf(stderr, "loadline: %s\n", err);
 		return NULL;
 	}
@@ -72,5 +71,6 @@ struct store *cli_store(int pool)
 		store_close(st);
 		return NULL;
 	}
+	app->store = st;
 	return st;
 }

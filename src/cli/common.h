@@ -2,6 +2,7 @@
 #ifndef LOADLINE_CLI_COMMON_H
 #define LOADLINE_CLI_COMMON_H
 
+#include "app/app.h"
 #include "store/store.h"
 
 /* Value of "--name VALUE" or "--name=VALUE" in argv[1..argc), or NULL. */
@@ -13,8 +14,8 @@ int flag(int argc, char **argv, const char *name);
  * be NULL); prints the problem and returns -1. */
 int opts_check(int argc, char **argv, const char *const *allowed, const char *const *bools,
 	       const char *usage);
-/* Opens the store named by g_config.db and applies migrations; prints the
- * reason and returns NULL on failure. */
-struct store *cli_store(int pool);
+/* Opens the store named by app->cfg.db into app->store and applies
+ * migrations; prints the reason and returns NULL on failure. */
+struct store *cli_store(struct app *app, int pool);
 
 #endif

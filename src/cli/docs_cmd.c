@@ -64,7 +64,7 @@ static int one(const char *path, char *want, int write)
 	return ret;
 }
 
-int cli_docs(int argc, char **argv)
+int cli_docs(struct app *app, int argc, char **argv)
 {
 	if (argc < 2 || (strcmp(argv[1], "write") && strcmp(argv[1], "check"))) {
 		fprintf(stderr, "usage: loadline docs write|check [DIR]   (DIR defaults to docs)\n");

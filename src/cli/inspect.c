@@ -108,7 +108,7 @@ static int emit(json_t *out, int status)
 	return status;
 }
 
-int cli_inspect(int argc, char **argv)
+int cli_inspect(struct app *app, int argc, char **argv)
 {
 	struct sheet_limits lim;
 	sheet_limits_default(&lim);

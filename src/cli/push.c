@@ -356,7 +356,7 @@ static const char push_usage[] =
 	"loadline push FILE [--url URL] [--dry-run] [--no-wait] [--results DIR] [--json]\n"
 	"       (token from $LOADLINE_TOKEN, URL from $LOADLINE_URL)\n";
 
-int cli_push(int argc, char **argv)
+int cli_push(struct app *app, int argc, char **argv)
 {
 	static const char *const allowed[] = {"--url", "--token", "--results", NULL};
 	static const char *const bools[] = {"--dry-run", "--no-wait", "--json", NULL};
@@ -401,7 +401,7 @@ int cli_push(int argc, char **argv)
 	return rc;
 }
 
-int cli_runs(int argc, char **argv)
+int cli_runs(struct app *app, int argc, char **argv)
 {
 	static const char *const allowed[] = {"--url", "--token", "--limit", NULL};
 	static const char *const bools[] = {"--json", NULL};

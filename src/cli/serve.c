@@ -4,16 +4,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
-#include "api/api.h"
-#include "base/config.h"
+#include "app/app.h"
+#include "auth/oidc.h"
 #include "base/log.h"
 #include "cli.h"
 #include "common.h"
+#include "http/dispatch.h"
 #include "http/ratelimit.h"
 #include "import/worker.h"
 #include "mail/mailer.h"
-#include "web/web.h"
+#include "store/settings.h"
 
 /* Blocks the stop signals in every thread started after this, so that the
  * main thread alone receives them through sigwait. */
@@ -33,7 +35,7 @@ static int wait_for_stop(sigset_t *set)
 	return sig;
 }
 
-static int parse_workers(int argc, char **argv)
+static int parse_workers(struct config *cfg, int argc, char **argv)
 {
 	const char *w = opt(argc, argv, "--workers");
 	if (!w)
@@ -44,83 +46,149 @@ static int parse_workers(int argc, char **argv)
 		fprintf(stderr, "loadline: --workers must be a number from 0 to 64, not \"%s\"\n", w);
 		return -1;
 	}
-	g_config.workers = (int)n;
+	cfg->workers = (int)n;
 	return 0;
 }
 
-int cli_serve(int argc, char **argv)
+/* libcurl before any thread: sign-in fetches the OIDC provider's documents
+ * and the mailer talks SMTP. */
+static int curl_start(void)
+{
+	CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (rc)
+		fprintf(stderr, "loadline: cannot initialise libcurl: %s\n", curl_easy_strerror(rc));
+	return rc ? -1 : 0;
+}
+
+/* The background threads every serving or working process runs; their
+ * wake-up calls become the application's hooks. */
+struct background {
+	struct workers *workers;
+	struct mailer *mailer;
+};
+
+static void background_start(struct app *app, struct background *bg)
+{
+	const struct config *c = &app->cfg;
+	struct worker_opts wo = {
+		.pipeline = {.max_rows = c->max_rows, .docs_url = c->docs_url, .debug_row_delay_ms = c->debug_row_delay_ms},
+		.lease_ms = c->lease_ms, .run_timeout_ms = c->run_timeout_ms, .sweep_interval_ms = c->sweep_interval_ms,
+	};
+	bg->workers = workers_start(app->store, &wo, c->workers);
+	bg->mailer = mailer_start(app->store, c->smtp_url, c->mail_from);
+	app->run_queued = (struct app_hook){workers_notify, bg->workers};
+	app->mail_queued = (struct app_hook){mailer_notify, bg->mailer};
+}
+
+static void background_stop(struct background *bg)
+{
+	workers_stop(bg->workers);
+	mailer_stop(bg->mailer);
+}
+
+/* Everything the HTTP side needs besides the store. */
+static int serving_parts(struct app *app)
+{
+	const struct config *c = &app->cfg;
+	if (store_secret(app->store, "cursor-mac", app->cursor_key, sizeof app->cursor_key)) {
+		fprintf(stderr, "loadline: cannot read the page-cursor key from the database\n");
+		return -1;
+	}
+	app->rl = ratelimit_new(c->rate_limit, c->rate_window_ms);
+	app->oidc = oidc_new(c->oidc_issuer, c->oidc_client_id, c->oidc_client_secret);
+	return 0;
+}
+
+/* Every connection is a descriptor: lift the soft limit to the hard one,
+ * so LOADLINE_MAX_CONNECTIONS is what bounds them, not a default of 1024. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int cli_serve(struct app *app, int argc, char **argv)
 {
 	static const char *usage = "loadline serve [--listen HOST:PORT] [--workers N]";
 	static const char *const ok[] = {"--listen", "--workers", NULL};
-	if (opts_check(argc, argv, ok, NULL, usage) || parse_workers(argc, argv))
+	struct config *c = &app->cfg;
+	if (opts_check(argc, argv, ok, NULL, usage) || parse_workers(c, argc, argv))
 		return 2;
 	const char *listen = opt(argc, argv, "--listen");
 	if (listen) {
-		snprintf(g_config.listen, sizeof g_config.listen, "%s", listen);
-		config_derive_urls();
+		snprintf(c->listen, sizeof c->listen, "%s", listen);
+		config_derive_urls(c);
 	}
 	sigset_t set;
 	block_signals(&set);
-	/* Before any thread: sign-in fetches the OIDC provider's documents. */
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-	struct store *st = cli_store(g_config.http_threads + g_config.workers + 2);
-	if (!st)
+	raise_fd_limit();
+	if (curl_start())
 		return 1;
-	g_api.store = st;
-	web_init(st);
-	g_api.rl = ratelimit_new(g_config.rate_limit, g_config.rate_window_ms);
-	struct http_server *srv = http_start(g_config.listen, g_config.http_threads, api_app());
-	if (!srv) {
-		ratelimit_free(g_api.rl);
-		store_close(st);
-		return 1;
+	int ret = 1;
+	struct http_server *srv = NULL;
+	struct http_app hooks;
+	if (!cli_store(app, c->http_threads + c->workers + 2) || serving_parts(app))
+		goto out;
+	store_bound_waits(app->store, c->lease_ms);
+	struct background bg;
+	background_start(app, &bg);
+	srv = http_start(c->listen, c->http_threads, dispatch_app(app, &hooks));
+	if (srv) {
+		log_json("info", "listening", json_pack("{s:s,s:s,s:s,s:i}", "url", c->base_url, "appUrl", c->app_url,
+			 "db", store_is_postgres(app->store) ? "postgres" : "sqlite", "workers", c->workers));
+		int sig = wait_for_stop(&set);
+		log_json("info", "stopping", json_pack("{s:s}", "signal", sig == SIGINT ? "SIGINT" : "SIGTERM"));
+		http_stop(srv, 30000);
+		ret = 0;
 	}
-	struct workers *workers = workers_start(st, g_config.workers);
-	struct mailer *mailer = mailer_start(st);
-	log_json("info", "listening", json_pack("{s:s,s:s,s:s,s:i}", "url", g_config.base_url, "appUrl",
-		 g_config.app_url, "db", store_is_postgres(st) ? "postgres" : "sqlite", "workers", g_config.workers));
-	int sig = wait_for_stop(&set);
-	log_json("info", "stopping", json_pack("{s:s}", "signal", sig == SIGINT ? "SIGINT" : "SIGTERM"));
-	http_stop(srv, 30000);
-	workers_stop(workers);
-	mailer_stop(mailer);
-	ratelimit_free(g_api.rl);
-	store_close(st);
+	background_stop(&bg);
+out:
+	ratelimit_free(app->rl);
+	oidc_free(app->oidc);
+	store_close(app->store);
 	curl_global_cleanup();
-	log_json("info", "stopped", NULL);
-	return 0;
+	if (!ret)
+		log_json("info", "stopped", NULL);
+	return ret;
 }
 
-int cli_migrate(int argc, char **argv)
+int cli_migrate(struct app *app, int argc, char **argv)
 {
 	static const char *const ok[] = {NULL};
 	if (opts_check(argc, argv, ok, NULL, "loadline migrate"))
 		return 2;
-	struct store *st = cli_store(1);
+	struct store *st = cli_store(app, 1);
 	if (!st)
 		return 1;
 	store_close(st);
 	return 0;
 }
 
-int cli_worker(int argc, char **argv)
+int cli_worker(struct app *app, int argc, char **argv)
 {
 	static const char *const ok[] = {"--workers", NULL};
-	if (opts_check(argc, argv, ok, NULL, "loadline worker [--workers N]") || parse_workers(argc, argv))
+	if (opts_check(argc, argv, ok, NULL, "loadline worker [--workers N]") || parse_workers(&app->cfg, argc, argv))
 		return 2;
 	sigset_t set;
 	block_signals(&set);
-	struct store *st = cli_store(g_config.workers + 2);
-	if (!st)
+	if (curl_start())
 		return 1;
-	struct workers *workers = workers_start(st, g_config.workers);
-	struct mailer *mailer = mailer_start(st);
-	log_json("info", "workers started", json_pack("{s:i,s:s}", "workers", g_config.workers, "db",
-		 store_is_postgres(st) ? "postgres" : "sqlite"));
+	if (!cli_store(app, app->cfg.workers + 2)) {
+		curl_global_cleanup();
+		return 1;
+	}
+	store_bound_waits(app->store, app->cfg.lease_ms);
+	struct background bg;
+	background_start(app, &bg);
+	log_json("info", "workers started", json_pack("{s:i,s:s}", "workers", app->cfg.workers, "db",
+		 store_is_postgres(app->store) ? "postgres" : "sqlite"));
 	wait_for_stop(&set);
-	workers_stop(workers);
-	mailer_stop(mailer);
-	store_close(st);
+	background_stop(&bg);
+	store_close(app->store);
+	curl_global_cleanup();
 	log_json("info", "stopped", NULL);
 	return 0;
 }

@@ -28,7 +28,8 @@ struct http_request {
 	const char *path;          /* without the query string, %-decoded */
 	char request_id[ID_MAX];   /* "req_..." */
 	char org_id[ID_MAX];       /* set once authenticated; "" before (for the log) */
-	void *conn;                /* struct MHD_Connection */
+	void *conn;                /* struct MHD_Connection (only src/http/ looks inside) */
+	void *app;                 /* http_app.app: the application object, opaque here */
 	void *app_data;            /* the application's per-request state */
 	size_t body_bytes;         /* bytes received so far */
 };
@@ -59,6 +60,11 @@ struct http_app {
 	 * chunked body has no announced size). */
 	size_t max_discard;
 	size_t max_discard_hard;
+	void *app;   /* handed to every request as req->app */
+	/* Connection budget: in all (0 = 4096), per client IP (0 = no limit:
+	 * behind a proxy every client has its address), and the seconds a
+	 * connection may stay silent before it is closed (0 = 15). */
+	unsigned max_connections, max_per_ip, idle_timeout_s;
 };
 
 /* Request accessors (values live as long as the request). NULL when absent. */
@@ -66,6 +72,10 @@ const char *http_header(const struct http_request *req, const char *name);
 const char *http_query(const struct http_request *req, const char *name);
 /* Total size of all request header names and values. */
 size_t http_header_bytes(const struct http_request *req);
+/* True when the header appears more than once with different values. */
+bool http_header_conflicts(const struct http_request *req, const char *name);
+/* Total size of the query string's names and values. */
+size_t http_query_bytes(const struct http_request *req);
 
 /* Response builders: set status/body (copied into the request arena when
  * copy is true) and mark the request answered.  Headers may be added before

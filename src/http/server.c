@@ -4,23 +4,42 @@
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base/arena.h"
 #include "base/clock.h"
+#include "base/waiter.h"
 #include "http.h"
+
+#define LINGER_MAX 256   /* connections closing gracefully at once */
+
+/* Connections answered before their body was read are closed gracefully
+ * by one thread of their own, so no HTTP pool thread ever waits on a
+ * client that keeps sending. */
+struct lingerer {
+	pthread_mutex_t mu;
+	pthread_cond_t wake;
+	int fds[LINGER_MAX];
+	double until[LINGER_MAX];
+	int n;
+	bool stop;
+	pthread_t thread;
+};
 
 struct http_server {
 	struct MHD_Daemon *d;
 	const struct http_app *app;
 	atomic_int active;
 	int port;
+	struct lingerer lg;
 };
 
 struct conn_state {
@@ -51,6 +70,39 @@ size_t http_header_bytes(const struct http_request *req)
 {
 	size_t total = 0;
 	MHD_get_connection_values(req->conn, MHD_HEADER_KIND, add_size, &total);
+	return total;
+}
+
+struct same_values {
+	const char *name;
+	const char *first;
+	bool differ;
+};
+
+static enum MHD_Result compare_value(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	(void)kind;
+	struct same_values *s = cls;
+	if (strcasecmp(key, s->name))
+		return MHD_YES;
+	if (!s->first)
+		s->first = value ? value : "";
+	else if (strcmp(s->first, value ? value : ""))
+		s->differ = true;
+	return MHD_YES;
+}
+
+bool http_header_conflicts(const struct http_request *req, const char *name)
+{
+	struct same_values s = {name, NULL, false};
+	MHD_get_connection_values(req->conn, MHD_HEADER_KIND, compare_value, &s);
+	return s.differ;
+}
+
+size_t http_query_bytes(const struct http_request *req)
+{
+	size_t total = 0;
+	MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, add_size, &total);
 	return total;
 }
 
@@ -116,39 +168,92 @@ static void mark_lingering(struct MHD_Connection *c)
 
 #define LINGER_MS 2000
 
-/* Half-closes, then drains what the client still sends (bounded in time),
- * so the response arrives before the connection goes away. */
-static void linger_close(int fd)
+/* Takes over a connection that is being closed: half-closes it at once and
+ * leaves the draining to the lingerer thread.  Full: closes it now. */
+static void linger_add(struct lingerer *lg, int fd)
 {
-	shutdown(fd, SHUT_WR);
-	char sink[16384];
-	double end = mono_ms() + LINGER_MS;
-	for (;;) {
-		double left = end - mono_ms();
-		if (left <= 0)
-			break;
-		struct pollfd p = {.fd = fd, .events = POLLIN};
-		if (poll(&p, 1, (int)left) <= 0)
-			break;
-		ssize_t n = recv(fd, sink, sizeof sink, MSG_DONTWAIT);
-		if (n <= 0 && !(n < 0 && (errno == EAGAIN || errno == EINTR)))
-			break;
+	int own = dup(fd);
+	if (own < 0)
+		return;
+	shutdown(own, SHUT_WR);
+	pthread_mutex_lock(&lg->mu);
+	if (lg->n == LINGER_MAX || lg->stop) {
+		close(own);
+	} else {
+		lg->fds[lg->n] = own;
+		lg->until[lg->n++] = mono_ms() + LINGER_MS;
+		pthread_cond_signal(&lg->wake);
 	}
+	pthread_mutex_unlock(&lg->mu);
+}
+
+/* Reads and drops what a client still sends; false once it is done (end
+ * of stream or error). */
+static bool drain(int fd)
+{
+	char sink[16384];
+	for (int i = 0; i < 64; i++) {
+		ssize_t n = recv(fd, sink, sizeof sink, MSG_DONTWAIT);
+		if (n > 0)
+			continue;
+		return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR);
+	}
+	return true;
+}
+
+/* Drops the i-th lingering connection (lock held). */
+static void linger_drop(struct lingerer *lg, int i)
+{
+	close(lg->fds[i]);
+	lg->fds[i] = lg->fds[--lg->n];
+	lg->until[i] = lg->until[lg->n];
+}
+
+static void *lingerer_main(void *arg)
+{
+	struct lingerer *lg = arg;
+	struct pollfd p[LINGER_MAX];
+	pthread_mutex_lock(&lg->mu);
+	while (!lg->stop) {
+		if (lg->n == 0) {
+			pthread_cond_wait(&lg->wake, &lg->mu);
+			continue;
+		}
+		int n = lg->n > 0 && lg->n <= LINGER_MAX ? lg->n : 1;
+		for (int i = 0; i < n; i++)
+			p[i] = (struct pollfd){.fd = lg->fds[i], .events = POLLIN};
+		pthread_mutex_unlock(&lg->mu);
+		poll(p, (nfds_t)(unsigned)n, 100);
+		bool done[LINGER_MAX] = {0};
+		for (int i = 0; i < n; i++)
+			done[i] = (p[i].revents & (POLLIN | POLLHUP | POLLERR)) && !drain(p[i].fd);
+		pthread_mutex_lock(&lg->mu);
+		double now = mono_ms();
+		/* New fds were only appended after index n; drop from the end so
+		 * indices below stay valid. */
+		for (int i = n - 1; i >= 0; i--)
+			if (done[i] || now >= lg->until[i])
+				linger_drop(lg, i);
+	}
+	while (lg->n)
+		linger_drop(lg, lg->n - 1);
+	pthread_mutex_unlock(&lg->mu);
+	return NULL;
 }
 
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
 			  enum MHD_ConnectionNotificationCode toe)
 {
-	(void)cls;
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
 		*socket_context = calloc(1, sizeof(int));
 		return;
 	}
+	struct http_server *srv = cls;
 	int *linger = *socket_context;
 	if (linger && *linger) {
 		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 		if (ci)
-			linger_close(ci->connect_fd);
+			linger_add(&srv->lg, ci->connect_fd);
 	}
 	free(linger);
 	*socket_context = NULL;
@@ -185,6 +290,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		cs->req.method = arena_strdup(cs->req.arena, method);
 		cs->req.path = arena_strdup(cs->req.arena, url);
 		cs->req.conn = c;
+		cs->req.app = app->app;
 		id_new("req", cs->req.request_id);
 		app->on_headers(&cs->req, &cs->res);
 		/* libmicrohttpd can only send a response before the body is read
@@ -259,6 +365,17 @@ static int parse_listen(const char *listen, struct sockaddr_storage *ss, socklen
 	return 0;
 }
 
+static void lingerer_stop(struct lingerer *lg)
+{
+	pthread_mutex_lock(&lg->mu);
+	lg->stop = true;
+	pthread_cond_signal(&lg->wake);
+	pthread_mutex_unlock(&lg->mu);
+	pthread_join(lg->thread, NULL);
+	pthread_mutex_destroy(&lg->mu);
+	pthread_cond_destroy(&lg->wake);
+}
+
 struct http_server *http_start(const char *listen, int threads, const struct http_app *app)
 {
 	struct sockaddr_storage ss;
@@ -271,6 +388,9 @@ struct http_server *http_start(const char *listen, int threads, const struct htt
 	if (!srv)
 		abort();
 	srv->app = app;
+	pthread_mutex_init(&srv->lg.mu, NULL);
+	pthread_cond_init(&srv->lg.wake, NULL);
+	thread_start(&srv->lg.thread, lingerer_main, &srv->lg);
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC;
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
@@ -283,11 +403,18 @@ struct http_server *http_start(const char *listen, int threads, const struct htt
 				   * refuses anything that would not fit this per-connection
 				   * budget with its own 431. */
 				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
-				  MHD_OPTION_CONNECTION_TIMEOUT, 60u,
+				  /* One client cannot take every connection, and
+				   * silent ones (opened and never finished) are
+				   * closed soon: an idle-connection flood ends when
+				   * the attacker stops, not minutes later. */
+				  MHD_OPTION_CONNECTION_LIMIT, app->max_connections ? app->max_connections : 4096u,
+				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, app->max_per_ip,
+				  MHD_OPTION_CONNECTION_TIMEOUT, app->idle_timeout_s ? app->idle_timeout_s : 15u,
 				  MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u,
 				  MHD_OPTION_END);
 	if (!srv->d) {
 		fprintf(stderr, "loadline: cannot listen on %s (address in use or not permitted)\n", listen);
+		lingerer_stop(&srv->lg);
 		free(srv);
 		return NULL;
 	}
@@ -306,13 +433,20 @@ void http_stop(struct http_server *srv, int grace_ms)
 	if (!srv)
 		return;
 	MHD_socket s = MHD_quiesce_daemon(srv->d);
+	/* New connections are refused at once (a listening socket shut down
+	 * accepts nothing); in-flight requests finish. */
 	if (s != MHD_INVALID_SOCKET)
-		close(s);
-	/* In-flight requests finish; new connections are refused. */
+		shutdown(s, SHUT_RDWR);
 	for (int waited = 0; atomic_load(&srv->active) > 0 && waited < grace_ms; waited += 20) {
 		struct timespec ts = {0, 20 * 1000 * 1000};
 		nanosleep(&ts, NULL);
 	}
 	MHD_stop_daemon(srv->d);
+	/* Closed only now: the pool threads take the listening socket out of
+	 * their epoll sets on their own time after the quiesce, and a number
+	 * reused meanwhile would be another descriptor (ThreadSanitizer). */
+	if (s != MHD_INVALID_SOCKET)
+		close(s);
+	lingerer_stop(&srv->lg);
 	free(srv);
 }

@@ -7,10 +7,10 @@
 #include <unistd.h>
 
 #include "base/clock.h"
-#include "base/config.h"
 #include "base/log.h"
 #include "base/strmap.h"
 #include "mapping.h"
+#include "results.h"
 #include "rows.h"
 #include "store/records.h"
 #include "writer.h"
@@ -19,7 +19,7 @@ struct parsed {
 	struct sheet *sheet;
 	struct colmap map;
 	struct row *rows;
-	int nrows;
+	int nrows, cap;
 	char encoding[16], delimiter[4];
 };
 
@@ -30,21 +30,38 @@ static enum code fail_run(struct store *st, const struct run *run, const char *o
 			     .error_message = message, .row_count = -1, .finish = true,
 			     .file_encoding = p && *p->encoding ? p->encoding : NULL,
 			     .file_delimiter = p && *p->delimiter ? p->delimiter : NULL};
-	enum code rc = store_run_move(st, run->id, &m);
-	log_json("info", "run failed", json_pack("{s:s,s:s,s:s}", "runId", run->id, "orgId", run->org_id,
-		 "code", code_name(c)));
-	return rc == CODE_RUN_NOT_TERMINAL ? CODE_OK : rc;
+	bool moved;
+	enum code rc = store_run_move(st, run->id, &m, &moved);
+	if (moved)
+		log_json("info", "run failed", json_pack("{s:s,s:s,s:s}", "runId", run->id, "orgId", run->org_id,
+			 "code", code_name(c)));
+	return rc;
 }
 
 /* Reads the whole file (at most max_rows rows) into checked rows, mapped
  * with the org's confirmed mapping of its shape (or the template, or, for
  * a dry run of a new shape, the proposal). */
-static enum code parse(struct store *st, const struct run *run, struct arena *a, const unsigned char *data,
-		       size_t len, struct parsed *p, const char **ret_msg)
+/* The next free row, growing the array by doubling: a one-row file takes
+ * one row's memory, not max_rows'. */
+static struct row *next_row(struct arena *a, struct parsed *p)
+{
+	if (p->nrows == p->cap) {
+		int cap = p->cap ? p->cap * 2 : 16;
+		struct row *rows = arena_alloc(a, sizeof(struct row) * (size_t)cap);
+		if (p->nrows)
+			memcpy(rows, p->rows, sizeof(struct row) * (size_t)p->nrows);
+		p->rows = rows;
+		p->cap = cap;
+	}
+	return &p->rows[p->nrows++];
+}
+
+static enum code parse(struct store *st, const struct pipeline_opts *o, const struct run *run, struct arena *a,
+		       const unsigned char *data, size_t len, struct parsed *p, const char **ret_msg)
 {
 	struct sheet_limits lim;
 	sheet_limits_default(&lim);
-	lim.max_rows = (size_t)g_config.max_rows;
+	lim.max_rows = (size_t)o->max_rows;
 	enum code rc = sheet_open(data, len, &lim, &p->sheet, ret_msg);
 	if (rc)
 		return rc;
@@ -56,119 +73,17 @@ static enum code parse(struct store *st, const struct run *run, struct arena *a,
 	enum mapping_source source;
 	if ((rc = mapping_resolve(st, a, run->org_id, sheet_header(p->sheet), &p->map, shape, &source)))
 		return rc;
-	p->rows = arena_alloc(a, sizeof(struct row) * ((size_t)g_config.max_rows + 1));
 	const struct sheet_row *in;
 	while ((rc = sheet_next_row(p->sheet, &in)) == CODE_OK && in) {
-		if (p->nrows >= g_config.max_rows) {
+		if (p->nrows >= o->max_rows) {
 			rc = CODE_TOO_MANY_ROWS;
 			break;
 		}
-		row_check(a, &p->map, in, &p->rows[p->nrows++]);
+		row_check(a, &p->map, in, next_row(a, p));
 	}
 	if (rc)
 		*ret_msg = sheet_message(p->sheet);
 	return rc;
-}
-
-static const char *bucket_name(enum bucket b)
-{
-	return b == BUCKET_SUCCEEDED ? "succeeded" : b == BUCKET_FAILED ? "failed" : "skipped";
-}
-
-static json_t *diag_json(struct arena *a, const struct colmap *map, const struct row *r, const struct diag *d)
-{
-	json_t *o = json_object();
-	json_object_set_new(o, "code", json_string(code_name(d->code)));
-	json_object_set_new(o, "field", d->field < FIELD__COUNT ? json_string(field_name(d->field)) : json_null());
-	/* Header texts come from the reader as UTF-8; norm_excerpt guarantees it
-	 * even so, since json_string refuses anything else. */
-	json_object_set_new(o, "column", d->col >= 0 ? json_string(norm_excerpt(a, map->headers[d->col],
-				strlen(map->headers[d->col]), 200)) : json_null());
-	json_object_set_new(o, "cell", d->col >= 0 ? json_string(cell_ref(a, d->col, r->number)) : json_null());
-	json_object_set_new(o, "value", d->value ? json_string(d->value) : json_null());
-	json_object_set_new(o, "message", json_string(d->message ? d->message : code_summary(d->code)));
-	char *url = arena_printf(a, "%s/api/errors/%s", g_config.docs_url, code_name(d->code));
-	json_object_set_new(o, "docUrl", json_string(url));
-	return o;
-}
-
-static json_t *source_json(struct arena *a, const struct row *r)
-{
-	json_t *s = json_object();
-	enum field keys[] = {FIELD_LOAD_NO, FIELD_JOB_CODE, FIELD_PROJECT_NAME};
-	for (size_t i = 0; i < 3; i++) {
-		enum field f = keys[i];
-		size_t tl = 0;
-		const char *t = r->raw[f] ? norm_trim(r->raw[f], r->raw_len[f], &tl) : NULL;
-		json_t *v = t && tl ? json_string(norm_excerpt(a, t, tl, 200)) : json_null();
-		if (f == FIELD_PROJECT_NAME && json_is_null(v))
-			json_decref(v);
-		else
-			json_object_set_new(s, field_name(f), v ? v : json_null());
-	}
-	return s;
-}
-
-static json_t *diags_json(struct arena *a, const struct colmap *map, const struct row *r, const struct diag *d, int n)
-{
-	json_t *arr = json_array();
-	for (int i = 0; i < n; i++)
-		json_array_append_new(arr, diag_json(a, map, r, &d[i]));
-	return arr;
-}
-
-static json_t *ids_json(const struct row *r, bool dry)
-{
-	json_t *arr = json_array();
-	for (int i = 0; !dry && i < r->nids; i++)
-		json_array_append_new(arr, json_string(r->ids[i]));
-	return arr;
-}
-
-struct results {
-	struct result_entry *e;
-	int n;
-};
-
-static void put(struct arena *a, struct results *out, const char *bucket, int row, json_t *o)
-{
-	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(o);
-	out->e[out->n++] = (struct result_entry){bucket, row, arena_strdup(a, s ? s : "{}")};
-	free(s);
-}
-
-/* A row's result entries; a committed row with warnings goes in both
- * succeeded and warnings. */
-static void row_results(struct arena *a, const struct run *run, const struct colmap *map, const struct row *r,
-			struct results *out)
-{
-	json_t *o = json_object();
-	json_object_set_new(o, "rowIndex", json_integer(r->number));
-	json_object_set_new(o, "source", source_json(a, r));
-	if (r->bucket == BUCKET_FAILED)
-		json_object_set_new(o, "errors", diags_json(a, map, r, r->errors, r->nerrors));
-	else if (r->bucket == BUCKET_SKIPPED)
-		json_object_set_new(o, "reason", json_string(r->reason));
-	else
-		json_object_set_new(o, "createdRecordIds", ids_json(r, run->dry_run));
-	put(a, out, bucket_name(r->bucket), (int)r->number, o);
-	if (r->bucket != BUCKET_SUCCEEDED || !r->nwarnings)
-		return;
-	o = json_object();
-	json_object_set_new(o, "rowIndex", json_integer(r->number));
-	json_object_set_new(o, "source", source_json(a, r));
-	json_object_set_new(o, "warnings", diags_json(a, map, r, r->warnings, r->nwarnings));
-	json_object_set_new(o, "createdRecordIds", ids_json(r, run->dry_run));
-	put(a, out, "warnings", (int)r->number, o);
-}
-
-static enum code save_results(struct store_tx *tx, struct arena *a, const struct run *run, const struct parsed *p)
-{
-	struct results out = {arena_alloc(a, sizeof(struct result_entry) * (size_t)(2 * p->nrows + 1)), 0};
-	for (int i = 0; i < p->nrows; i++)
-		row_results(a, run, &p->map, &p->rows[i], &out);
-	return store_results_add_all(tx, run->id, out.e, out.n);
 }
 
 /* In-file duplicates: the same (jobCode, loadNo) as an earlier row without
@@ -198,10 +113,14 @@ static bool in_file_duplicate(struct arena *a, struct parsed *p, struct strmap *
 	return true;
 }
 
-static enum code write_rows(struct store_tx *tx, struct arena *a, const struct run *run, struct parsed *p)
+static enum code write_rows(struct store_tx *tx, struct arena *a, const struct pipeline_opts *o,
+			    const struct run *run, struct parsed *p)
 {
 	struct write_ctx w = {.tx = tx, .a = a, .org_id = run->org_id, .run_id = run->id, .map = &p->map};
 	writer_init(&w);
+	enum code lrc = writer_lock_keys(&w, p->rows, p->nrows);
+	if (lrc)
+		return lrc;
 	struct strmap *first_seen = strmap_new(a), *jobs_written = strmap_new(a);
 	for (int i = 0; i < p->nrows; i++) {
 		struct row *r = &p->rows[i];
@@ -214,8 +133,8 @@ static enum code write_rows(struct store_tx *tx, struct arena *a, const struct r
 			return rc;
 		if (r->bucket == BUCKET_SUCCEEDED)
 			strmap_put(jobs_written, job, r);
-		if (g_config.debug_row_delay_ms)
-			usleep((useconds_t)g_config.debug_row_delay_ms * 1000);
+		if (o->debug_row_delay_ms)
+			usleep((useconds_t)o->debug_row_delay_ms * 1000);
 	}
 	return CODE_OK;
 }
@@ -232,42 +151,49 @@ static void tally(const struct parsed *p, int counts[4])
 	}
 }
 
-static enum code commit_run(struct store *st, struct arena *a, const struct run *run, const char *owner,
-			    struct parsed *p, int counts[4])
+/* Writes the rows, their results and the outcome in one transaction.
+ * *ret_committed tells whether it committed: a run cancelled, timed out or
+ * taken over meanwhile is rolled back (CODE_OK, nothing written). */
+static enum code commit_run(struct store *st, struct arena *a, const struct pipeline_opts *o, const struct run *run,
+			    const char *owner, struct parsed *p, int counts[4], bool *ret_committed)
 {
+	*ret_committed = false;
 	struct store_tx *tx = NULL;
 	enum code rc = store_tx_begin(st, &tx);
 	if (rc)
 		return rc;
 	if (run->dry_run && (rc = store_tx_savepoint(tx)))
 		goto fail;
-	if ((rc = write_rows(tx, a, run, p)))
+	if ((rc = write_rows(tx, a, o, run, p)))
 		goto fail;
 	/* A dry run has done every read and write the live run would; undo the
 	 * writes and keep what it learned. */
 	if (run->dry_run && (rc = store_tx_rollback_savepoint(tx)))
 		goto fail;
-	if ((rc = save_results(tx, a, run, p)))
+	if ((rc = results_save(tx, a, run, &p->map, p->rows, p->nrows, o->docs_url)))
 		goto fail;
 	tally(p, counts);
 	struct run_move m = {.to = run_outcome(counts[0], counts[1], counts[2], counts[3]), .owner = owner,
 			     .counts = counts, .file_encoding = p->encoding,
 			     .file_delimiter = *p->delimiter ? p->delimiter : NULL, .row_count = p->nrows, .finish = true};
-	rc = store_run_move_tx(tx, run->id, &m);
-	if (rc == CODE_RUN_NOT_TERMINAL) {
+	bool moved;
+	rc = store_run_move_tx(tx, run->id, &m, &moved);
+	if (!rc && !moved) {
 		/* Cancelled, timed out or reclaimed meanwhile: write nothing. */
 		store_tx_abort(tx);
 		return CODE_OK;
 	}
 	if (rc)
 		goto fail;
-	return store_tx_commit(tx);
+	rc = store_tx_commit(tx);
+	*ret_committed = rc == CODE_OK;
+	return rc;
 fail:
 	store_tx_abort(tx);
 	return rc;
 }
 
-enum code pipeline_run(struct store *st, const struct run *run, const char *owner)
+enum code pipeline_run(struct store *st, const struct pipeline_opts *o, const struct run *run, const char *owner)
 {
 	unsigned char *data = NULL;
 	size_t len = 0;
@@ -279,7 +205,7 @@ enum code pipeline_run(struct store *st, const struct run *run, const char *owne
 	struct arena *a = arena_new();
 	struct parsed p = {0};
 	const char *msg = NULL;
-	rc = parse(st, run, a, data, len, &p, &msg);
+	rc = parse(st, o, run, a, data, len, &p, &msg);
 	if (rc == CODE_SERVICE_UNAVAILABLE || rc == CODE_INTERNAL_ERROR) {
 		/* storage trouble while resolving the mapping: retried */
 	} else if (rc) {
@@ -291,8 +217,12 @@ enum code pipeline_run(struct store *st, const struct run *run, const char *owne
 	} else {
 		int counts[4];
 		double t0 = mono_ms();
-		rc = commit_run(st, a, run, owner, &p, counts);
-		if (!rc)
+		bool committed;
+		rc = commit_run(st, a, o, run, owner, &p, counts, &committed);
+		if (!rc && !committed)
+			log_json("info", "run abandoned: cancelled, timed out or taken over meanwhile; nothing written",
+				 json_pack("{s:s,s:s}", "runId", run->id, "orgId", run->org_id));
+		else if (!rc)
 			log_json("info", "run finished", json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:f}", "runId", run->id,
 				 "orgId", run->org_id, "rows", p.nrows, "succeeded", counts[0], "warnings", counts[1],
 				 "failed", counts[2], "skipped", counts[3], "ms", mono_ms() - t0));

@@ -4,6 +4,13 @@
 
 #include "store/runs.h"
 
+/* What a pipeline needs from the configuration. */
+struct pipeline_opts {
+	int max_rows;               /* LOADLINE_MAX_ROWS */
+	const char *docs_url;       /* docUrl of each per-row code is under it */
+	int debug_row_delay_ms;     /* fault injection for the recovery tests; 0 */
+};
+
 /* Processes run (claimed by owner): reads the file, maps and checks every
  * row, writes Projects/Loads/Locations and the per-row results, and moves
  * the run to its outcome — all in one transaction (a dry run rolls the
@@ -12,6 +19,6 @@
  * someone else moved it meanwhile), or CODE_SERVICE_UNAVAILABLE / another
  * code for a transient failure: nothing was committed and the run should
  * be retried. */
-enum code pipeline_run(struct store *st, const struct run *run, const char *owner);
+enum code pipeline_run(struct store *st, const struct pipeline_opts *o, const struct run *run, const char *owner);
 
 #endif

@@ -12,8 +12,8 @@
 #include <utf8proc.h>
 
 #include "base/arena.h"
-#include "import/names.h"
-#include "import/normalize.h"
+#include "model/names.h"
+#include "model/normalize.h"
 #include "import/synonyms.h"
 
 #define HDR_CAP 256  /* bytes of a header the proposer reads */

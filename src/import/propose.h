@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "import/schema.h"
+#include "model/schema.h"
 
 #define SHAPE_KEY_SIZE 65 /* 64 hex digits and NUL */
 

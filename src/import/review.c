@@ -5,13 +5,11 @@
 #include <string.h>
 
 #include "base/clock.h"
-#include "base/config.h"
 #include "mapping.h"
 #include "rows.h"
 #include "store/shapes.h"
-#include "worker.h"
 
-static enum code read_file(struct store *st, struct arena *a, struct review *r)
+static enum code read_file(struct store *st, struct arena *a, int max_rows, struct review *r)
 {
 	unsigned char *data = NULL;
 	size_t len = 0;
@@ -23,7 +21,7 @@ static enum code read_file(struct store *st, struct arena *a, struct review *r)
 	free(data);
 	struct sheet_limits lim;
 	sheet_limits_default(&lim);
-	lim.max_rows = (size_t)g_config.max_rows;
+	lim.max_rows = (size_t)max_rows;
 	struct sheet *sh = NULL;
 	const char *msg;
 	if ((rc = sheet_open(copy, len, &lim, &sh, &msg))) {
@@ -49,7 +47,8 @@ static enum code read_file(struct store *st, struct arena *a, struct review *r)
 	return CODE_OK;
 }
 
-enum code review_load(struct store *st, struct arena *a, const char *org_id, const char *run_id, struct review *ret)
+enum code review_load(struct store *st, struct arena *a, int max_rows, const char *org_id, const char *run_id,
+		      struct review *ret)
 {
 	memset(ret, 0, sizeof(*ret));
 	enum code rc = store_run_get(st, org_id, run_id, &ret->run);
@@ -57,10 +56,11 @@ enum code review_load(struct store *st, struct arena *a, const char *org_id, con
 		return rc;
 	ret->decided = !(ret->run.staged && ret->run.state == RUN_QUEUED);
 	ret->expired = ret->run.staged && ret->run.expires_at <= now_ms();
-	return read_file(st, a, ret);
+	return read_file(st, a, max_rows, ret);
 }
 
-static enum code check_fields(struct arena *a, const char *const *fields, int ncols, const char **ret_message)
+/* False (with a message) when a field is unknown or chosen twice. */
+static bool fields_acceptable(struct arena *a, const char *const *fields, int ncols, const char **ret_message)
 {
 	bool used[FIELD__COUNT] = {0};
 	for (int j = 0; j < ncols; j++) {
@@ -69,39 +69,43 @@ static enum code check_fields(struct arena *a, const char *const *fields, int nc
 		enum field f = field_from_name(fields[j]);
 		if (f == FIELD_NONE) {
 			*ret_message = arena_printf(a, "\"%s\" is not a field of the jobs schema.", fields[j]);
-			return CODE_INVALID_REQUEST;
+			return false;
 		}
 		if (used[f]) {
 			*ret_message = arena_printf(a, "%s is chosen for two columns; map each field to one column.", fields[j]);
-			return CODE_INVALID_REQUEST;
+			return false;
 		}
 		used[f] = true;
 	}
-	return CODE_OK;
+	return true;
 }
 
-enum code review_confirm(struct store *st, struct arena *a, const char *org_id, const char *run_id,
+enum code review_confirm(struct store *st, struct arena *a, int max_rows, const char *org_id, const char *run_id,
 			 const char *user_id, const char *const *fields, int ncols, int *ret_released,
-			 const char **ret_message)
+			 const char **ret_message, enum review_outcome *ret_outcome)
 {
 	struct review r;
 	*ret_message = NULL;
-	enum code rc = review_load(st, a, org_id, run_id, &r);
+	*ret_outcome = REVIEW_REFUSED;
+	enum code rc = review_load(st, a, max_rows, org_id, run_id, &r);
 	if (rc)
 		return rc;
 	if (r.decided) {
 		*ret_message = arena_printf(a, "Run %s is %s and no longer waits for a mapping.", run_id,
 					    run_state_name(r.run.state));
-		return CODE_RUN_NOT_TERMINAL;
+		*ret_outcome = REVIEW_DECIDED;
+		return CODE_OK;
 	}
-	if (r.expired)
-		return CODE_STAGING_EXPIRED;
+	if (r.expired) {
+		*ret_outcome = REVIEW_EXPIRED;
+		return CODE_OK;
+	}
 	if (ncols != r.ncols) {
 		*ret_message = arena_printf(a, "The file has %d columns; a mapping for %d was sent.", r.ncols, ncols);
-		return CODE_INVALID_REQUEST;
+		return CODE_OK;
 	}
-	if ((rc = check_fields(a, fields, ncols, ret_message)))
-		return rc;
+	if (!fields_acceptable(a, fields, ncols, ret_message))
+		return CODE_OK;
 	struct sheet_row h = {.ncells = (size_t)ncols, .cells = r.headers};
 	size_t *lens = arena_alloc(a, sizeof(size_t) * ((size_t)ncols + 1));
 	for (int j = 0; j < ncols; j++)
@@ -109,10 +113,10 @@ enum code review_confirm(struct store *st, struct arena *a, const char *org_id, 
 	h.lens = lens;
 	struct colmap map;
 	colmap_from_fields(a, &h, fields, &map);
-	rc = store_shape_confirm(st, org_id, r.run.shape_key, headers_json(a, &h), colmap_fields_json(a, &map), user_id,
-				 ret_released);
+	rc = store_shape_confirm(st, org_id, r.run.shape_key, headers_json(a, &h), colmap_fields_json(a, &map),
+				 user_id, ret_released);
 	if (!rc)
-		workers_notify();
+		*ret_outcome = REVIEW_CONFIRMED;
 	return rc;
 }
 

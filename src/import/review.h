@@ -22,17 +22,26 @@ struct review {
 
 /* Loads what the review screen shows.  CODE_NOT_FOUND outside the org;
  * parse-level codes when the file cannot be read. */
-enum code review_load(struct store *st, struct arena *a, const char *org_id, const char *run_id, struct review *ret);
+/* max_rows: the row limit the file is read with (LOADLINE_MAX_ROWS). */
+enum code review_load(struct store *st, struct arena *a, int max_rows, const char *org_id, const char *run_id,
+		      struct review *ret);
+
+/* What a confirmation came to (when review_confirm returns CODE_OK). */
+enum review_outcome {
+	REVIEW_CONFIRMED,   /* mapping stored, runs released (*ret_released) */
+	REVIEW_DECIDED,     /* the run no longer waits for review; nothing done */
+	REVIEW_EXPIRED,     /* past expiresAt; nothing done */
+	REVIEW_REFUSED,     /* wrong column count, unknown field, a field twice:
+			     * *ret_message says which; nothing done */
+};
 
 /* Confirms fields (one wire name or NULL per column, ncols of them) for the
  * staged run's shape as `user_id`, and releases every run of the org staged
- * with that shape.  Returns CODE_OK, CODE_NOT_FOUND, CODE_STAGING_EXPIRED,
- * CODE_RUN_NOT_TERMINAL (the run is no longer waiting for review),
- * CODE_INVALID_REQUEST (wrong column count, unknown field, a field twice; a
- * message in *ret_message) or a storage error. */
-enum code review_confirm(struct store *st, struct arena *a, const char *org_id, const char *run_id,
+ * with that shape (the caller wakes its workers).  Returns CODE_OK with the
+ * outcome, CODE_NOT_FOUND outside the org, or a storage error. */
+enum code review_confirm(struct store *st, struct arena *a, int max_rows, const char *org_id, const char *run_id,
 			 const char *user_id, const char *const *fields, int ncols, int *ret_released,
-			 const char **ret_message);
+			 const char **ret_message, enum review_outcome *ret_outcome);
 
 /* One finding of the preview: a per-row code the sample row would get. */
 struct review_issue {

@@ -7,8 +7,8 @@
 
 #include "base/arena.h"
 #include "base/codes.h"
-#include "import/normalize.h"
-#include "import/schema.h"
+#include "model/normalize.h"
+#include "model/schema.h"
 #include "sheet/sheet.h"
 
 /* Which file column feeds which field. */

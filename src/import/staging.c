@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/text.h"
 #include "base/buf.h"
 #include "base/clock.h"
-#include "base/config.h"
 #include "mapping.h"
 
 static const char *column_list(struct arena *a, const struct sheet_row *h)
@@ -26,13 +26,13 @@ static const char *column_list(struct arena *a, const struct sheet_row *h)
 }
 
 enum code staging_decide(struct store *st, struct arena *a, const char *org_id, const void *data, size_t len,
-			 struct staging *ret)
+			 int max_rows, struct staging *ret)
 {
 	memset(ret, 0, sizeof(*ret));
 	ret->rows = -1;
 	struct sheet_limits lim;
 	sheet_limits_default(&lim);
-	lim.max_rows = (size_t)g_config.max_rows;
+	lim.max_rows = (size_t)max_rows;
 	struct sheet *sh = NULL;
 	const char *msg;
 	if (sheet_open(data, len, &lim, &sh, &msg)) {
@@ -58,7 +58,7 @@ enum code staging_decide(struct store *st, struct arena *a, const char *org_id, 
 }
 
 void staging_mail(struct arena *a, const struct run *run, const struct staging *s, const char *recipients,
-		  struct outbox_mail *ret)
+		  const char *app_url, struct outbox_mail *ret)
 {
 	memset(ret, 0, sizeof(*ret));
 	id_new("mail", ret->id);
@@ -68,7 +68,11 @@ void staging_mail(struct arena *a, const struct run *run, const struct staging *
 	ret->created_at = run->created_at;
 	char expires[TIME_ISO_MAX];
 	time_iso(run->expires_at, expires);
-	ret->subject = arena_printf(a, "Confirm the columns of %s (%d row%s) before it imports", run->file_name, s->rows, s->rows == 1 ? "" : "s");
+	/* The file name and header cells are the uploader's text: one line
+	 * each, so they cannot add lines or headers to a mail every admin gets. */
+	const char *file = text_one_line(a, run->file_name, 200), *columns = text_one_line(a, s->columns, 2000);
+	ret->subject = arena_printf(a, "Confirm the columns of %s (%d row%s) before it imports", file, s->rows,
+				    s->rows == 1 ? "" : "s");
 	ret->body = arena_printf(a,
 		"A file was pushed to Loadline with a column layout your organization has not used before.\n"
 		"Before its rows are imported, an admin needs to confirm how its columns map to the jobs\n"
@@ -81,5 +85,5 @@ void staging_mail(struct arena *a, const struct run *run, const struct staging *
 		"Review and confirm: %s/imports/runs/%s/review\n\n"
 		"The review link expires at %s. If nobody confirms by then, the run fails with\n"
 		"STAGING_EXPIRED and the file must be pushed again.\n",
-		run->file_name, s->rows, s->columns, run->id, g_config.app_url, run->id, expires);
+		file, s->rows, columns, run->id, app_url, run->id, expires);
 }

@@ -22,9 +22,10 @@ struct staging {
  * is the published template.  A file that does not parse is not staged: its
  * run fails with the parse code.  Returns CODE_OK or a storage error. */
 enum code staging_decide(struct store *st, struct arena *a, const char *org_id, const void *data, size_t len,
-			 struct staging *ret);
-/* Fills the approval email of a staged run. */
+			 int max_rows, struct staging *ret);
+/* Fills the approval email of a staged run; the review link is under
+ * app_url. */
 void staging_mail(struct arena *a, const struct run *run, const struct staging *s, const char *recipients,
-		  struct outbox_mail *ret);
+		  const char *app_url, struct outbox_mail *ret);
 
 #endif

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "import/schema.h"
+#include "model/schema.h"
 
 /* A direction that is no location: the customer's billing address ("Bill
  * To City", "Customer Address").  Columns in it are ignored, since billing

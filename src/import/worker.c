@@ -15,10 +15,10 @@
 #include <unistd.h>
 
 #include "base/clock.h"
-#include "base/config.h"
 #include "base/log.h"
 #include "base/waiter.h"
 #include "pipeline.h"
+#include "sweeper.h"
 #include "store/runs.h"
 
 #define POLL_MS 250
@@ -34,21 +34,18 @@ struct worker {
 
 struct workers {
 	struct store *st;
+	struct worker_opts opts;
 	int n;
 	struct worker workers[MAX_WORKERS];
 	pthread_t heartbeat, sweeper;
 	struct waiter w;   /* its lock also guards each worker's run_id */
 };
 
-static pthread_mutex_t notify_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct workers *current;
-
-void workers_notify(void)
+void workers_notify(void *workers)
 {
-	pthread_mutex_lock(&notify_lock);
-	if (current)
-		waiter_wake(&current->w);
-	pthread_mutex_unlock(&notify_lock);
+	struct workers *all = workers;
+	if (all)
+		waiter_wake(&all->w);
 }
 
 static void hold(struct worker *w, const char *run_id)
@@ -64,7 +61,7 @@ static void process_one(struct worker *w, const struct run *run)
 	hold(w, run->id);
 	log_json("info", "run claimed", json_pack("{s:s,s:s,s:s,s:i}", "runId", run->id, "orgId", run->org_id,
 		 "worker", w->owner, "attempt", run->attempts));
-	enum code rc = pipeline_run(st, run, w->owner);
+	enum code rc = pipeline_run(st, &w->all->opts.pipeline, run, w->owner);
 	hold(w, "");
 	if (rc) {
 		/* Nothing was committed: let a worker try again shortly. */
@@ -80,7 +77,7 @@ static void *worker_main(void *arg)
 	struct workers *all = w->all;
 	while (!waiter_stopping(&all->w)) {
 		struct run run;
-		enum code rc = store_run_claim(all->st, w->owner, g_config.lease_ms, &run);
+		enum code rc = store_run_claim(all->st, w->owner, all->opts.lease_ms, &run);
 		if (rc == CODE_OK) {
 			process_one(w, &run);
 			continue;
@@ -96,7 +93,7 @@ static void *worker_main(void *arg)
 static void *heartbeat_main(void *arg)
 {
 	struct workers *all = arg;
-	int64_t every = g_config.lease_ms / 3 > 50 ? g_config.lease_ms / 3 : 50;
+	int64_t every = all->opts.lease_ms / 3 > 50 ? all->opts.lease_ms / 3 : 50;
 	while (waiter_nap(&all->w, every)) {
 		for (int i = 0; i < all->n; i++) {
 			char id[ID_MAX];
@@ -104,55 +101,28 @@ static void *heartbeat_main(void *arg)
 			snprintf(id, sizeof id, "%s", all->workers[i].run_id);
 			pthread_mutex_unlock(&all->w.lock);
 			if (*id)
-				store_run_heartbeat(all->st, id, all->workers[i].owner, g_config.lease_ms);
+				store_run_heartbeat(all->st, id, all->workers[i].owner, all->opts.lease_ms);
 		}
 	}
 	return NULL;
-}
-
-/* Fails each listed run with code; returns how many moved. */
-static int fail_all(struct store *st, char (*ids)[ID_MAX], int n, enum code c, const char *message)
-{
-	int moved = 0;
-	for (int i = 0; i < n; i++) {
-		struct run_move m = {.to = RUN_FAILED, .error_code = code_name(c), .row_count = -1, .finish = true,
-				     .error_message = message};
-		if (store_run_move(st, ids[i], &m) == CODE_OK) {
-			moved++;
-			log_json("warn", "run failed by sweeper", json_pack("{s:s,s:s}", "runId", ids[i], "code", code_name(c)));
-		}
-	}
-	return moved;
-}
-
-int sweep_once(struct store *st)
-{
-	char ids[64][ID_MAX];
-	int n = 0, moved = 0;
-	/* The reaper leaves staged runs alone: they have their own deadline. */
-	if (!store_runs_timed_out(st, now_ms() - g_config.run_timeout_ms, ids, 64, &n))
-		moved += fail_all(st, ids, n, CODE_RUN_TIMED_OUT, "The run did not finish within the stuck-run time-out.");
-	if (!store_runs_staging_expired(st, now_ms(), ids, 64, &n))
-		moved += fail_all(st, ids, n, CODE_STAGING_EXPIRED, "Nobody confirmed the column mapping before the "
-				  "review link expired.");
-	return moved;
 }
 
 static void *sweeper_main(void *arg)
 {
 	struct workers *all = arg;
 	do
-		sweep_once(all->st);
-	while (waiter_nap(&all->w, g_config.sweep_interval_ms));
+		sweep_once(all->st, all->opts.run_timeout_ms);
+	while (waiter_nap(&all->w, all->opts.sweep_interval_ms));
 	return NULL;
 }
 
-struct workers *workers_start(struct store *st, int n)
+struct workers *workers_start(struct store *st, const struct worker_opts *o, int n)
 {
 	struct workers *all = calloc(1, sizeof(*all));
 	if (!all)
 		abort();
 	all->st = st;
+	all->opts = *o;
 	all->n = n > MAX_WORKERS ? MAX_WORKERS : n;
 	waiter_init(&all->w);
 	char host[64] = "host";
@@ -161,13 +131,10 @@ struct workers *workers_start(struct store *st, int n)
 		struct worker *w = &all->workers[i];
 		w->all = all;
 		snprintf(w->owner, sizeof w->owner, "%s:%d:w%d", host, (int)getpid(), i);
-		pthread_create(&w->thread, NULL, worker_main, w);
+		thread_start(&w->thread, worker_main, w);
 	}
-	pthread_create(&all->heartbeat, NULL, heartbeat_main, all);
-	pthread_create(&all->sweeper, NULL, sweeper_main, all);
-	pthread_mutex_lock(&notify_lock);
-	current = all;
-	pthread_mutex_unlock(&notify_lock);
+	thread_start(&all->heartbeat, heartbeat_main, all);
+	thread_start(&all->sweeper, sweeper_main, all);
 	return all;
 }
 
@@ -175,9 +142,6 @@ void workers_stop(struct workers *all)
 {
 	if (!all)
 		return;
-	pthread_mutex_lock(&notify_lock);
-	current = NULL;
-	pthread_mutex_unlock(&notify_lock);
 	waiter_stop(&all->w);
 	for (int i = 0; i < all->n; i++)
 		pthread_join(all->workers[i].thread, NULL);

@@ -1,21 +1,27 @@
-/* Import workers, their lease heartbeat, and the sweepers (stuck-run
- * reaper; later staging expiry and the mail outbox). */
+/* Import worker threads, their lease heartbeat, and the sweeper thread
+ * (whose work is in sweeper.c). */
 #ifndef LOADLINE_IMPORT_WORKER_H
 #define LOADLINE_IMPORT_WORKER_H
 
+#include "import/pipeline.h"
 #include "store/store.h"
 
 struct workers;
 
+struct worker_opts {
+	struct pipeline_opts pipeline;
+	int64_t lease_ms;            /* LOADLINE_LEASE: a claim lasts this long unrenewed */
+	int64_t run_timeout_ms;      /* LOADLINE_RUN_TIMEOUT: the stuck-run reaper's limit */
+	int64_t sweep_interval_ms;   /* LOADLINE_SWEEP_INTERVAL */
+};
+
 /* Starts n worker threads (n may be 0) plus the heartbeat and sweeper
  * threads, all using st. */
-struct workers *workers_start(struct store *st, int n);
+struct workers *workers_start(struct store *st, const struct worker_opts *o, int n);
 /* Lets running imports finish, then stops every thread.  NULL is fine. */
 void workers_stop(struct workers *w);
-/* Wakes idle workers at once (a run was just queued in this process). */
-void workers_notify(void);
-/* One sweep now (also used by tests through the CLI): returns how many
- * runs it moved. */
-int sweep_once(struct store *st);
+/* Wakes idle workers at once (a run was just queued in this process);
+ * workers is a struct workers * or NULL (the shape of an app_hook). */
+void workers_notify(void *workers);
 
 #endif

@@ -2,10 +2,11 @@
  * the Project, the address groups and the Load.  Runs inside the run's
  * transaction; any storage error aborts the whole run attempt. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/ids.h"
-#include "import/names.h"
+#include "model/names.h"
 #include "store/records.h"
 #include "writer.h"
 
@@ -271,36 +272,93 @@ void writer_init(struct write_ctx *w)
 	w->by_name = strmap_new(w->a);
 }
 
+/* The row's Project as this run knows it: from the per-run cache, else
+ * looked up once. */
+static enum code project_of(struct write_ctx *w, const char *job, struct cached_project **ret)
+{
+	struct cached_project *cp = strmap_get(w->projects, job);
+	if (cp) {
+		*ret = cp;
+		return CODE_OK;
+	}
+	struct project_rec p = {0};
+	enum code rc = store_project_find(w->tx, w->a, w->org_id, job, &p);
+	if (rc && rc != CODE_NOT_FOUND)
+		return rc;
+	cp = arena_alloc(w->a, sizeof(*cp));
+	cp->p = p;
+	cp->exists = rc == CODE_OK;
+	strmap_put(w->projects, job, cp);
+	*ret = cp;
+	return CODE_OK;
+}
+
+/* The Load this row's key already has (*ret_exists), and whether the row
+ * is a no-op duplicate of the import that wrote it (*ret_same). */
+static enum code existing_load(struct write_ctx *w, const struct cached_project *cp, const char *load_no,
+			       const struct row *r, struct load_rec *ret, bool *ret_exists, bool *ret_same)
+{
+	*ret_exists = *ret_same = false;
+	/* A Project made by this run has only this run's Loads, and an earlier
+	 * row with the same key was an in-file duplicate: no look-up needed. */
+	if (!cp->exists || cp->created_here)
+		return CODE_OK;
+	enum code rc = store_load_find(w->tx, w->a, cp->p.id, load_no, ret);
+	if (rc == CODE_NOT_FOUND)
+		return CODE_OK;
+	if (rc)
+		return rc;
+	*ret_exists = true;
+	*ret_same = !strcmp(ret->content_hash, r->content_hash);
+	return CODE_OK;
+}
+
+/* Inserts or updates the Load of the row under project_id. */
+static enum code write_load(struct write_ctx *w, struct row *r, const char *project_id, const struct load_rec *old,
+			    bool exists, struct load_rec *l)
+{
+	fill_load(r, l);
+	l->project_id = project_id;
+	enum code rc;
+	if ((rc = resolve_group(w, r, GROUP_PICKUP, &l->pickup_location_id)) ||
+	    (rc = resolve_group(w, r, GROUP_DROPOFF, &l->dropoff_location_id)))
+		return rc;
+	if (exists) {
+		memcpy(l->id, old->id, sizeof l->id);
+		return store_load_update(w->tx, w->run_id, l);
+	}
+	id_new("load", l->id);
+	return store_load_insert(w->tx, w->org_id, w->run_id, l);
+}
+
+/* createdRecordIds: the Load first, then the Project, then the locations
+ * (already added while resolving the address groups). */
+static void order_ids(struct write_ctx *w, struct row *r, const char *load_id, const char *project_id)
+{
+	const char *later[ROW_MAX_IDS];
+	int nlater = r->nids;
+	memcpy(later, r->ids, sizeof(char *) * (size_t)nlater);
+	r->nids = 0;
+	row_add_id(r, w->a, load_id);
+	if (w->project_touched)
+		row_add_id(r, w->a, project_id);
+	for (int i = 0; i < nlater; i++)
+		row_add_id(r, w->a, later[i]);
+}
+
 enum code writer_row(struct write_ctx *w, struct row *r, bool first_of_job)
 {
 	const char *job = val(r, FIELD_JOB_CODE), *load_no = val(r, FIELD_LOAD_NO);
-	struct cached_project *cp = strmap_get(w->projects, job);
-	struct project_rec p = {0};
-	enum code rc = CODE_OK;
-	if (!cp) {
-		if ((rc = store_project_find(w->tx, w->a, w->org_id, job, &p)) && rc != CODE_NOT_FOUND)
-			return rc;
-		cp = arena_alloc(w->a, sizeof(*cp));
-		cp->p = p;
-		cp->exists = rc == CODE_OK;
-		strmap_put(w->projects, job, cp);
-	}
-	p = cp->p;
-	bool exists = cp->exists;
+	struct cached_project *cp;
 	struct load_rec old = {0};
-	bool load_exists = false;
-	/* A Project made by this run has only this run's Loads, and an earlier
-	 * row with the same key was an in-file duplicate: no look-up needed. */
-	if (exists && !cp->created_here) {
-		rc = store_load_find(w->tx, w->a, p.id, load_no, &old);
-		if (rc && rc != CODE_NOT_FOUND)
-			return rc;
-		load_exists = rc == CODE_OK;
-		if (load_exists && !strcmp(old.content_hash, r->content_hash)) {
-			r->bucket = BUCKET_SKIPPED;
-			r->reason = "duplicate_of_prior_import";
-			return CODE_OK;
-		}
+	bool load_exists, same;
+	enum code rc;
+	if ((rc = project_of(w, job, &cp)) || (rc = existing_load(w, cp, load_no, r, &old, &load_exists, &same)))
+		return rc;
+	if (same) {
+		r->bucket = BUCKET_SKIPPED;
+		r->reason = "duplicate_of_prior_import";
+		return CODE_OK;
 	}
 	/* Every row's names are checked, so each row reports its own misses,
 	 * though only the first row of a job sets the Project. */
@@ -308,40 +366,75 @@ enum code writer_row(struct write_ctx *w, struct row *r, bool first_of_job)
 	if ((rc = look_up(w, r, FIELD_CUSTOMER, &lk.customer)) || (rc = look_up(w, r, FIELD_BRANCH, &lk.branch)) ||
 	    (rc = look_up(w, r, FIELD_PROJECT_MANAGER, &lk.manager)))
 		return rc;
+	struct project_rec p = cp->p;
 	w->project_touched = false;
-	if (!exists || first_of_job) {
-		if ((rc = write_project(w, r, &p, exists, &lk)))
-			return rc;
-	}
-	if (!exists)
+	if ((!cp->exists || first_of_job) && (rc = write_project(w, r, &p, cp->exists, &lk)))
+		return rc;
+	if (!cp->exists)
 		cp->created_here = true;
 	cp->p = p;
 	cp->exists = true;
 	struct load_rec l = {0};
-	fill_load(r, &l);
-	l.project_id = p.id;
-	if ((rc = resolve_group(w, r, GROUP_PICKUP, &l.pickup_location_id)) ||
-	    (rc = resolve_group(w, r, GROUP_DROPOFF, &l.dropoff_location_id)))
+	if ((rc = write_load(w, r, p.id, &old, load_exists, &l)))
 		return rc;
-	if (load_exists) {
-		memcpy(l.id, old.id, sizeof l.id);
-		rc = store_load_update(w->tx, w->run_id, &l);
-	} else {
-		id_new("load", l.id);
-		rc = store_load_insert(w->tx, w->org_id, w->run_id, &l);
-	}
-	if (rc)
-		return rc;
-	/* createdRecordIds: the Load first, then the Project, then locations. */
-	const char *later[ROW_MAX_IDS];
-	int nlater = r->nids;
-	memcpy(later, r->ids, sizeof(char *) * (size_t)nlater);
-	r->nids = 0;
-	row_add_id(r, w->a, l.id);
-	if (w->project_touched)
-		row_add_id(r, w->a, p.id);
-	for (int i = 0; i < nlater; i++)
-		row_add_id(r, w->a, later[i]);
+	order_ids(w, r, l.id, p.id);
 	r->bucket = BUCKET_SUCCEEDED;
 	return CODE_OK;
+}
+
+/* 64-bit FNV-1a of org, a kind letter and a key: the lock key of one
+ * natural key (a collision only makes two imports wait for each other). */
+static int64_t lock_key(const char *org_id, char kind, const char *key)
+{
+	uint64_t h = 1469598103934665603ULL;
+	const char *parts[] = {org_id, (char[]){kind, 0}, key};
+	for (size_t i = 0; i < 3; i++)
+		for (const unsigned char *p = (const unsigned char *)parts[i]; *p; p++)
+			h = (h ^ *p) * 1099511628211ULL;
+	return (int64_t)h;
+}
+
+static int cmp_keys(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The key of the location an address group would resolve to: its name's,
+ * or its address's when it has a street; NULL when none. */
+static const char *group_key(struct write_ctx *w, const struct row *r, enum field_group g, char *ret_kind)
+{
+	const char *name = part(r, g, PART_NAME), *street = part(r, g, PART_STREET);
+	const char *city = part(r, g, PART_CITY), *state = part(r, g, PART_STATE), *zip = part(r, g, PART_ZIP);
+	if (name) {
+		*ret_kind = 'n';
+		return name_key(w->a, name, strlen(name));
+	}
+	if (!street)
+		return NULL;
+	*ret_kind = 'a';
+	return name_address_key(w->a, street, strlen(street), city, city ? strlen(city) : 0, state, state ? 2 : 0,
+				zip, zip ? strlen(zip) : 0);
+}
+
+enum code writer_lock_keys(struct write_ctx *w, const struct row *rows, int n)
+{
+	static const enum field_group groups[] = {GROUP_PICKUP, GROUP_DROPOFF, GROUP_PROJECT_PICKUP,
+						  GROUP_PROJECT_DROPOFF};
+	int64_t *keys = arena_alloc(w->a, sizeof(int64_t) * ((size_t)n * 5 + 1));
+	int k = 0;
+	for (int i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+		if (r->bucket == BUCKET_FAILED)
+			continue;
+		keys[k++] = lock_key(w->org_id, 'j', val(r, FIELD_JOB_CODE));
+		for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
+			char kind;
+			const char *key = group_key(w, r, groups[g], &kind);
+			if (key)
+				keys[k++] = lock_key(w->org_id, kind, key);
+		}
+	}
+	qsort(keys, (size_t)k, sizeof(int64_t), cmp_keys);
+	return store_tx_lock_keys(w->tx, keys, k);
 }

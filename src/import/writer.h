@@ -29,6 +29,10 @@ void writer_init(struct write_ctx *w);
  * Sets r->bucket (SUCCEEDED or SKIPPED), warnings and ids.  Returns a
  * storage error code, which aborts the run attempt. */
 enum code writer_row(struct write_ctx *w, struct row *r, bool first_of_job);
+/* Locks, in one global order, every natural key the rows will write (job
+ * codes; location names or addresses), before any row is written: imports
+ * sharing keys wait for each other instead of deadlocking. */
+enum code writer_lock_keys(struct write_ctx *w, const struct row *rows, int n);
 
 /* Creates (or finds, when a concurrent import just made it) the location of
  * group g of row r; name_key NULL for an unnamed one. */

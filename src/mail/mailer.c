@@ -6,10 +6,10 @@
 #include <jansson.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "base/clock.h"
-#include "base/config.h"
 #include "base/log.h"
 #include "base/waiter.h"
 
@@ -19,19 +19,16 @@
 
 struct mailer {
 	struct store *st;
+	char smtp_url[512], from[256];
 	pthread_t thread;
 	struct waiter w;
 };
 
-static pthread_mutex_t current_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct mailer *current;
-
-void mailer_notify(void)
+void mailer_notify(void *mailer)
 {
-	pthread_mutex_lock(&current_lock);
-	if (current)
-		waiter_wake(&current->w);
-	pthread_mutex_unlock(&current_lock);
+	struct mailer *m = mailer;
+	if (m)
+		waiter_wake(&m->w);
 }
 
 static int64_t backoff(int attempt)
@@ -53,7 +50,7 @@ static bool deliver_one(struct mailer *m)
 		return false;
 	}
 	char err[512] = "";
-	bool ok = smtp_send(g_config.smtp_url, g_config.mail_from, &mail, err, sizeof err) == 0;
+	bool ok = smtp_send(m->smtp_url, m->from, &mail, err, sizeof err) == 0;
 	store_outbox_record(m->st, mail.id, mail.attempts, ok, ok ? "sent" : err, now_ms() + backoff(mail.attempts));
 	log_json(ok ? "info" : "warn", ok ? "mail sent" : "mail delivery failed; will retry",
 		 json_pack("{s:s,s:s,s:s,s:i,s:s}", "mailId", mail.id, "runId", mail.run_id, "to", mail.recipients,
@@ -73,20 +70,18 @@ static void *mailer_main(void *arg)
 	return NULL;
 }
 
-struct mailer *mailer_start(struct store *st)
+struct mailer *mailer_start(struct store *st, const char *smtp_url, const char *from)
 {
-	if (!*g_config.smtp_url)
+	if (!smtp_url || !*smtp_url)
 		return NULL;
-	curl_global_init(CURL_GLOBAL_DEFAULT);
 	struct mailer *m = calloc(1, sizeof(*m));
 	if (!m)
 		abort();
 	m->st = st;
+	snprintf(m->smtp_url, sizeof m->smtp_url, "%s", smtp_url);
+	snprintf(m->from, sizeof m->from, "%s", from);
 	waiter_init(&m->w);
-	pthread_create(&m->thread, NULL, mailer_main, m);
-	pthread_mutex_lock(&current_lock);
-	current = m;
-	pthread_mutex_unlock(&current_lock);
+	thread_start(&m->thread, mailer_main, m);
 	return m;
 }
 
@@ -94,12 +89,8 @@ void mailer_stop(struct mailer *m)
 {
 	if (!m)
 		return;
-	pthread_mutex_lock(&current_lock);
-	current = NULL;
-	pthread_mutex_unlock(&current_lock);
 	waiter_stop(&m->w);
 	pthread_join(m->thread, NULL);
 	waiter_done(&m->w);
 	free(m);
-	curl_global_cleanup();
 }

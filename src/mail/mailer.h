@@ -8,12 +8,14 @@
 
 struct mailer;
 
-/* Starts the delivery thread when LOADLINE_SMTP_URL is set; NULL (and
- * nothing to stop) otherwise. */
-struct mailer *mailer_start(struct store *st);
+/* Starts the delivery thread when smtp_url (LOADLINE_SMTP_URL) is set;
+ * NULL (and nothing to stop) otherwise.  libcurl must be initialised
+ * (curl_global_init) before. */
+struct mailer *mailer_start(struct store *st, const char *smtp_url, const char *from);
 void mailer_stop(struct mailer *m);
-/* Wakes the delivery thread (a mail was just queued). */
-void mailer_notify(void);
+/* Wakes the delivery thread (a mail was just queued); mailer is a struct
+ * mailer * or NULL (the shape of an app_hook). */
+void mailer_notify(void *mailer);
 
 /* Sends one mail now.  Returns 0, or -1 with a reason in err. */
 int smtp_send(const char *smtp_url, const char *from, const struct outbox_mail *m, char *err, size_t errlen);

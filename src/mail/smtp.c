@@ -53,8 +53,10 @@ char *mail_message(const char *from, const struct outbox_mail *m)
 	gmtime_r(&now, &tm);
 	strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S +0000", &tm);
 	buf_printf(&b, "Date: %s\r\nFrom: %s\r\nTo: ", date, from);
+	/* Addresses are checked where they are configured; a control character
+	 * here would start a header of its own, so it never passes. */
 	for (const char *p = m->recipients; *p; p++)
-		buf_puts(&b, *p == ',' ? ", " : (char[]){*p, 0});
+		buf_puts(&b, *p == ',' ? ", " : (unsigned char)*p < 0x20 || *p == 0x7F ? " " : (char[]){*p, 0});
 	buf_puts(&b, "\r\nSubject: ");
 	header_text(&b, m->subject);
 	buf_printf(&b, "\r\nMessage-ID: <%s@loadline>\r\nMIME-Version: 1.0\r\n"
@@ -94,6 +96,11 @@ int smtp_send(const char *smtp_url, const char *from, const struct outbox_mail *
 	envelope(from, env_from, sizeof env_from);
 	struct curl_slist *rcpt = NULL;
 	char *list = strdup(m->recipients), *save = NULL;
+	if (!list) {
+		curl_easy_cleanup(c);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	for (char *a = strtok_r(list, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
 		char e[320];
 		envelope(a, e, sizeof e);

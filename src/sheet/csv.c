@@ -113,7 +113,7 @@ static char detect_delimiter(const char *p, size_t len)
 		}
 		break;
 	}
-	size_t comma = 0, semi = 0, tab = 0;
+	size_t comma = 0, semi = 0, tab = 0, pipe = 0;
 	bool quoted = false;
 	for (; i < len; i++) {
 		char ch = p[i];
@@ -129,21 +129,25 @@ static char detect_delimiter(const char *p, size_t len)
 			semi++;
 		else if (ch == '\t')
 			tab++;
+		else if (ch == '|')
+			pipe++;   /* EDI and freight exports */
 	}
-	if (semi > comma && semi >= tab)
+	if (semi > comma && semi >= tab && semi >= pipe)
 		return ';';
-	if (tab > comma && tab > semi)
+	if (tab > comma && tab > semi && tab >= pipe)
 		return '\t';
+	if (pipe > comma && pipe > semi && pipe > tab)
+		return '|';
 	return ',';
 }
 
 /* Excel writes and honours a first line "sep=;" naming the delimiter; it is
  * not a row (Excel does not show it), so the header after it is row 1.
- * Only the three delimiters Loadline reads are honoured.
+ * Only the four delimiters Loadline reads are honoured.
  * Returns the length of that line, 0 when there is none. */
 static size_t sep_line(const char *p, size_t len, char *ret_delim)
 {
-	if (len < 5 || strncasecmp(p, "sep=", 4) || !memchr(",;\t", p[4], 3))
+	if (len < 5 || strncasecmp(p, "sep=", 4) || !memchr(",;\t|", p[4], 4))
 		return 0;
 	size_t n = 5;
 	if (n < len && p[n] == '\r')

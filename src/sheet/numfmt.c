@@ -221,3 +221,13 @@ int sheet_numfmt_is_date(int id, const char *code)
 		return SHEET_NUMFMT_DATE;
 	return time ? SHEET_NUMFMT_TIME : 0;
 }
+
+int sheet_numfmt_kind(int id, const char *code)
+{
+	if (code) {
+		size_t zeros = strspn(code, "0");
+		if (zeros > 0 && zeros <= 32 && code[zeros] == '\0')
+			return SHEET_NUMFMT_ZERO_PAD + (int)zeros;
+	}
+	return sheet_numfmt_is_date(id, code);
+}

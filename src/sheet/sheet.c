@@ -22,6 +22,11 @@ void sheet_limits_default(struct sheet_limits *lim)
 	lim->max_cols = 100;
 	lim->max_uncompressed = 50u * 1024 * 1024;
 	lim->max_ratio = 100;
+	/* Each entry costs an offset besides its text: without a count cap a
+	 * part of empty <si/> elements inside the expansion limit would take
+	 * ~80 MB of offsets. */
+	lim->max_shared_strings = 1000000;
+	lim->max_shared_bytes = 16u * 1024 * 1024;
 }
 
 const struct sheet_info *sheet_info(const struct sheet *s)
@@ -88,6 +93,38 @@ static enum code fail_open(struct sheet *s, enum code rc, const char *msg,
 	return rc;
 }
 
+/* What to tell a user whose file is not CSV or XLSX (what: sniff_detail's). */
+static const char *unsupported_message(const char *what)
+{
+	static const struct {
+		const char *what, *message;
+	} known[] = {
+		{"a PDF", "the file is a PDF document, not CSV or XLSX"},
+		{"a PNG", "the file is a PNG image, not CSV or XLSX"},
+		{"a legacy", "the file is a legacy Excel .xls workbook; save it as .xlsx or CSV"},
+		{"a zip", "the file is a zip archive but not an Excel workbook"},
+		{"UTF-16", "the file is UTF-16 text; export the sheet as CSV UTF-8"},
+		{"an HTML", "the file is an HTML page, not a spreadsheet (\"Export to Excel\" often writes one); "
+			    "open it in Excel and save it as .xlsx or CSV"},
+		{"an Excel 2003", "the file is an Excel 2003 XML spreadsheet; open it in Excel and save it as .xlsx or CSV"},
+		{"a SYLK", "the file is a SYLK spreadsheet; open it in Excel and save it as .xlsx or CSV"},
+		{"a DIF", "the file is a DIF spreadsheet; open it in Excel and save it as .xlsx or CSV"},
+		{"an XML", "the file is an XML document, not CSV or XLSX; save the data as .xlsx or CSV"},
+	};
+	for (size_t i = 0; what && i < sizeof known / sizeof known[0]; i++)
+		if (!strncmp(what, known[i].what, strlen(known[i].what)))
+			return known[i].message;
+	return "the file is neither CSV nor XLSX (judged by its contents)";
+}
+
+enum sheet_format sheet_sniff_explain(const void *data, size_t len, const char **ret_message)
+{
+	const char *what = NULL;
+	enum sheet_format f = sniff_detail(data, len, &what);
+	*ret_message = f == SHEET_UNKNOWN ? unsupported_message(what) : NULL;
+	return f;
+}
+
 enum code sheet_open_info(const void *data, size_t len, const struct sheet_limits *lim,
 			  struct sheet **ret_sheet, const char **ret_message,
 			  struct sheet_info *ret_info)
@@ -117,14 +154,7 @@ enum code sheet_open_info(const void *data, size_t len, const struct sheet_limit
 		rc = xlsx_reader_open(data, len, &s->lim, &s->info, &s->reader, &msg);
 		break;
 	default:
-		return fail_open(s, CODE_UNSUPPORTED_MIME,
-				 !strcmp(what, "a PDF document") ? "the file is a PDF document, not CSV or XLSX" :
-				 !strcmp(what, "a PNG image") ? "the file is a PNG image, not CSV or XLSX" :
-				 !strncmp(what, "a legacy", 8) ? "the file is a legacy Excel .xls workbook; save it as .xlsx or CSV" :
-				 !strncmp(what, "a zip", 5) ? "the file is a zip archive but not an Excel workbook" :
-				 !strncmp(what, "UTF-16", 6) ? "the file is UTF-16 text; export the sheet as CSV UTF-8" :
-				 "the file is neither CSV nor XLSX (judged by its contents)",
-				 ret_message, ret_info);
+		return fail_open(s, CODE_UNSUPPORTED_MIME, unsupported_message(what), ret_message, ret_info);
 	}
 	if (rc)
 		return fail_open(s, rc, msg, ret_message, ret_info);

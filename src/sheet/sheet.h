@@ -15,6 +15,8 @@ struct sheet_limits {
 	size_t max_cols;          /* 100 */
 	size_t max_uncompressed;  /* XLSX: 50 MB total expanded */
 	unsigned max_ratio;       /* XLSX: 100x per entry and total */
+	size_t max_shared_strings;      /* XLSX: entries of the shared string table, 1,000,000 */
+	size_t max_shared_bytes;        /* XLSX: their text in all, 16 MB */
 };
 
 /* Hard caps that are not configurable: Excel's own grid size.  A row's
@@ -55,6 +57,10 @@ struct sheet;
  * MALFORMED_XLSX, MACRO_REJECTED, UNSUPPORTED_MIME) with *ret_sheet set to
  * NULL.  *ret_message (may be NULL) always receives a human message; it is a
  * static string, valid for the life of the process. */
+/* sheet_sniff, with a sentence for the user when the format is
+ * SHEET_UNKNOWN (*ret_message, static; NULL otherwise). */
+enum sheet_format sheet_sniff_explain(const void *data, size_t len, const char **ret_message);
+
 enum code sheet_open(const void *data, size_t len, const struct sheet_limits *lim,
 		     struct sheet **ret_sheet, const char **ret_message);
 
@@ -112,5 +118,11 @@ int sheet_format_general(double v, char *out, size_t outlen);
 #define SHEET_NUMFMT_DATE 1
 #define SHEET_NUMFMT_TIME 2
 int sheet_numfmt_is_date(int id, const char *format_code);
+/* sheet_numfmt_is_date, or for a code of zeros only ("00000", the ZIP and
+ * account-number formats) SHEET_NUMFMT_ZERO_PAD + the number of zeros
+ * (1..32): integers are shown with leading zeros to that width, as Excel
+ * shows them. */
+#define SHEET_NUMFMT_ZERO_PAD 16
+int sheet_numfmt_kind(int id, const char *format_code);
 
 #endif

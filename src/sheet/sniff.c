@@ -57,7 +57,8 @@ static int zip_is_workbook(const unsigned char *p, size_t len)
 		const char *name = (const char *)p + at + 46;
 		if (nlen == 19 && !strncasecmp(name, "[Content_Types].xml", 19))
 			types = true;
-		if (nlen > 3 && !strncasecmp(name, "xl/", 3))
+		/* Some report exporters write "xl\\workbook.xml"; Excel opens them. */
+		if (nlen > 3 && (!strncasecmp(name, "xl/", 3) || !strncasecmp(name, "xl\\", 3)))
 			xl = true;
 		at += skip;
 	}
@@ -97,6 +98,38 @@ static bool looks_like_text(const unsigned char *p, size_t len)
 			ctl++;
 	}
 	return ctl <= 8 || ctl * 32 <= n;
+}
+
+/* Case-insensitive: does the text at p (n bytes) start with s? */
+static bool starts_nocase(const unsigned char *p, size_t n, const char *s)
+{
+	size_t k = strlen(s);
+	return n >= k && !strncasecmp((const char *)p, s, k);
+}
+
+/* "Export to Excel" files that are not CSV or XLSX: HTML tables, Excel 2003
+ * XML (SpreadsheetML), SYLK and DIF.  Read as CSV they would be one column
+ * of markup; say what they are instead.  NULL for anything else. */
+static const char *other_export(const unsigned char *p, size_t len)
+{
+	size_t i = starts(p, len, "\xef\xbb\xbf", 3) ? 3 : 0;
+	while (i < len && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n'))
+		i++;
+	const unsigned char *t = p + i;
+	size_t n = len - i;
+	if (starts_nocase(t, n, "<!doctype html") || starts_nocase(t, n, "<html") || starts_nocase(t, n, "<table"))
+		return "an HTML page (an \"Export to Excel\" that is really a web page)";
+	if (starts_nocase(t, n, "<?xml")) {
+		size_t look = n < 4096 ? n : 4096;
+		if (memmem(t, look, "urn:schemas-microsoft-com:office:spreadsheet", 45) || memmem(t, look, "<Workbook", 9))
+			return "an Excel 2003 XML spreadsheet";
+		return "an XML document";
+	}
+	if (starts(t, n, "ID;P", 4))
+		return "a SYLK spreadsheet";
+	if (starts(t, n, "TABLE\r\n0,1", 10) || starts(t, n, "TABLE\n0,1", 9))
+		return "a DIF spreadsheet";
+	return NULL;
 }
 
 enum sheet_format sniff_detail(const void *data, size_t len, const char **ret_what)
@@ -142,6 +175,11 @@ enum sheet_format sniff_detail(const void *data, size_t len, const char **ret_wh
 		if (f == SHEET_CSV && !looks_like_text(p, len)) {
 			f = SHEET_UNKNOWN;
 			what = "a binary file";
+		}
+		const char *export = f == SHEET_CSV ? other_export(p, len) : NULL;
+		if (export) {
+			f = SHEET_UNKNOWN;
+			what = export;
 		}
 	}
 	if (ret_what)

@@ -52,7 +52,14 @@ static enum code check_content_types(struct xzip *z, const char **ret_msg)
 			continue;
 		const char *ct = xpart_attr(&p, "ContentType");
 		if (ct && macro_content_type(ct) && declared_part_exists(z, &p)) {
-			*ret_msg = "the workbook is macro-enabled (its content type says so)";
+			/* An .xlsb carries no macros of its own, but its type is the
+			 * macro-enabled binary one (PRODUCT §4: MACRO_REJECTED); the
+			 * user needs to hear what it is and what to do. */
+			*ret_msg = strcasestr(ct, "sheet.binary")
+				? "the workbook is a binary .xlsb workbook (its content type is Excel's macro-enabled "
+				  "binary format); open it in Excel and save it as .xlsx (Excel Workbook)"
+				: "the workbook is macro-enabled (its content type says so); save it as .xlsx (Excel "
+				  "Workbook), which keeps the data and drops the macros";
 			rc = CODE_MACRO_REJECTED;
 			break;
 		}

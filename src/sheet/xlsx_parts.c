@@ -23,7 +23,8 @@ static int push_off(struct xsst *sst, size_t off)
  * bounds; strings are kept because cells may refer to any of them. */
 enum code xsst_load(struct xzip *z, const char *name, struct xsst *sst, const char **ret_msg)
 {
-	buf_init(&sst->pool, z->lim->max_uncompressed);
+	size_t max_bytes = z->lim->max_shared_bytes ? z->lim->max_shared_bytes : z->lim->max_uncompressed;
+	buf_init(&sst->pool, max_bytes);
 	if (!xzip_has(z, name))
 		return CODE_OK;  /* a dangling reference is harmless until a cell uses it */
 	struct xpart p;
@@ -34,13 +35,23 @@ enum code xsst_load(struct xzip *z, const char *name, struct xsst *sst, const ch
 		if (!xpart_is(&p, XML_READER_TYPE_ELEMENT, "si"))
 			continue;
 		size_t off = sst->pool.len;
+		if (z->lim->max_shared_strings && sst->n >= z->lim->max_shared_strings) {
+			*ret_msg = "the workbook's shared string table has more than 1,000,000 entries; save the "
+				   "sheet to import on its own as .xlsx or CSV";
+			r = -1;
+			break;
+		}
 		if (xpart_text(&p, &sst->pool, true, ret_msg)) {
+			if (sst->pool.len + 4096 >= max_bytes)   /* the table's cap, not one cell */
+				*ret_msg = "the workbook's shared strings hold more than 16 MB of text; save the sheet "
+					   "to import on its own as .xlsx or CSV";
 			r = -1;
 			break;
 		}
 		buf_unescape_xstring(&sst->pool, off);
 		if (buf_append(&sst->pool, "", 1) || push_off(sst, off)) {
-			*ret_msg = "the shared strings are larger than the expansion limit";
+			*ret_msg = "the workbook's shared strings hold more than 16 MB of text; save the sheet to "
+				   "import on its own as .xlsx or CSV";
 			r = -1;
 			break;
 		}
@@ -112,7 +123,7 @@ enum code xstyles_load(struct xzip *z, const char *name, struct xstyles *st, con
 			const char *code = xpart_attr(&p, "formatCode");
 			if (id >= 0 && code) {
 				m->id[m->n] = id;
-				m->kind[m->n++] = (uint8_t)sheet_numfmt_is_date(id, code);
+				m->kind[m->n++] = (uint8_t)sheet_numfmt_kind(id, code);
 			}
 		} else if (xpart_is(&p, type, "cellXfs")) {
 			in_xfs = type == XML_READER_TYPE_ELEMENT && !xmlTextReaderIsEmptyElement(p.xr);

@@ -80,6 +80,10 @@ static int number_text(struct xsheet *x, const char *v, unsigned long style, str
 	if (!parse_number(v, &d))
 		return rowbuf_add_cell(rb, v, strlen(v));
 	int kind = style < x->st.n ? x->st.kind[style] : 0;
+	/* Zero-padded formats (ZIP codes, account numbers): "08817", not "8817". */
+	if (kind > SHEET_NUMFMT_ZERO_PAD && d >= 0 && d < 1e15 && d == (double)(long long)d &&
+	    snprintf(out, sizeof(out), "%0*lld", kind - SHEET_NUMFMT_ZERO_PAD, (long long)d) < (int)sizeof(out))
+		return rowbuf_add_cell(rb, out, strlen(out));
 	if ((kind == SHEET_NUMFMT_DATE && !sheet_format_date(d, x->date1904, out, sizeof(out))) ||
 	    (kind == SHEET_NUMFMT_TIME && !sheet_format_time(d, out, sizeof(out))) ||
 	    !sheet_format_general(d, out, sizeof(out)))
@@ -167,8 +171,9 @@ static enum code cell_text(struct xsheet *x, const char *t, unsigned long style,
 
 /* Reads the children of a non-empty <c> into x->val: <v> text, or the runs
  * of an inline string <is>; formulas (<f>) are skipped, their cached <v>
- * value is what Excel shows. */
-static enum code cell_value(struct xsheet *x, const char **ret_msg)
+ * value is what Excel shows.  An inline-string cell (inline) reads its <is>
+ * only: some writers add a <v> as well, which Excel ignores. */
+static enum code cell_value(struct xsheet *x, bool inline_only, const char **ret_msg)
 {
 	int depth = xmlTextReaderDepth(x->part.xr);
 	for (;;) {
@@ -183,7 +188,7 @@ static enum code cell_value(struct xsheet *x, const char **ret_msg)
 			return CODE_OK;
 		if (type != XML_READER_TYPE_ELEMENT || xmlTextReaderDepth(x->part.xr) != depth + 1)
 			continue;
-		bool is_v = xpart_is(&x->part, type, "v"), is_is = xpart_is(&x->part, type, "is");
+		bool is_v = !inline_only && xpart_is(&x->part, type, "v"), is_is = xpart_is(&x->part, type, "is");
 		if ((is_v || is_is) && xpart_text(&x->part, &x->val, is_is, ret_msg))
 			return CODE_MALFORMED_XLSX;
 	}
@@ -246,7 +251,7 @@ static enum code read_cell(struct xsheet *x, struct rowbuf *rb, size_t *next_col
 	}
 	buf_clear(&x->val);
 	if (!xmlTextReaderIsEmptyElement(x->part.xr)) {
-		enum code rc = cell_value(x, ret_msg);
+		enum code rc = cell_value(x, a.has_t && !strcmp(a.t, "inlineStr"), ret_msg);
 		if (rc)
 			return rc;
 	}

@@ -1,6 +1,7 @@
 /* Bounded zip access for XLSX: declared sizes and ratios are checked before
  * anything is inflated, and actual inflated bytes are counted while reading,
  * because a hostile archive's headers can lie. */
+#include <ctype.h>
 #include <string.h>
 #include <strings.h>
 
@@ -36,19 +37,27 @@ static enum code check_entries(struct xzip *z, const char **ret_msg)
 		}
 		if (ends_with_nocase(st.name, "vbaProject.bin") ||
 		    ends_with_nocase(st.name, "vbaProjectSignature.bin")) {
-			*ret_msg = "the workbook contains a VBA project (macros)";
+			*ret_msg = "the workbook contains a VBA project (macros); save it as .xlsx (Excel Workbook), "
+				   "which keeps the data and drops the macros";
 			return CODE_MACRO_REJECTED;
 		}
 		if ((st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE) {
 			*ret_msg = "the workbook is password-protected (encrypted zip entries)";
 			return CODE_MALFORMED_XLSX;
 		}
-		if (st.size > z->lim->max_uncompressed ||
+		/* A worksheet is streamed and the reader stops at the row limit,
+		 * so a large legitimate sheet gets TOO_MANY_ROWS rather than a
+		 * "zip bomb?": its declared size is not held against it (the
+		 * ratio is, and the bytes actually inflated always are). */
+		bool sheet = strncasecmp(st.name, "xl/worksheets/", 14) == 0 ||
+			     strncasecmp(st.name, "xl\\worksheets\\", 14) == 0;
+		if ((!sheet && st.size > z->lim->max_uncompressed) ||
 		    too_dense(st.size, st.comp_size, z->lim->max_ratio)) {
 			*ret_msg = "a part of the workbook expands past the size or ratio limit (zip bomb?)";
 			return CODE_MALFORMED_XLSX;
 		}
-		total += st.size;
+		if (!sheet)
+			total += st.size;
 	}
 	if (total > z->lim->max_uncompressed || too_dense(total, z->file_len, z->lim->max_ratio)) {
 		*ret_msg = "the workbook expands past the size or ratio limit (zip bomb?)";
@@ -71,7 +80,11 @@ enum code xzip_open(struct xzip *z, const char *data, size_t len,
 	zip_error_init(&err);
 	zip_source_t *src = zip_source_buffer_create(data, len, 0, &err);
 	if (src)
-		z->za = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &err);
+		/* No ZIP_CHECKCONS: packages whose local headers differ slightly
+		 * from the central directory (a time stamp, "version needed") are
+		 * read by Excel, unzip, Python and POI; the bomb limits are checked
+		 * on the central directory and again while inflating. */
+		z->za = zip_open_from_source(src, ZIP_RDONLY, &err);
 	zip_error_fini(&err);
 	if (!z->za) {
 		zip_source_free(src);
@@ -91,9 +104,37 @@ void xzip_close(struct xzip *z)
 	z->za = NULL;
 }
 
+/* Same name with '\\' read as '/', ignoring ASCII case. */
+static bool same_part_name(const char *entry, const char *name)
+{
+	for (; *entry && *name; entry++, name++) {
+		char a = *entry == '\\' ? '/' : *entry;
+		if (tolower((unsigned char)a) != tolower((unsigned char)*name))
+			return false;
+	}
+	return !*entry && !*name;
+}
+
+/* The entry of a part, also when the package names it with backslashes
+ * ("xl\\workbook.xml", written by some report exporters; Excel and unzip
+ * read them). */
+static zip_int64_t locate(struct xzip *z, const char *name)
+{
+	zip_int64_t idx = zip_name_locate(z->za, name, ZIP_FL_NOCASE);
+	if (idx >= 0)
+		return idx;
+	zip_int64_t n = zip_get_num_entries(z->za, 0);
+	for (zip_int64_t i = 0; i < n; i++) {
+		const char *e = zip_get_name(z->za, (zip_uint64_t)i, 0);
+		if (e && strchr(e, '\\') && same_part_name(e, name))
+			return i;
+	}
+	return -1;
+}
+
 bool xzip_has(struct xzip *z, const char *name)
 {
-	return zip_name_locate(z->za, name, ZIP_FL_NOCASE) >= 0;
+	return locate(z, name) >= 0;
 }
 
 /* Prologue bytes scanned for a DTD: XML allows one only before the root
@@ -176,7 +217,7 @@ int xpart_open(struct xzip *z, const char *name, struct xpart *p, const char **r
 {
 	memset(p, 0, sizeof(*p));
 	p->e.z = z;
-	zip_int64_t idx = zip_name_locate(z->za, name, ZIP_FL_NOCASE);
+	zip_int64_t idx = locate(z, name);
 	zip_stat_t st;
 	if (idx < 0 || zip_stat_index(z->za, (zip_uint64_t)idx, 0, &st)) {
 		*ret_msg = "a part the workbook refers to is missing";

@@ -6,7 +6,8 @@
 #include "db.h"
 #include "db_backend.h"
 
-enum code db_open(const char *url, struct db **ret_db, char *err, size_t errlen)
+enum code db_open(const char *url, const struct db_session *session, struct db **ret_db, char *err,
+		  size_t errlen)
 {
 	const struct db_ops *ops;
 	enum db_kind kind;
@@ -26,6 +27,8 @@ enum code db_open(const char *url, struct db **ret_db, char *err, size_t errlen)
 	db->kind = kind;
 	db->ops = ops;
 	snprintf(db->url, sizeof db->url, "%s", url);
+	if (session)
+		db->session = *session;
 	enum code rc = ops->open(db, url);
 	if (rc) {
 		snprintf(err, errlen, "%s", db->err);
@@ -61,8 +64,34 @@ enum code db_exec(struct db *db, const char *sql, const struct db_param *params,
 	if (ret_res)
 		*ret_res = NULL;
 	db->conflict = false;
+	db->disk_full = false;
 	db->err[0] = '\0';
-	return db->ops->exec(db, sql, params, nparams, ret_res);
+	enum code rc = db->ops->exec(db, sql, params, nparams, ret_res);
+	if (rc)
+		db_note_failure(db, rc);
+	return rc;
+}
+
+/* The last failure of this thread, for the edge that answers it. */
+static _Thread_local struct db_failure last_failure;
+
+void db_note_failure(const struct db *db, enum code rc)
+{
+	last_failure.code = rc;
+	last_failure.disk_full = db->disk_full;
+	snprintf(last_failure.message, sizeof last_failure.message, "%s", db->err);
+}
+
+void db_note_open_failure(const char *message)
+{
+	last_failure.code = CODE_SERVICE_UNAVAILABLE;
+	last_failure.disk_full = false;
+	snprintf(last_failure.message, sizeof last_failure.message, "%s", message);
+}
+
+const struct db_failure *db_last_failure(void)
+{
+	return &last_failure;
 }
 
 enum code db_script(struct db *db, const char *sql)
@@ -109,13 +138,35 @@ enum code db_commit(struct db *db)
 	return rc;
 }
 
+enum code db_finish(struct db *db, enum code rc)
+{
+	if (rc) {
+		db_rollback(db);
+		return rc;
+	}
+	return db_commit(db);
+}
+
+enum code db_one_row(enum code rc, const struct db_res *r)
+{
+	if (rc)
+		return rc;
+	return db_res_rows(r) == 1 ? CODE_OK : CODE_NOT_FOUND;
+}
+
 void db_rollback(struct db *db)
 {
 	if (db->in_tx) {
+		/* The failure that led here is the one to report, not the
+		 * rollback's (SQLite may already have rolled back on a full disk). */
 		char keep[sizeof db->err];
+		struct db_failure failed = last_failure;
+		bool full = db->disk_full;
 		memcpy(keep, db->err, sizeof keep);
 		tx(db, "ROLLBACK");
 		memcpy(db->err, keep, sizeof keep);
+		db->disk_full = full;
+		last_failure = failed;
 	}
 	db->in_tx = false;
 }

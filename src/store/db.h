@@ -20,8 +20,11 @@ enum db_ptype { DBP_NULL, DBP_TEXT, DBP_INT, DBP_BLOB };
 
 struct db_param {
 	enum db_ptype type;
-	const char *s;    /* TEXT (NUL-terminated, or len bytes when len > 0) / BLOB */
-	size_t len;
+	const char *s;    /* TEXT / BLOB */
+	size_t len;       /* BLOB: bytes; TEXT: at most len bytes when sized */
+	bool sized;       /* TEXT: bound to the first NUL or len bytes, whichever
+			   * comes first (the same on both backends: PostgreSQL
+			   * text cannot hold NUL) */
 	int64_t i;
 };
 
@@ -31,7 +34,7 @@ static inline struct db_param db_text_or_null(const char *s)
 	return (struct db_param){.type = s ? DBP_TEXT : DBP_NULL, .s = s};
 }
 #define P_TXT(x) db_text_or_null(x)
-#define P_TXTN(x, n) ((struct db_param){.type = DBP_TEXT, .s = (x), .len = (n)})
+#define P_TXTN(x, n) ((struct db_param){.type = DBP_TEXT, .s = (x), .len = (n), .sized = true})
 #define P_INT(x) ((struct db_param){.type = DBP_INT, .i = (int64_t)(x)})
 #define P_BLOB(p, n) ((struct db_param){.type = DBP_BLOB, .s = (const char *)(p), .len = (n)})
 
@@ -41,7 +44,15 @@ struct db_res;
 /* Opens "sqlite:PATH" or "postgres://..." / "postgresql://...".  Returns
  * CODE_OK, CODE_SERVICE_UNAVAILABLE (server unreachable) or
  * CODE_INTERNAL_ERROR (bad URL, unopenable file), with a message in err. */
-enum code db_open(const char *url, struct db **ret_db, char *err, size_t errlen);
+/* Bounds on one session's waits (0 = the server's default):
+ * PostgreSQL lock_timeout / idle_in_transaction_session_timeout /
+ * statement_timeout.  SQLite ignores them: its busy wait is always
+ * bounded (15 s), and a frozen SQLite writer blocks only its own file. */
+struct db_session {
+	int64_t lock_timeout_ms, idle_tx_timeout_ms, statement_timeout_ms;
+};
+enum code db_open(const char *url, const struct db_session *session, struct db **ret_db, char *err,
+		  size_t errlen);
 void db_close(struct db *db);
 enum db_kind db_kind(const struct db *db);
 /* True when the connection is usable; tries to re-establish a broken
@@ -58,6 +69,18 @@ enum code db_exec(struct db *db, const char *sql, const struct db_param *params,
 /* Runs a script of several statements without parameters (migrations). */
 enum code db_script(struct db *db, const char *sql);
 const char *db_errmsg(const struct db *db);
+
+/* The last failed statement (or connection attempt) of the calling thread:
+ * what the edge that answers the failure logs, and whether it was the disk
+ * being full.  Each failing db_exec records itself here. */
+struct db_failure {
+	enum code code;
+	bool disk_full;
+	char message[512];
+};
+const struct db_failure *db_last_failure(void);
+void db_note_failure(const struct db *db, enum code rc);
+void db_note_open_failure(const char *message);
 /* True when the last failure was a unique-constraint violation. */
 bool db_last_was_conflict(const struct db *db);
 
@@ -67,6 +90,12 @@ enum code db_begin(struct db *db);
 enum code db_begin_write(struct db *db);
 enum code db_commit(struct db *db);
 void db_rollback(struct db *db);
+/* Ends a transaction by how it went: commits when rc is CODE_OK, else
+ * rolls back and returns rc.  Returns the commit's result. */
+enum code db_finish(struct db *db, enum code rc);
+/* For look-ups of one row: rc when the statement failed, CODE_NOT_FOUND
+ * unless r has exactly one row, else CODE_OK. */
+enum code db_one_row(enum code rc, const struct db_res *r);
 
 int db_res_rows(const struct db_res *r);
 int db_res_cols(const struct db_res *r);

@@ -11,7 +11,9 @@ struct db {
 	char url[1024];
 	char err[512];
 	bool conflict;       /* last failure was a unique violation */
+	bool disk_full;      /* last failure was the disk (or quota) being full */
 	bool in_tx;
+	struct db_session session;   /* applied at every (re)connection */
 	/* Statements prepared on this connection, by SQL text: SQLite keeps
 	 * sqlite3_stmt pointers, PostgreSQL the names given to PQprepare. */
 	struct stmt_cache *cache;

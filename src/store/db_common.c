@@ -1,5 +1,4 @@
 /* Result sets: the part of db.h that does not depend on the backend. */
-#include <libpq-fe.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,14 +36,14 @@ int db_res_rows(const struct db_res *r)
 {
 	if (!r)
 		return 0;
-	return r->pg ? PQntuples(r->pg) : r->rows;
+	return r->rows;
 }
 
 int db_res_cols(const struct db_res *r)
 {
 	if (!r)
 		return 0;
-	return r->pg ? PQnfields(r->pg) : r->cols;
+	return r->cols;
 }
 
 static bool in_range(const struct db_res *r, int row, int col)
@@ -56,8 +55,6 @@ bool db_res_null(const struct db_res *r, int row, int col)
 {
 	if (!in_range(r, row, col))
 		return true;
-	if (r->pg)
-		return PQgetisnull(r->pg, row, col);
 	return r->cells[(size_t)row * (size_t)r->cols + (size_t)col].p == NULL;
 }
 
@@ -65,8 +62,6 @@ const char *db_res_get(const struct db_res *r, int row, int col)
 {
 	if (db_res_null(r, row, col))
 		return NULL;
-	if (r->pg)
-		return PQgetvalue(r->pg, row, col);
 	return r->cells[(size_t)row * (size_t)r->cols + (size_t)col].p;
 }
 
@@ -74,8 +69,6 @@ size_t db_res_len(const struct db_res *r, int row, int col)
 {
 	if (db_res_null(r, row, col))
 		return 0;
-	if (r->pg)
-		return (size_t)PQgetlength(r->pg, row, col);
 	return r->cells[(size_t)row * (size_t)r->cols + (size_t)col].len;
 }
 
@@ -89,22 +82,6 @@ int db_res_blob(const struct db_res *r, int row, int col, unsigned char **ret, s
 {
 	if (db_res_null(r, row, col))
 		return -1;
-	if (r->pg) {
-		size_t n;
-		unsigned char *u = PQunescapeBytea((const unsigned char *)PQgetvalue(r->pg, row, col), &n);
-		if (!u)
-			return -1;
-		unsigned char *copy = malloc(n ? n : 1);
-		if (!copy) {
-			PQfreemem(u);
-			return -1;
-		}
-		memcpy(copy, u, n);
-		PQfreemem(u);
-		*ret = copy;
-		*ret_len = n;
-		return 0;
-	}
 	const struct db_cell *c = &r->cells[(size_t)row * (size_t)r->cols + (size_t)col];
 	unsigned char *copy = malloc(c->len ? c->len : 1);
 	if (!copy)
@@ -119,8 +96,6 @@ void db_res_free(struct db_res *r)
 {
 	if (!r)
 		return;
-	if (r->pg)
-		PQclear(r->pg);
 	arena_free(r->arena);
 	free(r->cells);
 	free(r);

@@ -3,8 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "db_backend.h"
+#include "base/arena.h"
 #include "db_res.h"
 
 static void quiet(void *arg, const char *message)
@@ -31,8 +33,17 @@ static enum code pg_connect(struct db *db)
 	cache_clear(db);
 	/* connect_timeout keeps a request from hanging on a dead server; the
 	 * URL's own parameters win over these defaults (expand_dbname). */
-	const char *keys[] = {"connect_timeout", "application_name", "dbname", NULL};
-	const char *vals[] = {"3", "loadline", db->url, NULL};
+	/* Bounded waits, so a frozen (not dead) process cannot hold everyone
+	 * up: its idle transaction is ended by the server, and whoever waits
+	 * on its locks gives up and retries. */
+	char options[256] = "";
+	const struct db_session *s = &db->session;
+	if (s->lock_timeout_ms || s->idle_tx_timeout_ms || s->statement_timeout_ms)
+		snprintf(options, sizeof options, "-c lock_timeout=%lld -c idle_in_transaction_session_timeout=%lld "
+			 "-c statement_timeout=%lld", (long long)s->lock_timeout_ms, (long long)s->idle_tx_timeout_ms,
+			 (long long)s->statement_timeout_ms);
+	const char *keys[] = {"connect_timeout", "application_name", "options", "dbname", NULL};
+	const char *vals[] = {"3", "loadline", options, db->url, NULL};
 	PGconn *c = PQconnectdbParams(keys, vals, 1);
 	db->conn = c;
 	if (!c || PQstatus(c) != CONNECTION_OK) {
@@ -82,6 +93,7 @@ static enum code check(struct db *db, PGresult *res)
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 	if (state && !strcmp(state, "23505"))
 		db->conflict = true;
+	db->disk_full = state && (!strcmp(state, "53100") || !strcmp(state, "53400"));
 	if (!db->conn || PQstatus(db->conn) != CONNECTION_OK)
 		return CODE_SERVICE_UNAVAILABLE;
 	/* Class 08 connection exceptions, 57P admin shutdown, 53 resources. */
@@ -127,8 +139,40 @@ static enum code prepared(struct db *db, const char *sql, int n, const Oid *type
 	return CODE_OK;
 }
 
-static enum code pg_exec(struct db *db, const char *sql, const struct db_param *p, int n,
-			 struct db_res **ret)
+/* Copies a result into the backend-neutral db_res (db_res.h), decoding
+ * bytea columns, so that nothing outside this file touches libpq. */
+static enum code materialize(PGresult *res, struct db_res **ret)
+{
+	int cols = PQnfields(res), rows = PQntuples(res);
+	struct db_res *r = db_res_new(cols);
+	for (int i = 0; i < rows; i++) {
+		struct db_cell *row = db_res_add_row(r);
+		for (int c = 0; c < cols; c++) {
+			if (PQgetisnull(res, i, c))
+				continue;
+			const char *v = PQgetvalue(res, i, c);
+			size_t len = (size_t)PQgetlength(res, i, c);
+			if (PQftype(res, c) != 17 /* bytea */) {
+				row[c].p = arena_strndup(r->arena, v, len);
+				row[c].len = len;
+				continue;
+			}
+			unsigned char *u = PQunescapeBytea((const unsigned char *)v, &len);
+			if (!u) {
+				db_res_free(r);
+				return CODE_INTERNAL_ERROR;
+			}
+			row[c].p = arena_strndup(r->arena, (const char *)u, len);
+			row[c].len = len;
+			PQfreemem(u);
+		}
+	}
+	*ret = r;
+	return CODE_OK;
+}
+
+static enum code pg_exec_once(struct db *db, const char *sql, const struct db_param *p, int n,
+			      struct db_res **ret)
 {
 	if (!pg_ensure(db))
 		return CODE_SERVICE_UNAVAILABLE;
@@ -165,7 +209,7 @@ static enum code pg_exec(struct db *db, const char *sql, const struct db_param *
 	char **owned = NULL;
 	for (int i = 0; i < n; i++) {
 		/* libpq text params are NUL-terminated: copy length-bounded ones. */
-		if (p[i].type == DBP_TEXT && p[i].len) {
+		if (p[i].type == DBP_TEXT && p[i].sized) {
 			if (!owned && !(owned = calloc((size_t)n, sizeof(*owned))))
 				abort();
 			owned[i] = strndup(p[i].s, p[i].len);
@@ -187,14 +231,31 @@ static enum code pg_exec(struct db *db, const char *sql, const struct db_param *
 		PQclear(res);
 		return rc;
 	}
-	if (ret) {
-		struct db_res *r = db_res_new(PQnfields(res));
-		r->pg = res;
-		*ret = r;
-	} else {
-		PQclear(res);
-	}
-	return CODE_OK;
+	if (ret)
+		rc = materialize(res, ret);
+	PQclear(res);
+	return rc;
+}
+
+static bool is_read(const char *sql)
+{
+	while (*sql == ' ' || *sql == '\n' || *sql == '\t')
+		sql++;
+	return !strncasecmp(sql, "SELECT", 6);
+}
+
+/* A connection that died while idle (a PostgreSQL restart, a proxy time-out)
+ * is only found dead when used.  A read outside a transaction is safe to
+ * run again, so it gets one retry on a fresh connection rather than a 503
+ * after the database is already back. */
+static enum code pg_exec(struct db *db, const char *sql, const struct db_param *p, int n,
+			 struct db_res **ret)
+{
+	enum code rc = pg_exec_once(db, sql, p, n, ret);
+	if (rc == CODE_SERVICE_UNAVAILABLE && !db->in_tx && is_read(sql) && db->conn &&
+	    PQstatus(db->conn) != CONNECTION_OK && pg_ensure(db))
+		rc = pg_exec_once(db, sql, p, n, ret);
+	return rc;
 }
 
 static enum code pg_script(struct db *db, const char *sql)

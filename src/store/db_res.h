@@ -1,4 +1,5 @@
-/* Materialized result rows shared by both backends (internal to src/store). */
+/* Materialized result rows shared by both backends (internal to src/store):
+ * each backend copies its driver's result into these cells. */
 #ifndef LOADLINE_STORE_DB_RES_H
 #define LOADLINE_STORE_DB_RES_H
 
@@ -16,7 +17,6 @@ struct db_res {
 	struct arena *arena;
 	int rows, cols, cap;      /* cap in rows */
 	struct db_cell *cells;    /* rows * cols, row-major */
-	void *pg;                 /* PGresult when the PostgreSQL backend made it */
 };
 
 struct db_res *db_res_new(int cols);

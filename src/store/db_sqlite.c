@@ -130,6 +130,7 @@ static enum code fail(struct db *db, int rc)
 	if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
 		db->conflict = true;
 	int primary = rc & 0xff;
+	db->disk_full = primary == SQLITE_FULL;
 	if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED || primary == SQLITE_IOERR ||
 	    primary == SQLITE_CANTOPEN || primary == SQLITE_FULL || primary == SQLITE_READONLY)
 		return CODE_SERVICE_UNAVAILABLE;
@@ -161,7 +162,7 @@ static int bind(sqlite3_stmt *st, const struct db_param *p, int n)
 			rc = sqlite3_bind_blob64(st, i + 1, p[i].len ? p[i].s : "", p[i].len, SQLITE_STATIC);
 			break;
 		default:
-			rc = sqlite3_bind_text64(st, i + 1, p[i].s, p[i].len ? p[i].len : strlen(p[i].s),
+			rc = sqlite3_bind_text64(st, i + 1, p[i].s, p[i].sized ? strnlen(p[i].s, p[i].len) : strlen(p[i].s),
 						 SQLITE_STATIC, SQLITE_UTF8);
 		}
 		if (rc != SQLITE_OK)

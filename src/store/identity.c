@@ -44,11 +44,7 @@ enum code store_org_get(struct store *st, const char *id, struct org *ret)
 	struct db_res *r;
 	struct db_param p[] = {P_TXT(id)};
 	enum code rc = store_exec1(st, "SELECT id, name, created_at FROM orgs WHERE id = $1", p, 1, &r);
-	if (rc)
-		return rc;
-	if (db_res_rows(r) == 0)
-		rc = CODE_NOT_FOUND;
-	else
+	if ((rc = db_one_row(rc, r)) == CODE_OK)
 		row_to_org(r, 0, ret);
 	db_res_free(r);
 	return rc;
@@ -107,11 +103,7 @@ static enum code user_where(struct store *st, const char *where, const char *arg
 	struct db_res *r;
 	struct db_param p[] = {P_TXT(arg)};
 	enum code rc = store_exec1(st, sql, p, 1, &r);
-	if (rc)
-		return rc;
-	if (db_res_rows(r) == 0)
-		rc = CODE_NOT_FOUND;
-	else
+	if ((rc = db_one_row(rc, r)) == CODE_OK)
 		row_to_user(r, 0, ret);
 	db_res_free(r);
 	return rc;
@@ -320,10 +312,7 @@ enum code store_set_approvers(struct store *st, const char *org_id, const char *
 		rc = db_exec(db, "INSERT INTO approvers (org_id, email) VALUES ($1, $2) ON CONFLICT DO NOTHING",
 			     p, 2, NULL);
 	}
-	if (!rc)
-		rc = db_commit(db);
-	else
-		db_rollback(db);
+	rc = db_finish(db, rc);
 	store_release(st, db);
 	return rc;
 }

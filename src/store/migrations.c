@@ -105,6 +105,10 @@ const struct migration migrations[] = {
 	 "  state_hash TEXT PRIMARY KEY, nonce TEXT NOT NULL, code_verifier TEXT NOT NULL,"
 	 "  return_to TEXT NOT NULL, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, used_at BIGINT);"
 	 "CREATE INDEX oidc_logins_expiry ON oidc_logins(expires_at);"},
+	/* Keys shared by every process of one installation (e.g. the page-cursor
+	 * MAC key), created on first use. */
+	{5, "installation secrets",
+	 "CREATE TABLE secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL, created_at BIGINT NOT NULL);"},
 };
 
 const int migrations_count = (int)(sizeof migrations / sizeof migrations[0]);

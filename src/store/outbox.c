@@ -50,10 +50,8 @@ enum code store_outbox_claim(struct store *st, struct arena *a, int64_t hold_ms,
 	struct db_param p[] = {P_INT(now), P_INT(now + hold_ms)};
 	struct db_res *r = NULL;
 	enum code rc = db_exec(db, sql, p, 2, &r);
-	if (!rc && db_res_rows(r) == 1)
+	if ((rc = db_one_row(rc, r)) == CODE_OK)
 		row_to_mail(a, r, 0, ret);
-	else if (!rc)
-		rc = CODE_NOT_FOUND;
 	db_res_free(r);
 	store_release(st, db);
 	return rc;
@@ -76,10 +74,7 @@ enum code store_outbox_record(struct store *st, const char *id, int attempt, boo
 		rc = db_exec(db, ok ? "UPDATE outbox SET state = 'sent', sent_at = $2, last_error = NULL WHERE id = $1"
 				    : "UPDATE outbox SET last_error = $3, next_attempt_at = $4 WHERE id = $1",
 			     u, ok ? 2 : 4, NULL);
-	if (!rc)
-		rc = db_commit(db);
-	else
-		db_rollback(db);
+	rc = db_finish(db, rc);
 	store_release(st, db);
 	return rc;
 }

@@ -37,12 +37,8 @@ static enum code one_project(struct db *db, struct arena *a, const char *sql, st
 {
 	struct db_res *r;
 	enum code rc = db_exec(db, sql, p, n, &r);
-	if (rc)
-		return rc;
-	if (db_res_rows(r) == 1)
+	if ((rc = db_one_row(rc, r)) == CODE_OK)
 		row_to_project(a, r, 0, ret);
-	else
-		rc = CODE_NOT_FOUND;
 	db_res_free(r);
 	return rc;
 }
@@ -127,12 +123,8 @@ static enum code one_load(struct db *db, struct arena *a, const char *where, str
 		 where);
 	struct db_res *r;
 	enum code rc = db_exec(db, sql, p, n, &r);
-	if (rc)
-		return rc;
-	if (db_res_rows(r) == 1)
+	if ((rc = db_one_row(rc, r)) == CODE_OK)
 		row_to_load(a, r, 0, ret);
-	else
-		rc = CODE_NOT_FOUND;
 	db_res_free(r);
 	return rc;
 }

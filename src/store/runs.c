@@ -94,10 +94,7 @@ enum code store_run_create(struct store *st, struct run *run, const void *file, 
 	 * run: neither exists without the other. */
 	if (!rc && mail)
 		rc = outbox_insert_db(db, mail);
-	if (!rc)
-		rc = db_commit(db);
-	else
-		db_rollback(db);
+	rc = db_finish(db, rc);
 	if (rc == CODE_INTERNAL_ERROR)
 		log_msg("error", "run create failed: %s", db_errmsg(db));
 	store_release(st, db);
@@ -110,12 +107,8 @@ enum code store_run_get(struct store *st, const char *org_id, const char *id, st
 	struct db_param p[] = {P_TXT(id), P_TXT(org_id)};
 	enum code rc = store_exec1(st, "SELECT " RUN_COLS " FROM runs WHERE id = $1 AND (CAST($2 AS TEXT) IS NULL OR org_id = $2)",
 				   p, 2, &r);
-	if (rc)
-		return rc;
-	if (db_res_rows(r) == 1)
+	if ((rc = db_one_row(rc, r)) == CODE_OK)
 		row_to_run(r, 0, ret);
-	else
-		rc = CODE_NOT_FOUND;
 	db_res_free(r);
 	return rc;
 }
@@ -172,10 +165,8 @@ enum code store_run_claim(struct store *st, const char *owner, int64_t lease_ms,
 	struct db_param p[] = {P_TXT(owner), P_INT(now), P_INT(lease_ms)};
 	struct db_res *r = NULL;
 	enum code rc = db_exec(db, sql, p, 3, &r);
-	if (!rc && db_res_rows(r) == 1)
+	if ((rc = db_one_row(rc, r)) == CODE_OK)
 		row_to_run(r, 0, ret);
-	else if (!rc)
-		rc = CODE_NOT_FOUND;
 	db_res_free(r);
 	store_release(st, db);
 	return rc;
@@ -195,7 +186,7 @@ enum code store_run_release(struct store *st, const char *id, const char *owner,
 			   "AND state = 'RUNNING'", p, 3, NULL);
 }
 
-static enum code run_move_db(struct db *db, const char *id, const struct run_move *m)
+static enum code run_move_db(struct db *db, const char *id, const struct run_move *m, bool *ret_moved)
 {
 	char sources[128], sql[1400];
 	run_move_sources_sql(m->to, sources, sizeof sources);
@@ -221,18 +212,18 @@ static enum code run_move_db(struct db *db, const char *id, const struct run_mov
 		P_TXT(id), P_TXT(m->owner)};
 	struct db_res *r = NULL;
 	enum code rc = db_exec(db, sql, p, 15, &r);
-	if (!rc && db_res_rows(r) != 1)
-		rc = CODE_RUN_NOT_TERMINAL;
+	*ret_moved = !rc && db_res_rows(r) == 1;
 	db_res_free(r);
 	return rc;
 }
 
-enum code store_run_move(struct store *st, const char *id, const struct run_move *m)
+enum code store_run_move(struct store *st, const char *id, const struct run_move *m, bool *ret_moved)
 {
+	*ret_moved = false;
 	struct db *db = store_acquire(st);
 	if (!db)
 		return CODE_SERVICE_UNAVAILABLE;
-	enum code rc = run_move_db(db, id, m);
+	enum code rc = run_move_db(db, id, m, ret_moved);
 	store_release(st, db);
 	return rc;
 }
@@ -330,9 +321,9 @@ struct db *store_tx_db(struct store_tx *tx)
 	return tx->db;
 }
 
-enum code store_run_move_tx(struct store_tx *tx, const char *id, const struct run_move *m)
+enum code store_run_move_tx(struct store_tx *tx, const char *id, const struct run_move *m, bool *ret_moved)
 {
-	return run_move_db(tx->db, id, m);
+	return run_move_db(tx->db, id, m, ret_moved);
 }
 
 enum code store_result_add(struct store_tx *tx, const char *run_id, const char *bucket, int row_index,
@@ -386,4 +377,23 @@ enum code store_results_page(struct store *st, const char *run_id, const char *b
 	*ret_more = n > limit;
 	db_res_free(r);
 	return CODE_OK;
+}
+
+enum code store_tx_lock_keys(struct store_tx *tx, const int64_t *keys, int n)
+{
+	if (db_kind(tx->db) != DB_POSTGRES || n == 0)
+		return CODE_OK;
+	/* One round trip: the array is already sorted, and unnest yields its
+	 * elements in order, so the locks are taken in that order. */
+	struct buf b;
+	buf_init(&b, (size_t)n * 24 + 8);
+	buf_putc(&b, '{');
+	for (int i = 0; i < n; i++)
+		buf_printf(&b, "%s%lld", i ? "," : "", (long long)keys[i]);
+	buf_putc(&b, '}');
+	struct db_param p[] = {P_TXT(buf_str(&b))};
+	enum code rc = db_exec(tx->db, "SELECT pg_advisory_xact_lock(k) FROM unnest(CAST($1 AS BIGINT[])) AS k",
+			       p, 1, NULL);
+	buf_done(&b);
+	return rc;
 }

@@ -1,12 +1,14 @@
-/* Import runs: the runs table is the queue.  Every state change goes
- * through store_run_move, which only performs moves run_move_allowed permits. */
+/* Import runs: the runs table is the queue.  Every state change but one goes
+ * through store_run_move, which only performs moves run_move_allowed
+ * permits; the exception is the claim (store_run_claim), whose single
+ * UPDATE moves QUEUED (or RUNNING with a lapsed lease) to RUNNING. */
 #ifndef LOADLINE_STORE_RUNS_H
 #define LOADLINE_STORE_RUNS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "import/run_state.h"
+#include "model/run_state.h"
 #include "store.h"
 
 #define RUN_FILE_NAME_MAX 255
@@ -64,8 +66,9 @@ enum code store_run_release(struct store *st, const char *id, const char *owner,
 
 /* Moves a run to state `to` with the given details, when the move is
  * allowed from its current state (and, when owner is not NULL, the caller
- * still holds the lease).  Returns CODE_OK, or CODE_RUN_NOT_TERMINAL when the
- * run was not in a state the move starts from (someone else moved it). */
+ * still holds the lease).  Returns CODE_OK or a storage error; *ret_moved
+ * is false when the run was not in a state the move starts from, or the
+ * lease was someone else's (the run was moved or taken over meanwhile). */
 struct run_move {
 	enum run_state to;
 	const char *owner;          /* guard: lease holder, or NULL */
@@ -77,7 +80,7 @@ struct run_move {
 	int row_count;              /* set when >= 0 */
 	bool finish;                /* sets finished_at */
 };
-enum code store_run_move(struct store *st, const char *id, const struct run_move *m);
+enum code store_run_move(struct store *st, const char *id, const struct run_move *m, bool *ret_moved);
 
 /* ---- transactions: a run's writes, results and final move commit together ---- */
 
@@ -92,8 +95,14 @@ void store_tx_abort(struct store_tx *tx);
 enum code store_tx_savepoint(struct store_tx *tx);
 enum code store_tx_rollback_savepoint(struct store_tx *tx);
 bool store_tx_is_postgres(const struct store_tx *tx);
+/* Takes transaction-scoped locks on keys (n of them, sorted ascending,
+ * duplicates allowed), in that order: imports that share natural keys
+ * then wait for one another instead of deadlocking on rows taken in file
+ * order.  PostgreSQL advisory locks; a no-op on SQLite, whose writers are
+ * serialized anyway. */
+enum code store_tx_lock_keys(struct store_tx *tx, const int64_t *keys, int n);
 
-enum code store_run_move_tx(struct store_tx *tx, const char *id, const struct run_move *m);
+enum code store_run_move_tx(struct store_tx *tx, const char *id, const struct run_move *m, bool *ret_moved);
 /* bucket: "succeeded" | "warnings" | "failed" | "skipped"; body is JSON text. */
 enum code store_result_add(struct store_tx *tx, const char *run_id, const char *bucket, int row_index,
 			   const char *body);

@@ -11,4 +11,9 @@
 enum code store_approvers_configured(struct store *st, struct arena *a, const char *org_id, const char **ret,
 				     int max, int *ret_n);
 
+/* A random secret of len bytes (at most 64) shared by every process using
+ * this database, created on first use: concurrent first calls agree on one
+ * value.  Returns CODE_OK or the store's error. */
+enum code store_secret(struct store *st, const char *name, unsigned char *ret, size_t len);
+
 #endif

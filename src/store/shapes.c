@@ -10,12 +10,8 @@ enum code store_shape_mapping(struct store *st, struct arena *a, const char *org
 	struct db_res *r;
 	struct db_param p[] = {P_TXT(org_id), P_TXT(shape_key)};
 	enum code rc = store_exec1(st, "SELECT mapping FROM shapes WHERE org_id = $1 AND shape_key = $2", p, 2, &r);
-	if (rc)
-		return rc;
-	if (db_res_rows(r) == 1)
+	if ((rc = db_one_row(rc, r)) == CODE_OK)
 		*ret_mapping = arena_strdup(a, db_res_get(r, 0, 0));
-	else
-		rc = CODE_NOT_FOUND;
 	db_res_free(r);
 	return rc;
 }
@@ -45,10 +41,7 @@ enum code store_shape_confirm(struct store *st, const char *org_id, const char *
 	if (!rc)
 		*ret_released = db_res_rows(r);
 	db_res_free(r);
-	if (!rc)
-		rc = db_commit(db);
-	else
-		db_rollback(db);
+	rc = db_finish(db, rc);
 	store_release(st, db);
 	return rc;
 }

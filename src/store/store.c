@@ -18,12 +18,13 @@ struct store {
 	pthread_cond_t cond;
 	struct db *idle[POOL_MAX];
 	int nidle, nopen, max;
+	struct db_session session;   /* for connections opened from now on */
 };
 
 enum code store_open(const char *url, int pool_size, struct store **ret, char *err, size_t errlen)
 {
 	struct db *first;
-	enum code rc = db_open(url, &first, err, errlen);
+	enum code rc = db_open(url, NULL, &first, err, errlen);
 	if (rc)
 		return rc;
 	struct store *st = calloc(1, sizeof(*st));
@@ -78,8 +79,9 @@ struct db *store_acquire(struct store *st)
 			pthread_mutex_unlock(&st->lock);
 			struct db *db = NULL;
 			char err[256];
-			if (db_open(st->url, &db, err, sizeof err) == CODE_OK)
+			if (db_open(st->url, &st->session, &db, err, sizeof err) == CODE_OK)
 				return db;
+			db_note_open_failure(err);
 			/* PostgreSQL is down: open lazily; db_ensure reconnects later. */
 			pthread_mutex_lock(&st->lock);
 			st->nopen--;
@@ -109,6 +111,8 @@ void cell_copy(const struct db_res *r, int row, int col, char *dst, size_t n)
 enum code store_exec1(struct store *st, const char *sql, const struct db_param *p, int n,
 		      struct db_res **ret)
 {
+	if (ret)
+		*ret = NULL;
 	struct db *db = store_acquire(st);
 	if (!db)
 		return CODE_SERVICE_UNAVAILABLE;
@@ -210,5 +214,35 @@ enum code store_migrate(struct store *st, char *err, size_t errlen)
 	else if ((rc = db_commit(db)))
 		snprintf(err, errlen, "migrations: commit failed: %s", db_errmsg(db));
 	store_release(st, db);
+	return rc;
+}
+
+struct store_failure store_last_failure(void)
+{
+	const struct db_failure *f = db_last_failure();
+	return (struct store_failure){.message = f->message, .disk_full = f->disk_full};
+}
+
+void store_bound_waits(struct store *st, int64_t lease_ms)
+{
+	int64_t lease = lease_ms > 2000 ? lease_ms : 2000;
+	pthread_mutex_lock(&st->lock);
+	st->session = (struct db_session){.lock_timeout_ms = lease / 2, .idle_tx_timeout_ms = 2 * lease,
+					  .statement_timeout_ms = 4 * lease};
+	/* Idle connections were opened without the bounds: reopen lazily. */
+	while (st->nidle > 0) {
+		db_close(st->idle[--st->nidle]);
+		st->nopen--;
+	}
+	pthread_mutex_unlock(&st->lock);
+}
+
+enum code store_ready(struct store *st)
+{
+	struct db_res *r = NULL;
+	enum code rc = store_exec1(st, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations", NULL, 0, &r);
+	if (!rc && db_res_int(r, 0, 0) < migrations[migrations_count - 1].version)
+		rc = CODE_INTERNAL_ERROR;
+	db_res_free(r);
 	return rc;
 }

@@ -23,6 +23,24 @@ bool store_is_postgres(const struct store *st);
  * database-wide lock serializes them).  Returns CODE_OK or an error with a
  * message in err. */
 enum code store_migrate(struct store *st, char *err, size_t errlen);
+/* Why the last store call of this thread failed: the database's own
+ * message (for the log, never for clients) and whether the disk is full. */
+struct store_failure {
+	const char *message;
+	bool disk_full;
+};
+struct store_failure store_last_failure(void);
+/* Bounds every wait of connections opened from now on, relative to the
+ * run lease (PostgreSQL; SQLite's busy wait is bounded at 15 s anyway): a
+ * lock is waited for at most lease/2 (lock_timeout), a transaction left idle is ended by
+ * PostgreSQL after 2 x lease, a statement after 4 x lease.  A frozen worker
+ * thus holds nobody up for long, and its late commit fails (its session
+ * is gone, and its final move matches only while it holds the lease). */
+void store_bound_waits(struct store *st, int64_t lease_ms);
+/* Readiness: CODE_OK when the database answers and has every migration of
+ * this binary applied; CODE_SERVICE_UNAVAILABLE when it cannot be reached;
+ * CODE_INTERNAL_ERROR when its schema is behind. */
+enum code store_ready(struct store *st);
 /* Cheap liveness probe: CODE_OK or CODE_SERVICE_UNAVAILABLE. */
 enum code store_ping(struct store *st);
 

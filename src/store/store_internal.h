@@ -12,7 +12,8 @@ enum db_kind store_kind(const struct store *st);
 /* Copies a result cell into a fixed buffer (truncating safely). */
 void cell_copy(const struct db_res *r, int row, int col, char *dst, size_t n);
 
-/* Runs one statement on a pooled connection; frees nothing of the caller. */
+/* Runs one statement on a pooled connection; frees nothing of the caller.
+ * *ret is NULL unless it succeeded. */
 enum code store_exec1(struct store *st, const char *sql, const struct db_param *p, int n,
 		      struct db_res **ret);
 

@@ -1,12 +1,12 @@
 /* Adapter from the store's fixed buffers to the match keys of
- * src/import/names.c (Unicode case folding, every kind of whitespace). */
+ * src/model/names.c (Unicode case folding, every kind of whitespace). */
 #include "textkey.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "base/arena.h"
-#include "import/names.h"
+#include "model/names.h"
 
 void text_key(const char *s, char *out, size_t n)
 {

@@ -3,8 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "import/names.h"
-#include "import/normalize.h"
+#include "app/app.h"
+#include "model/names.h"
+#include "model/normalize.h"
 #include "store/records.h"
 #include "web/page.h"
 
@@ -36,7 +37,7 @@ static void locations(struct web_req *w)
 	char *key = name_key(w->a, q, strlen(q));
 	struct location_rec *locs = arena_alloc(w->a, sizeof(*locs) * (LOCATIONS_PER_PAGE + 1));
 	int n = 0;
-	if (store_locations_search(g_web_store, w->a, w->session->org.id, key ? key : "", text, after_created, after_id,
+	if (store_locations_search(w->app->store, w->a, w->session->org.id, key ? key : "", text, after_created, after_id,
 				   LOCATIONS_PER_PAGE + 1, locs, &n)) {
 		web_unavailable(w);
 		return;

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "app/app.h"
 #include "base/buf.h"
 #include "http/http.h"
 #include "http/router.h"
@@ -13,13 +14,12 @@
 #include "web/form.h"
 #include "web/tmpl.h"
 
-extern struct store *g_web_store;
-
 /* Who may use a route.  Signed-out requests to a member or admin route are
  * sent to the sign-in page; a member on an admin route gets 403. */
 enum web_access { WEB_PUBLIC, WEB_MEMBER, WEB_ADMIN };
 
 struct web_req {
+	const struct app *app;             /* store, configuration, sign-in (src/app/app.h) */
 	struct http_request *req;
 	struct http_response *res;
 	struct arena *a;                   /* the request's */
@@ -57,6 +57,9 @@ void web_error(struct web_req *w, int status, const char *title, const char *mes
 void web_not_found(struct web_req *w);
 /* 503 when storage failed. */
 void web_unavailable(struct web_req *w);
+/* Answers a failed store call and returns true (NOT_FOUND: 404; database
+ * unreachable: 503; anything else: 500, logged); false when rc is OK. */
+bool web_store_answered(struct web_req *w, enum code rc);
 /* Answers with bytes as they are (downloads, static files). */
 void web_raw(struct web_req *w, int status, const char *content_type, const char *data, size_t len);
 

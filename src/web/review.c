@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/app.h"
 #include "base/log.h"
 #include "import/review.h"
 #include "web/page.h"
@@ -182,7 +183,7 @@ static void render(struct web_req *w, int status, const struct review *r, const 
 static bool load(struct web_req *w, struct review *r)
 {
 	const char *org = w->session->org.id, *id = web_param(w, "id");
-	enum code rc = review_load(g_web_store, w->a, org, id, r);
+	enum code rc = review_load(w->app->store, w->a, w->app->cfg.max_rows, org, id, r);
 	if (rc == CODE_NOT_FOUND) {
 		web_not_found(w);
 		return false;
@@ -193,7 +194,7 @@ static bool load(struct web_req *w, struct review *r)
 	}
 	if (rc) {
 		memset(r, 0, sizeof(*r));
-		if (store_run_get(g_web_store, org, id, &r->run)) {
+		if (store_run_get(w->app->store, org, id, &r->run)) {
 			web_unavailable(w);
 			return false;
 		}
@@ -248,31 +249,30 @@ static void review_post(struct web_req *w)
 	}
 	int released = 0;
 	const char *msg = NULL;
-	enum code rc = review_confirm(g_web_store, w->a, w->session->org.id, r.run.id, w->session->user.id, chosen,
-				      r.ncols, &released, &msg);
-	switch (rc) {
-	case CODE_OK:
+	enum review_outcome outcome;
+	enum code rc = review_confirm(w->app->store, w->a, w->app->cfg.max_rows, w->session->org.id, r.run.id,
+				      w->session->user.id, chosen, r.ncols, &released, &msg, &outcome);
+	if (web_store_answered(w, rc))
+		return;
+	switch (outcome) {
+	case REVIEW_CONFIRMED:
+		app_hook_call(&w->app->run_queued);
 		log_json("info", "mapping confirmed", json_pack("{s:s,s:s,s:i}", "runId", r.run.id, "userId",
 								w->session->user.id, "released", released));
 		web_redirect(w, arena_printf(w->a, "/imports/runs/%s", r.run.id));
 		return;
-	case CODE_INVALID_REQUEST:
+	case REVIEW_REFUSED:
 		render(w, 400, &r, chosen, msg, NULL);
 		return;
-	case CODE_STAGING_EXPIRED:
+	case REVIEW_EXPIRED:
 		r.expired = true;
 		render(w, 409, &r, chosen, NULL, NULL);
 		return;
-	case CODE_RUN_NOT_TERMINAL:
-		(void)store_run_get(g_web_store, w->session->org.id, r.run.id, &r.run);
+	case REVIEW_DECIDED:
+		(void)store_run_get(w->app->store, w->session->org.id, r.run.id, &r.run);
 		r.decided = true;
 		render(w, 409, &r, chosen, NULL, NULL);
 		return;
-	case CODE_NOT_FOUND:
-		web_not_found(w);
-		return;
-	default:
-		web_unavailable(w);
 	}
 }
 

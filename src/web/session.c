@@ -4,7 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "base/config.h"
+#include "app/app.h"
 
 const char *web_cookie(const struct web_req *w, const char *name)
 {
@@ -24,7 +24,7 @@ const char *web_cookie(const struct web_req *w, const char *name)
 
 void web_set_cookie(struct web_req *w, const char *name, const char *value, const char *path, long max_age_s)
 {
-	bool secure = !strncasecmp(g_config.app_url, "https://", 8);
+	bool secure = !strncasecmp(w->app->cfg.app_url, "https://", 8);
 	const char *v = arena_printf(w->a, "%s=%s; Path=%s; Max-Age=%ld; HttpOnly; SameSite=Lax%s", name,
 				     max_age_s > 0 ? value : "", path, max_age_s > 0 ? max_age_s : 0L,
 				     secure ? "; Secure" : "");
@@ -38,7 +38,7 @@ enum code web_session_load(struct web_req *w)
 	if (!id || strlen(id) != SESSION_SECRET_LEN)
 		return CODE_OK;
 	struct web_session *s = arena_alloc(w->a, sizeof(*s));
-	enum code rc = store_session_get(g_web_store, id, s);
+	enum code rc = store_session_get(w->app->store, id, s);
 	if (rc == CODE_NOT_FOUND)
 		return CODE_OK;
 	if (rc)
@@ -53,10 +53,10 @@ enum code web_session_start(struct web_req *w, const struct user *u, const char 
 	if (w->session)
 		web_session_end(w);
 	char id[SESSION_SECRET_LEN + 1], csrf[SESSION_SECRET_LEN + 1];
-	enum code rc = store_session_create(g_web_store, u, via, g_config.session_ttl_ms, id, csrf);
+	enum code rc = store_session_create(w->app->store, u, via, w->app->cfg.session_ttl_ms, id, csrf);
 	if (rc)
 		return rc;
-	long max_age = (long)(g_config.session_ttl_ms / 1000);
+	long max_age = (long)(w->app->cfg.session_ttl_ms / 1000);
 	web_set_cookie(w, SESSION_COOKIE, id, "/", max_age > 0 ? max_age : 1);
 	return CODE_OK;
 }
@@ -64,7 +64,7 @@ enum code web_session_start(struct web_req *w, const struct user *u, const char 
 void web_session_end(struct web_req *w)
 {
 	if (w->session)
-		(void)store_session_revoke(g_web_store, w->session_id);
+		(void)store_session_revoke(w->app->store, w->session_id);
 	w->session = NULL;
 	w->session_id[0] = '\0';
 	web_set_cookie(w, SESSION_COOKIE, "", "/", 0);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "app/app.h"
 #include "base/config.h"
 #include "base/log.h"
 #include "store/outbox.h"
@@ -59,7 +60,7 @@ static void keys_render(struct web_req *w, int status, const char *minted, const
 			const char *error, const char *name)
 {
 	struct key_rows kr = {w, html_list_new(w->a), 0};
-	if (store_key_list(g_web_store, w->session->org.id, key_row, &kr)) {
+	if (store_key_list(w->app->store, w->session->org.id, key_row, &kr)) {
 		web_unavailable(w);
 		return;
 	}
@@ -69,7 +70,7 @@ static void keys_render(struct web_req *w, int status, const char *minted, const
 		T_TEXT("notice", minted ? NULL : notice),
 		T_TEXT("minted", minted),
 		T_TEXT("minted_name", minted_name),
-		T_TEXT("base_url", g_config.base_url),
+		T_TEXT("base_url", w->app->cfg.base_url),
 		T_FLAG("admin", web_is_admin(w)),
 		T_TEXT("org_name", w->session->org.name),
 		T_TEXT("error", error),
@@ -119,7 +120,7 @@ static void keys_mint(struct web_req *w)
 	}
 	char token[TOKEN_LEN + 1];
 	struct api_key k;
-	if (store_key_create(g_web_store, w->session->org.id, name, token, &k)) {
+	if (store_key_create(w->app->store, w->session->org.id, name, token, &k)) {
 		web_unavailable(w);
 		return;
 	}
@@ -134,15 +135,9 @@ const struct web_handler page_keys_mint = {keys_mint};
 
 static void keys_revoke(struct web_req *w)
 {
-	enum code rc = store_key_revoke(g_web_store, w->session->org.id, web_param(w, "id"));
-	if (rc == CODE_NOT_FOUND) {
-		web_not_found(w);
+	enum code rc = store_key_revoke(w->app->store, w->session->org.id, web_param(w, "id"));
+	if (web_store_answered(w, rc))
 		return;
-	}
-	if (rc) {
-		web_unavailable(w);
-		return;
-	}
 	log_json("info", "api key revoked", json_pack("{s:s,s:s,s:s}", "keyId", web_param(w, "id"), "orgId",
 						       w->session->org.id, "userId", w->session->user.id));
 	web_redirect(w, "/settings/api-keys?revoked=1");
@@ -165,8 +160,8 @@ static void comms_render(struct web_req *w, int status, const char *error, const
 	const char *configured[MAX_RECIPIENTS];
 	int n = 0;
 	const char *all = NULL;
-	if (store_approvers_configured(g_web_store, w->a, w->session->org.id, configured, MAX_RECIPIENTS, &n) ||
-	    store_approver_list(g_web_store, w->a, w->session->org.id, &all)) {
+	if (store_approvers_configured(w->app->store, w->a, w->session->org.id, configured, MAX_RECIPIENTS, &n) ||
+	    store_approver_list(w->app->store, w->a, w->session->org.id, &all)) {
 		web_unavailable(w);
 		return;
 	}
@@ -252,7 +247,7 @@ static void comms_post(struct web_req *w)
 		comms_render(w, 400, error, text);
 		return;
 	}
-	if (store_set_approvers(g_web_store, w->session->org.id, emails, n)) {
+	if (store_set_approvers(w->app->store, w->session->org.id, emails, n)) {
 		web_unavailable(w);
 		return;
 	}

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/app.h"
 #include "auth/token.h"
 #include "base/config.h"
 #include "base/log.h"
@@ -15,7 +16,7 @@ void signin_render(struct web_req *w, int status, const char *error)
 	const char *next = web_query(w, "next");
 	const char *notice = web_query(w, "signed_out") ? "You are signed out." : NULL;
 	struct tmpl_var v[] = {
-		T_FLAG("sso", g_config.oidc_issuer[0] != '\0'),
+		T_FLAG("sso", w->app->cfg.oidc_issuer[0] != '\0'),
 		T_TEXT("next", next ? web_url_encode(w->a, web_safe_next(next)) : NULL),
 		T_TEXT("notice", notice),
 		T_TEXT("error", error),
@@ -67,7 +68,7 @@ static void link_post(struct web_req *w)
 	}
 	const char *token = web_field(w, "token");
 	struct user u;
-	enum code rc = token ? store_login_link_use(g_web_store, token, &u) : CODE_NOT_FOUND;
+	enum code rc = token ? store_login_link_use(w->app->store, token, &u) : CODE_NOT_FOUND;
 	if (rc == CODE_NOT_FOUND) {
 		signin_render(w, 400, bad_link);
 		return;

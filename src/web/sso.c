@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/app.h"
 #include "auth/oidc.h"
 #include "base/config.h"
 #include "base/ids.h"
@@ -20,9 +21,9 @@
 #define STATE_COOKIE_PATH "/login/oidc"
 #define LOGIN_TTL_MS (10LL * 60 * 1000)
 
-static const char *redirect_uri(struct arena *a)
+static const char *redirect_uri(const struct web_req *w)
 {
-	return arena_printf(a, "%s/login/oidc/callback", g_config.app_url);
+	return arena_printf(w->a, "%s/login/oidc/callback", w->app->cfg.app_url);
 }
 
 static void random_value(char out[OIDC_VALUE_LEN + 1])
@@ -43,13 +44,13 @@ static void refuse(struct web_req *w, int status, const char *user_message, cons
 
 static void start(struct web_req *w)
 {
-	if (!oidc_configured()) {
+	if (!oidc_configured(w->app->oidc)) {
 		signin_render(w, 404, "Single sign-on is not configured on this server.");
 		return;
 	}
 	char err[OIDC_ERR_MAX] = "";
 	struct oidc_provider p;
-	if (oidc_discover(&p, err)) {
+	if (oidc_discover(w->app->oidc, &p, err)) {
 		refuse(w, 503, "The sign-in provider did not answer. Try again in a minute.", err);
 		return;
 	}
@@ -59,14 +60,14 @@ static void start(struct web_req *w)
 	random_value(l.nonce);
 	random_value(l.code_verifier);
 	snprintf(l.return_to, sizeof l.return_to, "%s", web_safe_next(web_query(w, "next")));
-	if (store_oidc_login_create(g_web_store, state, &l, LOGIN_TTL_MS)) {
+	if (store_oidc_login_create(w->app->store, state, &l, LOGIN_TTL_MS)) {
 		web_unavailable(w);
 		return;
 	}
 	char challenge[OIDC_CHALLENGE_LEN + 1];
 	oidc_pkce_challenge(l.code_verifier, challenge);
 	web_set_cookie(w, STATE_COOKIE, state, STATE_COOKIE_PATH, (long)(LOGIN_TTL_MS / 1000));
-	web_redirect(w, oidc_authorize_url(w->a, &p, redirect_uri(w->a), state, l.nonce, challenge));
+	web_redirect(w, oidc_authorize_url(w->app->oidc, w->a, &p, redirect_uri(w), state, l.nonce, challenge));
 }
 
 const struct web_handler page_oidc_start = {start};
@@ -87,7 +88,7 @@ static void finish_signin(struct web_req *w, const struct oidc_claims *c, const 
 		return;
 	}
 	struct user u;
-	enum code rc = store_user_by_email(g_web_store, c->email, &u);
+	enum code rc = store_user_by_email(w->app->store, c->email, &u);
 	if (rc == CODE_NOT_FOUND) {
 		char msg[400];
 		snprintf(msg, sizeof msg, "No Loadline organization has a user with the email %s. Ask an admin of your "
@@ -110,7 +111,7 @@ static void callback(struct web_req *w)
 	const char *error = web_query(w, "error"), *state = web_query(w, "state");
 	const char *code = web_query(w, "code"), *iss = web_query(w, "iss");
 	char err[OIDC_ERR_MAX] = "";
-	if (!oidc_configured()) {
+	if (!oidc_configured(w->app->oidc)) {
 		signin_render(w, 404, "Single sign-on is not configured on this server.");
 		return;
 	}
@@ -124,7 +125,7 @@ static void callback(struct web_req *w)
 		return;
 	}
 	struct oidc_login l;
-	enum code rc = store_oidc_login_take(g_web_store, state, &l);
+	enum code rc = store_oidc_login_take(w->app->store, state, &l);
 	if (rc) {
 		if (rc == CODE_NOT_FOUND)
 			refuse(w, 400, "This sign-in expired or was already used. Sign in again.", "unknown or used state");
@@ -133,7 +134,7 @@ static void callback(struct web_req *w)
 		return;
 	}
 	struct oidc_provider p;
-	if ((rc = oidc_discover(&p, err))) {
+	if ((rc = oidc_discover(w->app->oidc, &p, err))) {
 		refuse(w, 503, "The sign-in provider did not answer. Try again in a minute.", err);
 		return;
 	}
@@ -145,8 +146,8 @@ static void callback(struct web_req *w)
 	const char *id_token = NULL, *access_token = NULL;
 	struct oidc_claims claims;
 	if (!code ||
-	    (rc = oidc_redeem(w->a, &p, code, redirect_uri(w->a), l.code_verifier, &id_token, &access_token, err)) ||
-	    (rc = oidc_verify(&p, id_token, l.nonce, &claims, err)) ||
+	    (rc = oidc_redeem(w->app->oidc, w->a, &p, code, redirect_uri(w), l.code_verifier, &id_token, &access_token, err)) ||
+	    (rc = oidc_verify(w->app->oidc, &p, id_token, l.nonce, &claims, err)) ||
 	    (rc = oidc_userinfo(&p, access_token, &claims, err))) {
 		bool down = rc == CODE_SERVICE_UNAVAILABLE;
 		refuse(w, down ? 503 : 400, down ? "The sign-in provider did not answer. Try again in a minute."

@@ -6,15 +6,14 @@
 #include <string.h>
 #include <strings.h>
 
+#include "app/app.h"
 #include "base/clock.h"
-#include "base/config.h"
 #include "base/log.h"
+#include "base/url.h"
 #include "web/assets.h"
 #include "web/csrf.h"
 #include "web/page.h"
 #include "web/session.h"
-
-struct store *g_web_store;
 
 /* Form posts are small: the largest is a review of 100 columns. */
 #define FORM_BODY_MAX (64 * 1024)
@@ -45,11 +44,6 @@ static const struct route routes[] = {
 	R("POST", "/settings/communications", page_comms_post, WEB_ADMIN),
 	R("GET", "/locations", page_locations, WEB_MEMBER),
 };
-
-void web_init(struct store *st)
-{
-	g_web_store = st;
-}
 
 /* ---- answers ---- */
 
@@ -133,6 +127,25 @@ void web_unavailable(struct web_req *w)
 	http_add_header(w->req, w->res, "Retry-After", "5");
 }
 
+bool web_store_answered(struct web_req *w, enum code rc)
+{
+	if (rc == CODE_OK)
+		return false;
+	if (rc == CODE_NOT_FOUND) {
+		web_not_found(w);
+		return true;
+	}
+	struct store_failure f = store_last_failure();
+	log_json("error", "store failure", json_pack("{s:s,s:s,s:s,s:s,s:b}", "requestId", w->req->request_id,
+		 "path", w->req->path, "code", code_name(rc), "cause", f.message, "diskFull", f.disk_full));
+	if (rc == CODE_SERVICE_UNAVAILABLE)
+		web_unavailable(w);
+	else
+		web_error(w, 500, "Something went wrong", "The request failed on our side and was logged; "
+			  "trying again will not help. Tell your administrator the time it happened.");
+	return true;
+}
+
 /* ---- request ---- */
 
 const char *web_param(const struct web_req *w, const char *name)
@@ -187,20 +200,7 @@ const char *web_int(struct arena *a, long long v)
 
 const char *web_url_encode(struct arena *a, const char *s)
 {
-	char *out = arena_alloc(a, strlen(s) * 3 + 1), *o = out;
-	static const char hex[] = "0123456789ABCDEF";
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		    strchr("-._~/", *p)) {
-			*o++ = (char)*p;
-		} else {
-			*o++ = '%';
-			*o++ = hex[*p >> 4];
-			*o++ = hex[*p & 15];
-		}
-	}
-	*o = '\0';
-	return out;
+	return url_encode(a, s, "/");
 }
 
 const char *web_safe_next(const char *next)
@@ -239,6 +239,7 @@ static const char *route_path(struct arena *a, const char *path)
 struct web_req *web_begin(struct http_request *req, struct http_response *res)
 {
 	struct web_req *w = arena_alloc(req->arena, sizeof(*w));
+	w->app = req->app;
 	w->req = req;
 	w->res = res;
 	w->a = req->arena;

@@ -1,6 +1,7 @@
-/* The web application (PRODUCT.md §7) as the request pipeline sees it:
- * api.c hands every path outside the API, /healthz and the docs pages to
- * these three calls.  Pages, sign-in, sessions and CSRF live behind them. */
+/* The web application (PRODUCT.md §7) as the front door sees it:
+ * src/http/dispatch.c hands every path outside the API, /healthz and the
+ * docs pages to these three calls.  Pages, sign-in, sessions and CSRF live
+ * behind them; each request reads the application object from req->app. */
 #ifndef LOADLINE_WEB_WEB_H
 #define LOADLINE_WEB_WEB_H
 
@@ -9,11 +10,7 @@
 
 #include "http/http.h"
 
-struct store;
 struct web_req;
-
-/* Process-wide dependencies, set once before serving. */
-void web_init(struct store *st);
 
 /* Headers are in: routes the request, loads the session, answers at once
  * when it can (unknown path, wrong method, body that is no form).  Returns

@@ -16,6 +16,15 @@ def test_healthz(server):
     assert_request_id(r)
 
 
+def test_readyz(server):
+    """PRODUCT §10: GET /readyz (no token): 200 when the database is
+    reachable and migrated."""
+    r = server.get("/readyz", token=None)
+    assert r.status_code == 200, r.text
+    assert r.json() == {"status": "ready"}
+    assert_request_id(r)
+
+
 def test_timestamps_are_utc_millis(server):
     """PRODUCT §2: timestamps are ISO 8601 UTC with milliseconds and Z."""
     server.get("/api/v1/whoami")

@@ -1,5 +1,6 @@
 """POST /api/v1/imports/{kind}: envelope errors (SPEC "Errors" mode 1,
 SPEC "Endpoints" rules 1-4, PRODUCT §3) and the 202 contract."""
+import pathlib
 import re
 import socket
 import threading
@@ -11,6 +12,7 @@ from harness.checks import assert_problem, assert_id, parse_ts
 from harness.jobs import CSV_CT, accepted_run, csv_bytes, rows, upload, wait_run, xlsx_bytes
 
 UPLOAD = "/api/v1/imports/jobs"
+REPO_DATA = pathlib.Path(__file__).resolve().parents[1] / "data" / "sheet"
 RUN_PATH_RE = re.compile(r"^/api/v1/imports/runs/(run_[A-Za-z0-9]+)$")
 
 
@@ -345,3 +347,30 @@ def test_envelope_errors_created_no_run(module_server):
     r = module_server.get("/api/v1/imports/runs")
     assert r.status_code == 200
     assert r.json()["data"] == [], [x["id"] for x in r.json()["data"]]
+
+
+@pytest.mark.parametrize("megabytes", [12, 40])
+def test_chunked_upload_over_the_limit_gets_413(module_server, megabytes):
+    """Issue 12 (found from outside): a chunked body (no Content-Length)
+    over LOADLINE_MAX_FILE_BYTES gets 413 TOO_LARGE, not an empty reply or
+    a broken pipe."""
+    def body():
+        yield b'--B\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\n'
+        for _ in range(megabytes * 16):
+            yield b"x" * 65536
+        yield b"\r\n--B--\r\n"
+    r = module_server.post("/api/v1/imports/jobs", data=body(),
+                           headers={"Content-Type": "multipart/form-data; boundary=B"})
+    assert "Content-Length" not in r.request.headers and r.request.headers["Transfer-Encoding"] == "chunked"
+    assert_problem(r, 413, "TOO_LARGE", module_server)
+
+
+@pytest.mark.parametrize("name", ["html_export.xls", "spreadsheetml_2003.xml", "sylk_export.slk", "dif_export.dif"])
+def test_export_to_excel_files_that_are_not_spreadsheets(module_server, name):
+    """Issue 12 (real files): "Export to Excel" files that are really HTML,
+    Excel 2003 XML, SYLK or DIF are UNSUPPORTED_MIME with a message saying
+    to save them as .xlsx or CSV (not read as one column of markup)."""
+    data = (REPO_DATA / "regress" / name).read_bytes()
+    r = module_server.post("/api/v1/imports/jobs", files={"file": (name, data, "application/vnd.ms-excel")})
+    assert_problem(r, 415, "UNSUPPORTED_MIME", module_server)
+    assert "as .xlsx or CSV" in r.json()["detail"], r.json()

@@ -5,6 +5,7 @@ import re
 import shutil
 import signal
 import subprocess
+import threading
 import time
 
 import pytest
@@ -68,8 +69,9 @@ def _expect_503(srv, path, token):
 
 def test_database_down_503_then_recovers(backend, start_server, request):
     """Issue 2 "Bad input" / PRODUCT §3: database unreachable -> 503
-    SERVICE_UNAVAILABLE with Retry-After (whoami and /healthz), and the
-    service recovers by itself once the database is back."""
+    SERVICE_UNAVAILABLE with Retry-After (whoami and /readyz), and the
+    service recovers by itself once the database is back.  PRODUCT §10:
+    /healthz (process alive) stays 200 throughout."""
     if backend != "postgres":
         pytest.skip("SQLite is an open file of the process: as root neither permissions "
                     "nor removing its directory make it unreachable to the running server")
@@ -82,8 +84,9 @@ def test_database_down_503_then_recovers(backend, start_server, request):
         # pool's connections dead; it must still be a clean 503
         for _ in range(3):
             _expect_503(srv, "/api/v1/whoami", srv.token)
-        _expect_503(srv, "/healthz", None)
+        _expect_503(srv, "/readyz", None)
         _expect_503(srv, "/v1/whoami", srv.token)
+        assert srv.get("/healthz", token=None).status_code == 200
     finally:
         cluster.start()
     deadline = time.monotonic() + 20
@@ -138,3 +141,41 @@ def test_bootstrap_prints_token_link_and_working_curl(start_server, make_db, tmp
                            timeout=30, cwd=str(tmp_path))
         assert c.returncode == 0, c.stderr
         assert org["id"] in c.stdout, c.stdout
+
+
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)
+def test_no_503_once_postgres_is_back_after_a_restart(start_server, private_pg):
+    """Issue 12 (found from outside): after a PostgreSQL restart the pool's
+    connections are all dead, but only found so when used; a read on one is
+    retried once on a fresh connection, so no request gets 503 once the
+    database is back."""
+    srv = start_server(db_url=private_pg.url(private_pg.create_database()), workers=0,
+                       env={"LOADLINE_HTTP_THREADS": "4"})
+    # Open several pooled connections with concurrent requests.
+    threads = [threading.Thread(target=lambda: srv.get("/api/v1/imports/runs")) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    private_pg.stop("fast")
+    private_pg.start()
+    statuses = [srv.get(path).status_code
+                for _ in range(24) for path in ("/api/v1/imports/runs", "/api/v1/whoami")]
+    assert statuses == [200] * 48, statuses
+    assert srv.get("/healthz", token=None).status_code == 200
+
+
+def test_readyz_503_when_the_schema_is_behind(server):
+    """PRODUCT §10: /readyz is 503 when the database lacks a migration of
+    this binary (an older schema), and 200 again once it is migrated."""
+    from harness.db import db_exec, db_value
+    assert server.get("/readyz", token=None).status_code == 200
+    top = int(db_value(server.db_url, "SELECT MAX(version) FROM schema_migrations"))
+    name = db_value(server.db_url, "SELECT name FROM schema_migrations WHERE version = %d" % top)
+    db_exec(server.db_url, "UPDATE schema_migrations SET version = -1 WHERE version = %d" % top)
+    r = server.get("/readyz", token=None)
+    assert r.status_code == 503 and r.json()["code"] == "SERVICE_UNAVAILABLE", r.text
+    assert "loadline migrate" in r.json()["detail"], name
+    assert server.get("/healthz", token=None).status_code == 200
+    db_exec(server.db_url, "UPDATE schema_migrations SET version = %d WHERE version = -1" % top)
+    assert server.get("/readyz", token=None).status_code == 200

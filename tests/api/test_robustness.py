@@ -1,8 +1,12 @@
 """Hostile or unusual HTTP traffic never crashes the server (issue 2 "Bad
 input": malformed requests get problem responses or a closed connection,
 never a crash; sanitizers are checked at teardown of every server)."""
+import json
 import socket
 import threading
+import time
+
+import pytest
 
 from harness.checks import assert_request_id
 
@@ -85,3 +89,70 @@ def test_concurrent_requests_from_two_orgs(server):
     assert all(st == 200 and got == want for st, got, want, _ in results), \
         [r for r in results if r[0] != 200 or r[1] != r[2]][:5]
     assert len({r[3] for r in results}) == len(results)
+
+
+@pytest.mark.parametrize("framing,body", [
+    (b"Content-Length: 0\r\nContent-Length: 7\r\n", b""),
+    (b"Content-Length: 7\r\ncontent-length: 70\r\n", b"1234567"),
+    (b"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n", b"0\r\n\r\n"),
+])
+def test_conflicting_body_framing_is_refused(module_server, framing, body):
+    """Issue 12 (found from outside): two framings of one body (conflicting
+    Content-Length headers, or Content-Length with Transfer-Encoding) are how
+    requests are smuggled past a proxy that honours the other one: 400
+    INVALID_REQUEST, never a guess."""
+    resp = _raw(module_server, b"POST /api/v1/whoami HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + framing
+                + b"\r\n" + body)
+    head, _, answer = resp.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400"), resp[:300]
+    assert json.loads(answer)["code"] == "INVALID_REQUEST"
+
+
+def test_repeated_identical_content_length_is_one_framing(module_server):
+    """RFC 9110 §8.6: the same Content-Length repeated is one value."""
+    resp = _raw(module_server, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                b"Content-Length: 0\r\nContent-Length: 0\r\n\r\n")
+    assert resp.startswith(b"HTTP/1.1 200"), resp[:300]
+
+
+def test_answered_uploads_do_not_tie_up_the_http_pool(start_server):
+    """Issue 12 (found from outside): a request answered before its body
+    was read (here unauthenticated 50 MB POSTs from clients that keep
+    sending) is closed gracefully without holding an HTTP pool thread, so
+    a handful of them never delays anyone else: /healthz stays fast."""
+    srv = start_server(workers=0, env={"LOADLINE_HTTP_THREADS": "2"})
+    stop = threading.Event()
+    socks = []
+
+    def slow_sender(s):
+        try:
+            while not stop.is_set():
+                s.sendall(b"x" * 4096)
+                stop.wait(0.05)
+        except OSError:
+            pass
+
+    threads = []
+    for _ in range(6):
+        s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+        s.sendall(b"POST /api/v1/imports/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 52428800\r\n"
+                  b"Content-Type: multipart/form-data; boundary=B\r\n\r\n")
+        assert s.recv(4096).startswith(b"HTTP/1.1 401"), "answered at once, before the body"
+        socks.append(s)
+        t = threading.Thread(target=slow_sender, args=(s,), daemon=True)
+        t.start()
+        threads.append(t)
+    try:
+        worst = 0.0
+        for _ in range(10):
+            t0 = time.monotonic()
+            assert srv.get("/healthz", token=None, timeout=10).status_code == 200
+            worst = max(worst, time.monotonic() - t0)
+            time.sleep(0.05)   # spread the probes over the lingering period
+        assert worst < 0.5, "/healthz took %.2f s while answered uploads lingered" % worst
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(5)
+        for s in socks:
+            s.close()

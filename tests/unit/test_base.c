@@ -9,6 +9,8 @@
 #include "base/arena.h"
 #include "base/buf.h"
 #include "base/codes.h"
+#include "base/text.h"
+#include "base/url.h"
 
 static void test_arena_alloc_and_big(void **state)
 {
@@ -16,14 +18,56 @@ static void test_arena_alloc_and_big(void **state)
 	struct arena *a = arena_new();
 	char *s = arena_strdup(a, "hello");
 	assert_string_equal(s, "hello");
-	char *big = arena_alloc(a, 100000);
-	memset(big, 'x', 100000);
+	size_t base = arena_reserved(a);
+	/* A 5 MB one-off: zeroed, aligned, its own block behind the head. */
+	const size_t big_n = 5u << 20;
+	unsigned char *big = arena_alloc(a, big_n);
+	assert_int_equal((uintptr_t)big % 16, 0);
+	for (size_t i = 0; i < big_n; i += 4093)
+		assert_int_equal(big[i], 0);
+	memset(big, 'x', big_n);
+	assert_true(arena_reserved(a) >= base + big_n);
+	/* The head keeps filling after the one-off. */
 	char *p = arena_printf(a, "%s-%d", s, 42);
 	assert_string_equal(p, "hello-42");
+	assert_int_equal(big[big_n - 1], 'x');
+	/* Reset gives the big block back and keeps one ordinary block. */
 	arena_reset(a);
+	assert_int_equal(arena_reserved(a), base);
 	assert_string_equal(arena_strdup(a, "again"), "again");
+	/* Many small blocks, then a reset: again one ordinary block. */
+	for (int i = 0; i < 1000; i++)
+		arena_alloc(a, 1000);
+	assert_true(arena_reserved(a) > base);
+	arena_reset(a);
+	assert_int_equal(arena_reserved(a), base);
 	arena_free(a);
 	arena_free(NULL);
+}
+
+static void test_url_encode(void **state)
+{
+	(void)state;
+	struct arena *a = arena_new();
+	assert_string_equal(url_encode(a, "a-b._~Z9", NULL), "a-b._~Z9");
+	assert_string_equal(url_encode(a, "x y/z?&=%", NULL), "x%20y%2Fz%3F%26%3D%25");
+	assert_string_equal(url_encode(a, "/imports/runs?x=1", "/"), "/imports/runs%3Fx%3D1");
+	assert_string_equal(url_encode(a, "\xc3\xa9\x01", NULL), "%C3%A9%01");
+	assert_string_equal(url_encode(a, "", NULL), "");
+	arena_free(a);
+}
+
+static void test_text_one_line(void **state)
+{
+	(void)state;
+	struct arena *a = arena_new();
+	assert_string_equal(text_one_line(a, "a\r\nBcc: x\tz", 100), "a  Bcc: x z");
+	assert_string_equal(text_one_line(a, "p\xe2\x80\xa8q\xc2\x85r\x7f", 100), "p q r ");
+	assert_string_equal(text_one_line(a, "caf\xc3\xa9 \xff", 100), "caf\xc3\xa9 ?");
+	assert_string_equal(text_one_line(a, "abcdef", 4), "abcd...");
+	assert_string_equal(text_one_line(a, "ab\xc3\xa9", 3), "ab...");   /* never half a character */
+	assert_string_equal(text_one_line(a, NULL, 10), "");
+	arena_free(a);
 }
 
 static void test_buf_cap(void **state)
@@ -66,6 +110,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_arena_alloc_and_big),
 		cmocka_unit_test(test_buf_cap),
+		cmocka_unit_test(test_url_encode),
+		cmocka_unit_test(test_text_one_line),
 		cmocka_unit_test(test_codes_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -176,6 +176,47 @@ static void test_ratelimit(void **state)
 	assert_int_equal(config_parse_rate("5/", &n, &w), -1);
 }
 
+/* Requests allowed for one key at time t until the first refusal. */
+static int allowed_at(struct ratelimit *rl, int64_t t)
+{
+	int n = 0;
+	while (ratelimit_take(rl, "k", t).allowed)
+		n++;
+	return n;
+}
+
+static void test_ratelimit_exact_at_any_rate(void **state)
+{
+	(void)state;
+	/* 1,000,000 per second: the whole burst at once, then exactly 1,000 per
+	 * millisecond and 1,000,000 per second more, never rounded to the
+	 * 1,000/s a millisecond clock would give. */
+	struct ratelimit *rl = ratelimit_new(1000000, 1000);
+	int64_t t = 5000000;
+	assert_int_equal(allowed_at(rl, t), 1000000);
+	assert_int_equal(allowed_at(rl, t + 1), 1000);
+	assert_int_equal(allowed_at(rl, t + 1001), 1000000);
+	struct ratelimit_verdict v = ratelimit_take(rl, "k", t + 1001);
+	assert_false(v.allowed);
+	assert_int_equal(v.retry_after_s, 1);
+	ratelimit_free(rl);
+	/* 100000/60s: 100,000 at once (not 60,000), then one per 0.6 ms. */
+	rl = ratelimit_new(100000, 60000);
+	assert_int_equal(allowed_at(rl, t), 100000);
+	assert_int_equal(allowed_at(rl, t + 3), 5);
+	v = ratelimit_take(rl, "k2", t);
+	assert_int_equal(v.limit, 100000);
+	assert_int_equal(v.remaining, 99999);
+	ratelimit_free(rl);
+	/* 7/1s: seven a second exactly, over a long run. */
+	rl = ratelimit_new(7, 1000);
+	int n = allowed_at(rl, t);
+	for (int s = 1; s <= 100; s++)
+		n += allowed_at(rl, t + s * 1000);
+	assert_int_equal(n, 7 + 700);
+	ratelimit_free(rl);
+}
+
 /* Issue 11 goal 7 / issue 12: the limit enforced is the limit configured,
  * at any rate.  A bucket of N allows exactly N at once, then exactly one
  * more per window/N, and the whole window refills exactly N. */
@@ -252,6 +293,7 @@ int main(void)
 		cmocka_unit_test(test_router),
 		cmocka_unit_test(test_problem),
 		cmocka_unit_test(test_ratelimit),
+		cmocka_unit_test(test_ratelimit_exact_at_any_rate),
 		cmocka_unit_test(test_ratelimit_exact),
 		cmocka_unit_test(test_duration_and_html),
 	};

@@ -16,8 +16,8 @@
 #include "api/api.h"
 #include "api/openapi.h"
 #include "base/codes.h"
-#include "import/run_state.h"
-#include "import/schema.h"
+#include "model/run_state.h"
+#include "model/schema.h"
 
 /* Codes with a status that no API operation answers with, and why. */
 static const struct {

@@ -9,7 +9,8 @@ import tempfile
 
 import pytest
 from selenium import webdriver
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import (NoSuchElementException, StaleElementReferenceException,
+                                        WebDriverException)
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
@@ -62,10 +63,25 @@ def shot(driver, name, width=1280):
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
+class _NodeLeftDocument(Exception):
+    pass
+
+
 def wait(driver, cond, timeout=20):
-    # pages reload themselves (a run that is working): elements go stale
+    # pages reload themselves (a run that is working) and forms navigate:
+    # elements go stale, or chromedriver finds the body node of the page
+    # that is being left ("Node with given id does not belong to the
+    # document"); both mean "not yet", so the condition is tried again.
+    def tolerant(drv):
+        try:
+            return cond(drv)
+        except WebDriverException as e:
+            if "does not belong to the document" in str(e):
+                raise _NodeLeftDocument() from e
+            raise
     return WebDriverWait(driver, timeout, ignored_exceptions=(StaleElementReferenceException,
-                                                              NoSuchElementException)).until(cond)
+                                                              NoSuchElementException,
+                                                              _NodeLeftDocument)).until(tolerant)
 
 
 def text(driver):

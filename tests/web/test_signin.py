@@ -181,7 +181,7 @@ def test_sessions_expire(start_server):
     srv = start_server(env={"LOADLINE_SESSION_TTL": "1s"})
     w = signin(srv)
     assert w.get("/imports").status_code == 200
-    time.sleep(1.2)
+    time.sleep(1.2)   # time is what is tested: the 1 s session lifetime must pass
     r = w.get("/imports")
     assert r.status_code == 303 and r.headers["Location"].startswith("/login")
 

@@ -65,6 +65,8 @@ def dialects():
     write("utf8_lf.csv", py_csv(JOBS, terminator="\n").encode(), ok("utf-8", ",", JOBS))
     write("semicolon_european.csv", py_csv(JOBS, ";").encode("cp1252"), ok("windows-1252", ";", JOBS))
     write("tab_separated.tsv", py_csv(JOBS, "\t").encode(), ok("utf-8", "\t", JOBS))
+    # EDI and freight systems export pipe-delimited text (issue 12).
+    write("pipe_separated_edi.txt", py_csv(JOBS, "|").encode(), ok("utf-8", "|", JOBS))
     write("mac_cr.csv", py_csv(JOBS, terminator="\r").encode(), ok("utf-8", ",", JOBS))
     # Windows-1252 specials in 0x80-0x9F: euro, curly quotes, dashes, trade mark.
     special = [["Name", "Note"], ["Caf\u00e9 \u20ac5", "\u201cquoted\u201d \u2013 \u2014 \u2122 \u0160"]]

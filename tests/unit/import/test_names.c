@@ -1,4 +1,4 @@
-/* Unit tests for src/import/names: location-name and address match keys
+/* Unit tests for src/model/names: location-name and address match keys
  * (SPEC "Location naming in jobs files": case and surrounding whitespace of
  * any kind are ignored, nothing else). */
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "import/names.h"
+#include "model/names.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

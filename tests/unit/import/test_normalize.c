@@ -1,4 +1,4 @@
-/* Unit tests for src/import/normalize: every cell rule of PRODUCT.md §5,
+/* Unit tests for src/model/normalize: every cell rule of PRODUCT.md §5,
  * with hostile input (huge, invalid UTF-8, controls, overflow, NaN). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "import/normalize.h"
+#include "model/normalize.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

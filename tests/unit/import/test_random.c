@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "import/names.h"
-#include "import/normalize.h"
+#include "model/names.h"
+#include "model/normalize.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define ROUNDS 100000

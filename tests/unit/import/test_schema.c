@@ -1,4 +1,4 @@
-/* Unit tests for src/import/schema: the jobs schema table of PRODUCT.md §5. */
+/* Unit tests for src/model/schema: the jobs schema table of PRODUCT.md §5. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "import/schema.h"
+#include "model/schema.h"
 
 /* The wire names exactly as PRODUCT.md §5 spells them, in enum order. */
 static const char *const wire[FIELD__COUNT] = {

@@ -227,7 +227,9 @@ static void test_csv_basic(void **state)
 	/* Excel's "sep=" line names the delimiter and is not a row. */
 	assert_csv("sep=;\r\na;b,c\r\n1;2\r\n", "1:a|b,c\n2:1|2\n");
 	assert_csv("SEP=\t\na\tb\n1\t2", "1:a|b\n2:1|2\n");
-	assert_csv("sep=|\na|b\n", "1:sep=|\n2:a|b\n");
+	assert_csv("sep=|\na|b\n1|2\n", "1:a|b\n2:1|2\n");   /* pipe: EDI exports */
+	assert_csv("sep=:\na:b\n", "1:sep=:\n2:a:b\n");      /* not a delimiter Loadline reads */
+	assert_csv("a|b|c,d\n1|2|3\n", "1:a|b|c,d\n2:1|2|3\n");   /* two pipes beat one comma */
 	assert_csv("sep=;x\n1\n", "1:sep=|x\n2:1\n");  /* not a hint: ; splits */
 	/* Cells keep their spaces; trailing empty cells stay. */
 	assert_csv("a,b,c\n 1 ,,\n", "1:a|b|c\n2: 1 ||\n");

@@ -1,0 +1,263 @@
+/* POST /api/v1/imports/{kind}: the multipart upload, streamed through the
+ * multipart parser (src/http/multipart.c) into a buffer capped at the file
+ * limit, fingerprinted as it arrives, then stored with its QUEUED run. */
+#include <ctype.h>
+#include <sodium.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "app/app.h"
+#include "base/arena.h"
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "endpoints.h"
+#include "http/multipart.h"
+#include "import/staging.h"
+#include "sheet/sheet.h"
+#include "store/runs.h"
+
+struct upload {
+	struct multipart *mp;
+	struct http_request *req;
+	struct buf data;
+	crypto_hash_sha256_state hash;
+	int file_parts;
+	bool in_file;          /* the current part is the (first) file part */
+	bool too_large;
+	bool dry_run;
+	char *file_name;
+};
+
+static void upload_cleanup(void *p)
+{
+	struct upload *up = p;
+	multipart_free(up->mp);
+	buf_done(&up->data);
+}
+
+/* Other form fields are ignored; a second `file` part is answered after
+ * the body (MALFORMED_MULTIPART). */
+static bool on_part(void *cls, const char *name, const char *filename)
+{
+	struct upload *up = cls;
+	up->in_file = name && !strcmp(name, "file") && ++up->file_parts == 1;
+	if (up->in_file && filename)
+		up->file_name = arena_strndup(up->req->arena, filename, strnlen(filename, RUN_FILE_NAME_MAX));
+	return true;
+}
+
+static bool on_data(void *cls, const char *data, size_t size)
+{
+	struct upload *up = cls;
+	if (!up->in_file)
+		return true;
+	if (buf_append(&up->data, data, size)) {
+		up->too_large = true;
+		return false;
+	}
+	crypto_hash_sha256_update(&up->hash, (const unsigned char *)data, size);
+	return true;
+}
+
+static bool header_is_empty_body(struct http_request *req)
+{
+	const char *cl = http_header(req, "Content-Length");
+	const char *te = http_header(req, "Transfer-Encoding");
+	return (cl && !strcmp(cl, "0")) || (!cl && !te);
+}
+
+#define MULTIPART_OVERHEAD (64 * 1024)
+
+static void too_large(struct http_request *req, struct http_response *res);
+
+static void begin(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
+{
+	const char *kind = route_param(&ctx->params, "kind");
+	if (strcmp(kind, "jobs")) {
+		api_problem(req, res, CODE_INVALID_KIND, arena_printf(req->arena, "\"%.60s\" is not an import kind; "
+			    "post to /api/v1/imports/jobs.", kind), NULL);
+		return;
+	}
+	const char *idem = http_header(req, "Idempotency-Key");
+	if (idem && *idem) {
+		api_problem(req, res, CODE_IDEMPOTENCY_KEY_RESERVED, NULL, NULL);
+		return;
+	}
+	const char *dry = http_header(req, "Service-Dry-Run");
+	if (dry && strcmp(dry, "true") && strcmp(dry, "false")) {
+		api_problem(req, res, CODE_INVALID_HEADER, "Service-Dry-Run must be `true` or `false`.", NULL);
+		return;
+	}
+	if (header_is_empty_body(req)) {
+		api_problem(req, res, CODE_EMPTY_BODY, NULL, NULL);
+		return;
+	}
+	/* A body announced larger than the file limit plus room for the
+	 * multipart framing cannot carry an acceptable file: answer before
+	 * reading it. */
+	const char *cl = http_header(req, "Content-Length");
+	if (cl && strtoull(cl, NULL, 10) > ctx->app->cfg.max_file_bytes + MULTIPART_OVERHEAD) {
+		too_large(req, res);
+		return;
+	}
+	const char *ct = http_header(req, "Content-Type");
+	if (!ct || strncasecmp(ct, "multipart/form-data", 19)) {
+		api_problem(req, res, CODE_MALFORMED_MULTIPART, "Content-Type must be multipart/form-data with a "
+			    "boundary, carrying one part named `file`.", NULL);
+		return;
+	}
+	struct upload *up = arena_alloc(req->arena, sizeof(*up));
+	ctx->state = up;
+	up->req = req;
+	buf_init(&up->data, ctx->app->cfg.max_file_bytes);
+	crypto_hash_sha256_init(&up->hash);
+	crypto_hash_sha256_update(&up->hash, (const unsigned char *)"jobs\n", 5);
+	up->dry_run = dry && !strcmp(dry, "true");
+	arena_cleanup(req->arena, upload_cleanup, up);
+	struct multipart_sink sink = {.part_begin = on_part, .part_data = on_data, .ctx = up};
+	up->mp = multipart_new(ct, &sink);
+	if (!up->mp)
+		api_problem(req, res, CODE_MALFORMED_MULTIPART, "The multipart boundary is missing or invalid.", NULL);
+}
+
+static void too_large(struct http_request *req, struct http_response *res)
+{
+	const struct app *app = req->app;
+	api_problem(req, res, CODE_TOO_LARGE, arena_printf(req->arena, "The file is larger than %zu bytes; split "
+		    "it into smaller files.", app->cfg.max_file_bytes), NULL);
+}
+
+static void body(struct api_ctx *ctx, struct http_request *req, struct http_response *res, const char *data,
+		 size_t size)
+{
+	struct upload *up = ctx->state;
+	if (multipart_feed(up->mp, data, size) == MULTIPART_OK)
+		return;
+	if (up->too_large)
+		too_large(req, res);
+	else
+		api_problem(req, res, CODE_MALFORMED_MULTIPART, multipart_error(up->mp), NULL);
+}
+
+static void accepted(struct http_request *req, struct http_response *res, const struct run *run)
+{
+	const struct app *app = req->app;
+	api_json(req, res, 202, run_json(run, app->cfg.app_url));
+	char *loc = arena_printf(req->arena, "/api/v1/imports/runs/%s", run->id);
+	http_add_header(req, res, "Location", loc);
+	http_add_header(req, res, "Retry-After", "5");
+}
+
+/* A live upload of a shape the org has not mapped is staged for review,
+ * with its approval mail queued in the same transaction. */
+static enum code stage(struct api_ctx *ctx, struct http_request *req, struct run *run, struct upload *up,
+		       struct outbox_mail *mail, struct outbox_mail **ret_mail)
+{
+	if (run->dry_run)
+		return CODE_OK;
+	const struct config *cfg = &ctx->app->cfg;
+	struct staging s;
+	enum code rc = staging_decide(ctx->app->store, req->arena, run->org_id, up->data.data ? up->data.data : "",
+				      up->data.len, cfg->max_rows, &s);
+	if (rc || !s.staged)
+		return rc;
+	run->staged = true;
+	snprintf(run->shape_key, sizeof run->shape_key, "%s", s.shape_key);
+	run->expires_at = run->created_at + cfg->staging_ttl_ms;
+	run->row_count = s.rows;
+	const char *to = NULL;
+	if ((rc = store_approver_list(ctx->app->store, req->arena, run->org_id, &to)))
+		return rc;
+	if (*to) {
+		staging_mail(req->arena, run, &s, to, cfg->app_url, mail);
+		*ret_mail = mail;
+	}
+	return CODE_OK;
+}
+
+static void create_run(struct api_ctx *ctx, struct http_request *req, struct http_response *res,
+		       struct upload *up, enum sheet_format fmt)
+{
+	struct run run = {0};
+	id_new("run", run.id);
+	snprintf(run.org_id, sizeof run.org_id, "%s", ctx->org.id);
+	snprintf(run.kind, sizeof run.kind, "jobs");
+	run.state = RUN_QUEUED;
+	run.dry_run = up->dry_run;
+	unsigned char h[crypto_hash_sha256_BYTES];
+	crypto_hash_sha256_final(&up->hash, h);
+	sodium_bin2hex(run.fingerprint, sizeof run.fingerprint, h, sizeof h);
+	snprintf(run.file_name, sizeof run.file_name, "%s", up->file_name ? up->file_name : "upload");
+	run.file_size = (int64_t)up->data.len;
+	snprintf(run.file_format, sizeof run.file_format, "%s", fmt == SHEET_XLSX ? "xlsx" : "csv");
+	run.row_count = -1;
+	run.created_at = now_ms();
+	struct outbox_mail mail, *mailp = NULL;
+	enum code rc = stage(ctx, req, &run, up, &mail, &mailp);
+	if (rc) {
+		api_store_failed(req, res, rc);
+		return;
+	}
+	char existing[ID_MAX] = "";
+	rc = store_run_create(ctx->app->store, &run, up->data.data ? up->data.data : "", up->data.len, mailp, existing);
+	if (rc == CODE_IMPORT_IN_PROGRESS) {
+		char *url = arena_printf(req->arena, "/api/v1/imports/runs/%s", existing);
+		json_t *extra = json_pack("{s:s}", "existingRunUrl", url);
+		api_problem(req, res, rc, arena_printf(req->arena, "This file is already being imported as run %s; "
+			    "poll existingRunUrl instead of pushing it again.", existing), extra);
+		json_decref(extra);
+		return;
+	}
+	if (rc) {
+		api_store_failed(req, res, rc);
+		return;
+	}
+	if (mailp)
+		app_hook_call(&ctx->app->mail_queued);
+	else if (run.staged)
+		log_json("warn", "run staged but the org has no approvers", json_pack("{s:s}", "runId", run.id));
+	app_hook_call(&ctx->app->run_queued);
+	accepted(req, res, &run);
+}
+
+static void finish(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
+{
+	struct upload *up = ctx->state;
+	if (req->body_bytes == 0) {
+		api_problem(req, res, CODE_EMPTY_BODY, NULL, NULL);
+		return;
+	}
+	enum multipart_status st = multipart_finish(up->mp);
+	if (up->too_large) {
+		too_large(req, res);
+		return;
+	}
+	if (st == MULTIPART_OK && !multipart_parts(up->mp)) {
+		api_problem(req, res, CODE_MALFORMED_MULTIPART, "No part was found between the boundaries the "
+			    "Content-Type announces.", NULL);
+		return;
+	}
+	if (st != MULTIPART_OK || up->file_parts > 1) {
+		api_problem(req, res, CODE_MALFORMED_MULTIPART, up->file_parts > 1 ? "Send exactly one part named `file`."
+			    : multipart_error(up->mp), NULL);
+		return;
+	}
+	if (up->file_parts == 0) {
+		api_problem(req, res, CODE_MISSING_FILE, NULL, NULL);
+		return;
+	}
+	/* Judged by the bytes, not the part's Content-Type: browsers label CSV
+	 * four different ways. A zero-byte file is accepted and fails EMPTY_FILE. */
+	const char *why = NULL;
+	enum sheet_format fmt = up->data.len ? sheet_sniff_explain(up->data.data, up->data.len, &why) : SHEET_CSV;
+	if (fmt == SHEET_UNKNOWN) {
+		api_problem(req, res, CODE_UNSUPPORTED_MIME, arena_printf(req->arena, "%c%s.", toupper((unsigned char)why[0]), why + 1),
+			    NULL);
+		return;
+	}
+	create_run(ctx, req, res, up, fmt);
+}
+
+const struct endpoint ep_import_upload = {.begin = begin, .body = body, .finish = finish};

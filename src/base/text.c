@@ -1,0 +1,50 @@
+/* One-line text for messages: no way to start a new line or header. */
+#include "text.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+/* Length of the UTF-8 sequence at p (1..4), 0 when it is not valid. */
+static size_t utf8_len(const unsigned char *p)
+{
+	if (p[0] < 0x80)
+		return 1;
+	size_t n = p[0] >= 0xF0 && p[0] <= 0xF4 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 && p[0] < 0xE0 ? 2 : 0;
+	for (size_t i = 1; i < n; i++)
+		if ((p[i] & 0xC0) != 0x80)
+			return 0;
+	return n;
+}
+
+static bool breaks_line(const unsigned char *p, size_t n)
+{
+	if (n == 1)
+		return p[0] < 0x20 || p[0] == 0x7F;
+	if (n == 2)
+		return p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F;   /* C1 controls, NEL */
+	return n == 3 && p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9);
+}
+
+char *text_one_line(struct arena *a, const char *s, size_t max)
+{
+	if (!s)
+		return arena_strdup(a, "");
+	size_t len = strlen(s);
+	char *out = arena_alloc(a, (len < max ? len : max) + 4), *o = out;
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		size_t n = utf8_len(p);
+		const char *put = n == 0 ? "?" : breaks_line(p, n) ? " " : (const char *)p;
+		size_t pn = n == 0 || breaks_line(p, n) ? 1 : n;
+		if ((size_t)(o - out) + pn > max) {
+			memcpy(o, "...", 3);
+			o += 3;
+			break;
+		}
+		memcpy(o, put, pn);
+		o += pn;
+		p += n ? n : 1;
+	}
+	*o = '\0';
+	return out;
+}

@@ -1,0 +1,17 @@
+/* Untrusted text made safe to place on one line of a message (mail
+ * headers and bodies, log-like listings). */
+#ifndef LOADLINE_BASE_TEXT_H
+#define LOADLINE_BASE_TEXT_H
+
+#include <stddef.h>
+
+#include "base/arena.h"
+
+/* s with every control character (C0, DEL, C1 such as U+0085) and the
+ * Unicode line and paragraph separators (U+2028, U+2029) replaced by one
+ * space, invalid UTF-8 bytes replaced by '?', and cut to at most max bytes
+ * (on a character boundary, with "..." when cut).  Never NULL (NULL in
+ * gives "").  Arena-owned. */
+char *text_one_line(struct arena *a, const char *s, size_t max);
+
+#endif

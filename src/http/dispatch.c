@@ -1,0 +1,134 @@
+/* Request dispatch: size checks, error pages, API or web app, access log. */
+#include "dispatch.h"
+
+#include <jansson.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "app/app.h"
+#include "base/arena.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "web/web.h"
+
+enum target { TO_NOBODY, TO_API, TO_WEB };
+
+struct dispatch_req {
+	enum target to;
+	void *ctx;        /* struct api_ctx or struct web_req */
+	double t0;
+};
+
+static bool is_api_path(const char *p)
+{
+	return !strncmp(p, "/api/", 5) || !strncmp(p, "/v1/", 4) || !strcmp(p, "/healthz") || !strcmp(p, "/readyz");
+}
+
+/* The error reference pages, served under the path part of the docs URL. */
+static bool serve_docs(struct http_request *req, struct http_response *res)
+{
+	const struct app *app = req->app;
+	const char *dp = app->cfg.docs_path;
+	size_t dl = strlen(dp);
+	if (strncmp(req->path, dp, dl))
+		return false;
+	if (!strcmp(req->path + dl, "/api")) {
+		api_docs_page(req, res, NULL);
+		return true;
+	}
+	if (strncmp(req->path + dl, "/api/errors", 11))
+		return false;
+	const char *rest = req->path + dl + 11;
+	if (*rest && rest[0] != '/')
+		return false;
+	api_docs_page(req, res, rest[0] == '/' ? rest + 1 : rest);
+	return true;
+}
+
+static void on_headers(struct http_request *req, struct http_response *res)
+{
+	struct dispatch_req *d = arena_alloc(req->arena, sizeof(*d));
+	req->app_data = d;
+	d->t0 = mono_ms();
+	if (strlen(req->path) + http_query_bytes(req) > HTTP_MAX_URL) {
+		api_problem(req, res, CODE_URI_TOO_LONG, NULL, NULL);
+		return;
+	}
+	if (http_header_bytes(req) > HTTP_MAX_HEADER_BYTES) {
+		api_problem(req, res, CODE_HEADERS_TOO_LARGE, NULL, NULL);
+		return;
+	}
+	/* Two framings of one body are how requests are smuggled past a proxy
+	 * that picks the other one: refuse rather than choose. */
+	if (http_header_conflicts(req, "Content-Length") ||
+	    (http_header(req, "Content-Length") && http_header(req, "Transfer-Encoding"))) {
+		api_problem(req, res, CODE_INVALID_REQUEST, "The request has conflicting Content-Length headers, or "
+			    "both Content-Length and Transfer-Encoding: send exactly one body framing.", NULL);
+		return;
+	}
+	if (serve_docs(req, res))
+		return;
+	if (is_api_path(req->path)) {
+		d->to = TO_API;
+		d->ctx = api_begin(req, res);
+	} else {
+		d->to = TO_WEB;
+		d->ctx = web_begin(req, res);
+	}
+}
+
+static void on_body(struct http_request *req, struct http_response *res, const char *data, size_t size)
+{
+	struct dispatch_req *d = req->app_data;
+	if (d->to == TO_API)
+		api_body(d->ctx, req, res, data, size);
+	else if (d->to == TO_WEB)
+		web_body(d->ctx, data, size);
+}
+
+static void on_complete(struct http_request *req, struct http_response *res)
+{
+	struct dispatch_req *d = req->app_data;
+	if (d->to == TO_API)
+		api_finish(d->ctx, req, res);
+	else if (d->to == TO_WEB)
+		web_finish(d->ctx);
+}
+
+static void on_done(struct http_request *req, const struct http_response *res)
+{
+	struct dispatch_req *d = req->app_data;
+	json_t *f = json_object();
+	json_object_set_new(f, "requestId", json_string(req->request_id));
+	json_object_set_new(f, "orgId", req->org_id[0] ? json_string(req->org_id) : json_null());
+	json_object_set_new(f, "method", api_str(req->method));
+	json_object_set_new(f, "path", api_str(req->path));
+	json_object_set_new(f, "status", json_integer(res->status));
+	double ms = d ? mono_ms() - d->t0 : 0;
+	json_object_set_new(f, "durationMs", json_real((double)(long long)(ms * 100) / 100.0));
+	log_json("info", "request", f);
+}
+
+const struct http_app *dispatch_app(struct app *app, struct http_app *ret)
+{
+	*ret = (struct http_app){
+		.on_headers = on_headers,
+		.on_body = on_body,
+		.on_complete = on_complete,
+		.on_done = on_done,
+		/* Small unwanted bodies are read and dropped; a larger announced
+		 * one is not read: the answer goes out at once and the connection
+		 * closes gracefully (server.c).  A chunked body has no announced
+		 * size, and libmicrohttpd cannot answer in the middle of one, so
+		 * one answered mid-way (a file over the limit) is read and dropped
+		 * up to 64 MiB past the limit, to give the client its 413 rather
+		 * than a reset connection; beyond that the connection is cut. */
+		.max_discard = 256 * 1024,
+		.max_discard_hard = app->cfg.max_file_bytes + ((size_t)64 << 20),
+		.app = app,
+		.max_connections = (unsigned)app->cfg.max_connections,
+		.max_per_ip = (unsigned)app->cfg.max_connections_per_ip,
+		.idle_timeout_s = (unsigned)((app->cfg.idle_timeout_ms + 999) / 1000),
+	};
+	return ret;
+}

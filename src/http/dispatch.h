@@ -1,0 +1,17 @@
+/* The front door: the http_app every serving process runs.  It checks
+ * sizes, serves the error reference pages, and hands each request to the
+ * API (src/api: /api/, /v1/, /healthz) or to the web application (src/web:
+ * everything else), then writes one access-log line.  api/ and web/ are
+ * siblings that never see each other or libmicrohttpd. */
+#ifndef LOADLINE_HTTP_DISPATCH_H
+#define LOADLINE_HTTP_DISPATCH_H
+
+#include "http/http.h"
+
+struct app;
+
+/* The hooks to pass to http_start, bound to app (which must outlive the
+ * server).  Fills *ret and returns it. */
+const struct http_app *dispatch_app(struct app *app, struct http_app *ret);
+
+#endif

@@ -1,0 +1,390 @@
+/* Imports: the organization's runs, one run with its results per bucket,
+ * and the download of all results as formula-safe CSV. */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/app.h"
+#include "store/runs.h"
+#include "web/csv.h"
+#include "web/page.h"
+
+#define RUNS_PER_PAGE 50
+#define RESULTS_PER_PAGE 50
+/* A run has at most 750 rows, each in at most two buckets. */
+#define CSV_MAX (32u << 20)
+/* Pages of a run still working reload themselves this often. */
+#define REFRESH_S 2
+
+static const char *const buckets[4] = {"succeeded", "warnings", "failed", "skipped"};
+static const char *const bucket_labels[4] = {"Succeeded", "Warnings", "Failed", "Skipped"};
+
+static const char *state_class(const struct run *r)
+{
+	switch (r->state) {
+	case RUN_SUCCEEDED: return "ok";
+	case RUN_PARTIAL: return "warn";
+	case RUN_FAILED: case RUN_CANCELLED: return "bad";
+	case RUN_SKIPPED: return "quiet";
+	default: return "busy";
+	}
+}
+
+static bool awaits_review(const struct run *r)
+{
+	return r->staged && r->state == RUN_QUEUED;
+}
+
+static const struct html *run_row(struct web_req *w, const struct run *r)
+{
+	struct arena *a = w->a;
+	struct tmpl_var v[] = {
+		T_TEXT("id", r->id),
+		T_TEXT("file_name", r->file_name),
+		T_FLAG("dry", r->dry_run),
+		T_TEXT("state", run_state_name(r->state)),
+		T_TEXT("state_class", state_class(r)),
+		T_FLAG("review", awaits_review(r)),
+		T_TEXT("rows", r->row_count >= 0 ? web_int(a, r->row_count) : "—"),
+		T_TEXT("succeeded", web_int(a, r->counts[COUNT_SUCCEEDED])),
+		T_TEXT("warnings", web_int(a, r->counts[COUNT_WARNINGS])),
+		T_TEXT("failed", web_int(a, r->counts[COUNT_FAILED])),
+		T_TEXT("skipped", web_int(a, r->counts[COUNT_SKIPPED])),
+		T_TEXT("created", web_time(a, r->created_at)),
+		T_TEXT("created_iso", web_time_iso(a, r->created_at)),
+	};
+	return tmpl_render(a, "run_row.html", v, sizeof v / sizeof v[0]);
+}
+
+/* ?before=<created_at>_<id>: the page after that run (newest first). */
+static void list(struct web_req *w)
+{
+	int64_t after_created = 0;
+	const char *after_id = NULL, *before = web_query(w, "before");
+	if (before) {
+		char *us = strchr(before, '_');
+		after_created = strtoll(before, NULL, 10);
+		after_id = us ? us + 1 : "";
+	}
+	struct run *runs = arena_alloc(w->a, sizeof(struct run) * (RUNS_PER_PAGE + 1));
+	int n = 0;
+	if (store_run_list(w->app->store, w->session->org.id, after_created, after_id, RUNS_PER_PAGE + 1, runs, &n)) {
+		web_unavailable(w);
+		return;
+	}
+	struct html_list *rows = html_list_new(w->a);
+	for (int i = 0; i < n && i < RUNS_PER_PAGE; i++)
+		html_list_add(rows, run_row(w, &runs[i]));
+	const char *older = NULL;
+	if (n > RUNS_PER_PAGE) {
+		const struct run *last = &runs[RUNS_PER_PAGE - 1];
+		older = arena_printf(w->a, "%lld_%s", (long long)last->created_at, last->id);
+	}
+	struct tmpl_var v[] = {
+		T_FLAG("empty", n == 0 && !before),
+		T_HTML("rows", html_list_done(rows)),
+		T_TEXT("older", older),
+		T_FLAG("newest", before != NULL),
+	};
+	struct web_page_opts o = {.nav = NAV_IMPORTS};
+	web_page(w, 200, "Imports", tmpl_render(w->a, "imports.html", v, sizeof v / sizeof v[0]), &o);
+}
+
+const struct web_handler page_imports = {list};
+
+/* ---- one run ---- */
+
+static const char *jstr(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* "column “Ship Date”, cell C12, field loadDate" */
+static const char *issue_where(struct arena *a, json_t *e)
+{
+	const char *col = jstr(e, "column"), *cell = jstr(e, "cell"), *field = jstr(e, "field");
+	const char *s = "";
+	if (field)
+		s = arena_printf(a, "%s", field);
+	if (col)
+		s = arena_printf(a, "%s%scolumn “%s”", s, *s ? " · " : "", col);
+	if (cell)
+		s = arena_printf(a, "%s%scell %s", s, *s ? " · " : "", cell);
+	return *s ? s : NULL;
+}
+
+static const struct html *issues(struct arena *a, json_t *list, bool warn)
+{
+	struct html_list *l = html_list_new(a);
+	size_t i;
+	json_t *e;
+	json_array_foreach(list, i, e) {
+		struct tmpl_var v[] = {
+			T_TEXT("code", jstr(e, "code")),
+			T_TEXT("where", issue_where(a, e)),
+			T_TEXT("value", jstr(e, "value")),
+			T_TEXT("message", jstr(e, "message")),
+			T_FLAG("warn", warn),
+		};
+		html_list_add(l, tmpl_render(a, "issue.html", v, sizeof v / sizeof v[0]));
+	}
+	return html_list_done(l);
+}
+
+static const char *id_list(struct arena *a, json_t *ids)
+{
+	const char *s = "";
+	size_t i;
+	json_t *v;
+	json_array_foreach(ids, i, v)
+		if (json_is_string(v))
+			s = arena_printf(a, "%s%s%s", s, *s ? ", " : "", json_string_value(v));
+	return s;
+}
+
+/* The details cell of a result row, by what the bucket's entries carry. */
+static const struct html *details(struct arena *a, json_t *o)
+{
+	json_t *list = json_object_get(o, "errors");
+	if (json_is_array(list))
+		return issues(a, list, false);
+	list = json_object_get(o, "warnings");
+	if (json_is_array(list))
+		return issues(a, list, true);
+	const char *reason = jstr(o, "reason");
+	if (reason)
+		return html_text(a, reason);
+	json_t *ids = json_object_get(o, "createdRecordIds");
+	if (json_is_array(ids) && json_array_size(ids))
+		return html_text(a, arena_printf(a, "Wrote %s", id_list(a, ids)));
+	return html_text(a, "—");
+}
+
+struct page_rows {
+	struct web_req *w;
+	struct html_list *rows;
+	int n, last;
+};
+
+static void add_result(int row_index, const char *body, void *ctx)
+{
+	struct page_rows *p = ctx;
+	struct arena *a = p->w->a;
+	json_t *o = json_loads(body, 0, NULL);
+	if (!o)
+		return;
+	json_t *src = json_object_get(o, "source");
+	struct tmpl_var v[] = {
+		T_TEXT("row", web_int(a, row_index)),
+		T_TEXT("job_code", jstr(src, "jobCode")),
+		T_TEXT("load_no", jstr(src, "loadNo")),
+		T_TEXT("project", jstr(src, "projectName")),
+		T_HTML("details", details(a, o)),
+	};
+	html_list_add(p->rows, tmpl_render(a, "result_row.html", v, sizeof v / sizeof v[0]));
+	json_decref(o);
+	p->n++;
+	p->last = row_index;
+}
+
+static int bucket_index(const char *b)
+{
+	for (int i = 0; b && i < 4; i++)
+		if (!strcmp(b, buckets[i]))
+			return i;
+	return -1;
+}
+
+/* Without ?bucket the page opens where attention is needed first. */
+static int default_bucket(const struct run *r)
+{
+	if (r->counts[COUNT_FAILED])
+		return COUNT_FAILED;
+	if (r->counts[COUNT_WARNINGS])
+		return COUNT_WARNINGS;
+	if (r->counts[COUNT_SUCCEEDED] || !r->counts[COUNT_SKIPPED])
+		return COUNT_SUCCEEDED;
+	return COUNT_SKIPPED;
+}
+
+static const struct html *tabs(struct web_req *w, const struct run *r, int current)
+{
+	struct html_list *l = html_list_new(w->a);
+	for (int i = 0; i < 4; i++) {
+		struct tmpl_var v[] = {
+			T_TEXT("id", r->id), T_TEXT("bucket", buckets[i]), T_TEXT("label", bucket_labels[i]),
+			T_TEXT("count", web_int(w->a, r->counts[i])), T_FLAG("current", i == current),
+		};
+		html_list_add(l, tmpl_render(w->a, "tab.html", v, sizeof v / sizeof v[0]));
+	}
+	return html_list_done(l);
+}
+
+static const char *format_text(struct arena *a, const struct run *r)
+{
+	const char *s = r->file_format;
+	if (*r->file_encoding)
+		s = arena_printf(a, "%s, %s", s, r->file_encoding);
+	static const char *const names[][2] = {{",", "comma"}, {";", "semicolon"}, {"\\t", "tab"}, {"|", "pipe"}};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (!strcmp(r->file_delimiter, names[i][0]))
+			s = arena_printf(a, "%s, %s-separated", s, names[i][1]);
+	return s;
+}
+
+/* Loads the run of the session's org; answers 404/503 and returns false. */
+static bool load_run(struct web_req *w, struct run *r)
+{
+	enum code rc = store_run_get(w->app->store, w->session->org.id, web_param(w, "id"), r);
+	if (rc == CODE_NOT_FOUND)
+		web_not_found(w);
+	else if (rc)
+		web_unavailable(w);
+	return rc == CODE_OK;
+}
+
+static void run_page(struct web_req *w)
+{
+	struct run r;
+	if (!load_run(w, &r))
+		return;
+	struct arena *a = w->a;
+	bool terminal = run_state_terminal(r.state);
+	bool results = terminal && r.state != RUN_FAILED && r.state != RUN_CANCELLED;
+	int b = bucket_index(web_query(w, "bucket"));
+	if (b < 0)
+		b = default_bucket(&r);
+	const char *after_s = web_query(w, "after");
+	int after = after_s ? (int)strtol(after_s, NULL, 10) : 0;
+	if (after < 0)
+		after = 0;
+	struct page_rows p = {w, html_list_new(a), 0, 0};
+	bool more = false;
+	if (results && store_results_page(w->app->store, r.id, buckets[b], after, RESULTS_PER_PAGE, add_result, &p, &more)) {
+		web_unavailable(w);
+		return;
+	}
+	struct tmpl_var v[] = {
+		T_TEXT("id", r.id),
+		T_TEXT("file_name", r.file_name),
+		T_TEXT("state", run_state_name(r.state)),
+		T_TEXT("state_class", state_class(&r)),
+		T_FLAG("dry", r.dry_run),
+		T_FLAG("review", awaits_review(&r)),
+		T_FLAG("working", !terminal && !awaits_review(&r)),
+		T_TEXT("expires", web_time(a, r.expires_at)),
+		T_TEXT("expires_iso", r.expires_at ? web_time_iso(a, r.expires_at) : NULL),
+		T_TEXT("error_code", r.state == RUN_FAILED ? r.error_code : NULL),
+		T_TEXT("error_message", r.error_message),
+		T_TEXT("rows", r.row_count >= 0 ? web_int(a, r.row_count) : "—"),
+		T_TEXT("format", format_text(a, &r)),
+		T_TEXT("created", web_time(a, r.created_at)),
+		T_TEXT("created_iso", web_time_iso(a, r.created_at)),
+		T_TEXT("finished", web_time(a, r.finished_at)),
+		T_FLAG("results", results),
+		T_HTML("tabs", results ? tabs(w, &r, b) : html_empty()),
+		T_TEXT("bucket", buckets[b]),
+		T_FLAG("empty_bucket", p.n == 0),
+		T_HTML("result_rows", html_list_done(p.rows)),
+		T_FLAG("first_page", after > 0),
+		T_TEXT("next_after", more ? web_int(a, p.last) : NULL),
+	};
+	struct web_page_opts o = {.nav = NAV_IMPORTS, .refresh_s = !terminal && !awaits_review(&r) ? REFRESH_S : 0};
+	web_page(w, 200, r.file_name, tmpl_render(a, "run.html", v, sizeof v / sizeof v[0]), &o);
+}
+
+const struct web_handler page_run = {run_page};
+
+/* ---- CSV ---- */
+
+static const char *const csv_header[] = {"bucket", "rowIndex", "jobCode", "loadNo", "projectName", "code", "field",
+					  "column", "cell", "value", "message", "reason", "createdRecordIds"};
+
+struct csv_ctx {
+	struct arena *a;
+	struct buf *b;
+	const char *bucket;
+	int last;
+	bool failed;
+};
+
+static void csv_line(struct csv_ctx *c, int row_index, json_t *o, json_t *issue)
+{
+	json_t *src = json_object_get(o, "source");
+	const char *cells[] = {
+		c->bucket, web_int(c->a, row_index), jstr(src, "jobCode"), jstr(src, "loadNo"), jstr(src, "projectName"),
+		jstr(issue, "code"), jstr(issue, "field"), jstr(issue, "column"), jstr(issue, "cell"), jstr(issue, "value"),
+		jstr(issue, "message"), jstr(o, "reason"), id_list(c->a, json_object_get(o, "createdRecordIds")),
+	};
+	for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++)
+		c->failed |= csv_cell(c->b, cells[i], i == 0) != 0;
+	c->failed |= csv_row_end(c->b) != 0;
+}
+
+/* One line per error or warning; a row without any gets one line. */
+static void csv_result(int row_index, const char *body, void *ctx)
+{
+	struct csv_ctx *c = ctx;
+	c->last = row_index;
+	json_t *o = json_loads(body, 0, NULL);
+	if (!o)
+		return;
+	json_t *list = json_object_get(o, "errors");
+	if (!json_is_array(list))
+		list = json_object_get(o, "warnings");
+	if (json_is_array(list) && json_array_size(list)) {
+		size_t i;
+		json_t *e;
+		json_array_foreach(list, i, e)
+			csv_line(c, row_index, o, e);
+	} else {
+		csv_line(c, row_index, o, NULL);
+	}
+	json_decref(o);
+}
+
+static void buf_cleanup(void *p)
+{
+	buf_done(p);
+}
+
+static void run_csv(struct web_req *w)
+{
+	struct run r;
+	if (!load_run(w, &r))
+		return;
+	if (!run_state_terminal(r.state)) {
+		web_error(w, 409, "Not finished yet", "Results exist once the run has finished. Reload its page in a moment.");
+		return;
+	}
+	struct buf *b = arena_alloc(w->a, sizeof(*b));
+	buf_init(b, CSV_MAX);
+	arena_cleanup(w->a, buf_cleanup, b);
+	/* A byte-order mark makes Excel read the file as UTF-8. */
+	buf_puts(b, "\xEF\xBB\xBF");
+	struct csv_ctx c = {w->a, b, NULL, 0, false};
+	for (size_t i = 0; i < sizeof csv_header / sizeof csv_header[0]; i++)
+		csv_cell(b, csv_header[i], i == 0);
+	csv_row_end(b);
+	for (int k = 0; k < 4; k++) {
+		c.bucket = buckets[k];
+		c.last = 0;
+		for (bool more = true; more && !c.failed;) {
+			if (store_results_page(w->app->store, r.id, c.bucket, c.last, 500, csv_result, &c, &more)) {
+				web_unavailable(w);
+				return;
+			}
+		}
+	}
+	if (c.failed) {
+		web_error(w, 500, "Too large", "The results are too large to download at once.");
+		return;
+	}
+	web_raw(w, 200, "text/csv; charset=utf-8", buf_str(b), b->len);
+	http_add_header(w->req, w->res, "Content-Disposition",
+			arena_printf(w->a, "attachment; filename=\"%s-results.csv\"", r.id));
+	http_add_header(w->req, w->res, "Cache-Control", "no-store");
+}
+
+const struct web_handler page_run_csv = {run_csv};

@@ -1,0 +1,58 @@
+"""Disk full (issue 12, found from outside): the SQLite database on a small
+tmpfs that fills up.  Clients get 503 with a message that says the disk is
+full (not "cannot reach its database"), the cause is logged, nothing is
+corrupted (PRAGMA integrity_check), and the service recovers by itself once
+space is freed."""
+import json
+import os
+import sqlite3
+import subprocess
+
+import pytest
+
+from harness.jobs import csv_bytes, rows
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    d = tmp_path / "disk"
+    d.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(d)], check=True)
+    yield d
+    subprocess.run(["umount", "-l", str(d)], check=False)
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+def test_full_disk_is_a_clear_503_and_recovers(start_server, small_disk):
+    db = small_disk / "loadline.db"
+    srv = start_server(db_url="sqlite:%s" % db, workers=0)
+    statuses = []
+    for i in range(40):
+        data = csv_bytes(rows(2000, job="FULL%02d" % i))
+        r = srv.post("/api/v1/imports/jobs", files={"file": ("f%d.csv" % i, data, "text/csv")})
+        statuses.append(r.status_code)
+        if r.status_code != 202:
+            break
+    assert statuses[-1] == 503, statuses
+    body = r.json()
+    assert body["code"] == "SERVICE_UNAVAILABLE" and "disk space" in body["detail"], body
+    assert "Retry-After" in r.headers
+    logged = [json.loads(line) for line in srv.stderr().splitlines() if line.startswith("{")]
+    causes = [e for e in logged if e.get("msg") == "store failure" and e.get("diskFull")]
+    assert causes and causes[-1]["cause"], "the cause of the 503 must be logged"
+    # Reads still work while the disk is full.
+    assert srv.get("/api/v1/imports/runs").status_code == 200
+    con = sqlite3.connect(str(db))
+    try:
+        assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        accepted = con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+        files = con.execute("SELECT COUNT(*) FROM run_files").fetchone()[0]
+    finally:
+        con.close()
+    assert accepted == files == statuses.count(202), "no half-created run"
+    # Space is freed: the service recovers without a restart.
+    subprocess.run(["mount", "-o", "remount,size=64m", str(small_disk)], check=True)
+    data = csv_bytes(rows(10, job="AFTER"))
+    r = srv.post("/api/v1/imports/jobs", files={"file": ("after.csv", data, "text/csv")})
+    assert r.status_code == 202, r.text
+    assert os.path.exists(str(db))

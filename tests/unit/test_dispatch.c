@@ -1,0 +1,265 @@
+/* Unit tests of the front door: the streaming multipart parser, and the
+ * dispatch of a real HTTP server (libmicrohttpd on a free port, SQLite in a
+ * temp dir) to the error pages, the API and the web app. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app/app.h"
+#include "base/buf.h"
+#include "base/ids.h"
+#include "http/dispatch.h"
+#include "http/http.h"
+#include "http/multipart.h"
+#include "http/ratelimit.h"
+#include "store/settings.h"
+#include "store/store.h"
+
+/* ---- multipart ---- */
+
+struct capture {
+	int parts;
+	char names[4][64], files[4][64];
+	bool has_file[4];
+	struct buf data[4];
+	int stop_after_bytes;   /* > 0: part_data returns false once this many arrived */
+};
+
+static bool cap_begin(void *ctx, const char *name, const char *file)
+{
+	struct capture *c = ctx;
+	if (c->parts == 4)
+		return false;
+	snprintf(c->names[c->parts], 64, "%s", name ? name : "(none)");
+	snprintf(c->files[c->parts], 64, "%s", file ? file : "");
+	c->has_file[c->parts] = file != NULL;
+	buf_init(&c->data[c->parts], 1 << 20);
+	c->parts++;
+	return true;
+}
+
+static bool cap_data(void *ctx, const char *p, size_t n)
+{
+	struct capture *c = ctx;
+	struct buf *b = &c->data[c->parts - 1];
+	buf_append(b, p, n);
+	return !(c->stop_after_bytes && (int)b->len >= c->stop_after_bytes);
+}
+
+static void cap_done(struct capture *c)
+{
+	for (int i = 0; i < c->parts; i++)
+		buf_done(&c->data[i]);
+}
+
+/* Parses body in chunks of `chunk` bytes (0 = whole). */
+static enum multipart_status parse(const char *ct, const char *body, size_t chunk, struct capture *c,
+				   const char **ret_err)
+{
+	struct multipart_sink sink = {cap_begin, cap_data, c};
+	struct multipart *m = multipart_new(ct, &sink);
+	assert_non_null(m);
+	size_t n = strlen(body), step = chunk ? chunk : n;
+	enum multipart_status st = MULTIPART_OK;
+	for (size_t off = 0; off < n && st == MULTIPART_OK; off += step)
+		st = multipart_feed(m, body + off, n - off < step ? n - off : step);
+	if (st == MULTIPART_OK)
+		st = multipart_finish(m);
+	if (ret_err)
+		*ret_err = multipart_error(m);
+	multipart_free(m);
+	return st;
+}
+
+static const char *CT = "multipart/form-data; boundary=----b0und";
+static const char *BODY =
+	"ignored preamble\r\n"
+	"------b0und\r\n"
+	"Content-Disposition: form-data; name=\"note\"\r\n\r\n"
+	"hi\r\n"
+	"------b0und\r\n"
+	"content-disposition: form-data; name=\"file\"; filename=\"loads \\\"Q4\\\".csv\"\r\n"
+	"Content-Type: text/csv\r\n\r\n"
+	"a,b\r\n\r\n------b0un\r\n--\r\n------b0uNd\r\n"
+	"------b0und--\r\n"
+	"epilogue ------b0und\r\n";
+
+static void test_multipart_parts_any_chunking(void **state)
+{
+	(void)state;
+	/* Every chunk size gives the same parts and bytes: boundaries split
+	 * across chunks are found, near-boundaries are data. */
+	for (size_t chunk = 0; chunk <= strlen(BODY); chunk += chunk < 20 ? 1 : 7) {
+		struct capture c = {0};
+		assert_int_equal(parse(CT, BODY, chunk, &c, NULL), MULTIPART_OK);
+		assert_int_equal(c.parts, 2);
+		assert_string_equal(c.names[0], "note");
+		assert_false(c.has_file[0]);
+		assert_int_equal(c.data[0].len, 2);
+		assert_memory_equal(c.data[0].data, "hi", 2);
+		assert_string_equal(c.names[1], "file");
+		assert_string_equal(c.files[1], "loads \"Q4\".csv");
+		const char *want = "a,b\r\n\r\n------b0un\r\n--\r\n------b0uNd";
+		assert_int_equal(c.data[1].len, strlen(want));
+		assert_memory_equal(c.data[1].data, want, strlen(want));
+		cap_done(&c);
+	}
+}
+
+static void test_multipart_malformed(void **state)
+{
+	(void)state;
+	static const char *const bad[] = {
+		"--XX\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\nabc",            /* no close */
+		"no boundary anywhere",                                                       /* no part */
+		"--XX\r\nContent-Disposition: form-data; name=\"file\"\nX: y\r\n\r\nabc\r\n--XX--", /* bare LF */
+		"--XXjunk\r\n\r\nabc\r\n--XX--",                                              /* junk after delimiter */
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct capture c = {0};
+		const char *err = NULL;
+		assert_int_equal(parse("multipart/form-data; boundary=XX", bad[i], 3, &c, &err), MULTIPART_MALFORMED);
+		assert_non_null(err);
+		cap_done(&c);
+	}
+	/* Header block over 8 KiB. */
+	char *big = malloc(10000);
+	strcpy(big, "--XX\r\nX-Pad: ");
+	memset(big + strlen(big), 'a', 9000);
+	strcpy(big + 13 + 9000, "\r\n\r\nz\r\n--XX--");
+	struct capture c = {0};
+	assert_int_equal(parse("multipart/form-data; boundary=XX", big, 0, &c, NULL), MULTIPART_MALFORMED);
+	cap_done(&c);
+	free(big);
+}
+
+static void test_multipart_boundary_and_stop(void **state)
+{
+	(void)state;
+	struct multipart_sink sink = {cap_begin, cap_data, NULL};
+	static const char *const refused[] = {
+		NULL, "text/csv", "multipart/form-data", "multipart/form-data; boundary=",
+		"multipart/form-data; boundary=\"trailing \"", "multipart/form-data; boundary=bad\x01",
+		"multipart/form-data; boundary=12345678901234567890123456789012345678901234567890123456789012345678901",
+	};
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+		assert_null(multipart_new(refused[i], &sink));
+	struct multipart *m = multipart_new("Multipart/Form-Data; charset=utf-8; BOUNDARY=\"a b\"", &sink);
+	assert_non_null(m);
+	multipart_free(m);
+	/* A sink that says stop stops the parse for good. */
+	struct capture c = {.stop_after_bytes = 1};
+	assert_int_equal(parse(CT, BODY, 0, &c, NULL), MULTIPART_STOPPED);
+	cap_done(&c);
+}
+
+/* ---- dispatch through a real server ---- */
+
+struct reply {
+	long status;
+	struct buf body;
+	char content_type[128];
+};
+
+static size_t on_body(char *p, size_t size, size_t n, void *ud)
+{
+	buf_append(&((struct reply *)ud)->body, p, size * n);
+	return size * n;
+}
+
+static void get(int port, const char *path, struct reply *r)
+{
+	char url[16384];
+	snprintf(url, sizeof url, "http://127.0.0.1:%d%s", port, path);
+	buf_init(&r->body, 1 << 20);
+	CURL *c = curl_easy_init();
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+	assert_int_equal(curl_easy_perform(c), CURLE_OK);
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+	char *ct = NULL;
+	curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ct);
+	snprintf(r->content_type, sizeof r->content_type, "%s", ct ? ct : "");
+	buf_append(&r->body, "", 1);
+	curl_easy_cleanup(c);
+}
+
+static void test_dispatch_routes(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/ll-dispatch-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	static struct app app;
+	assert_int_equal(config_load(&app.cfg), 0);
+	snprintf(app.cfg.db, sizeof app.cfg.db, "sqlite:%s/t.db", dir);
+	snprintf(app.cfg.listen, sizeof app.cfg.listen, "127.0.0.1:0");
+	app.cfg.base_url_set = app.cfg.docs_url_set = app.cfg.app_url_set = false;
+	config_derive_urls(&app.cfg);
+	char err[256];
+	assert_int_equal(store_open(app.cfg.db, 4, &app.store, err, sizeof err), CODE_OK);
+	assert_int_equal(store_migrate(app.store, err, sizeof err), CODE_OK);
+	assert_int_equal(store_secret(app.store, "cursor-mac", app.cursor_key, sizeof app.cursor_key), CODE_OK);
+	app.rl = ratelimit_new(100, 60000);
+	struct http_app hooks;
+	struct http_server *srv = http_start(app.cfg.listen, 2, dispatch_app(&app, &hooks));
+	assert_non_null(srv);
+	int port = http_port(srv);
+	struct reply r;
+
+	get(port, "/docs/api/errors/NOT_FOUND", &r);            /* error page */
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.content_type, "text/html"));
+	assert_non_null(strstr(r.body.data, "NOT_FOUND"));
+	buf_done(&r.body);
+
+	get(port, "/healthz", &r);                               /* API, public */
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.body.data, "\"ok\""));
+	buf_done(&r.body);
+
+	get(port, "/api/v1/whoami", &r);                         /* API, needs a token */
+	assert_int_equal(r.status, 401);
+	assert_string_equal(r.content_type, "application/problem+json");
+	buf_done(&r.body);
+
+	get(port, "/imports", &r);                               /* web app: sign-in first */
+	assert_int_equal(r.status, 303);
+	buf_done(&r.body);
+
+	char longpath[9000] = "/api/v1/";
+	memset(longpath + 8, 'a', 8500);
+	longpath[8508] = '\0';
+	get(port, longpath, &r);                                 /* size check first */
+	assert_int_equal(r.status, 414);
+	buf_done(&r.body);
+
+	http_stop(srv, 1000);
+	ratelimit_free(app.rl);
+	store_close(app.store);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+	ids_init();
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_multipart_parts_any_chunking),
+		cmocka_unit_test(test_multipart_malformed),
+		cmocka_unit_test(test_multipart_boundary_and_stop),
+		cmocka_unit_test(test_dispatch_routes),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	curl_global_cleanup();
+	return rc;
+}

@@ -1,0 +1,283 @@
+/* Unit tests of the store on both backends (a SQLite file in a temp dir and
+ * the throwaway PostgreSQL that tests/unit/with_services.py starts), and of
+ * the mailer against a real SMTP server (aiosmtpd, same wrapper).  Without
+ * the wrapper's services the tests fail: nothing is skipped. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <curl/curl.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/arena.h"
+#include "base/clock.h"
+#include "base/ids.h"
+#include "mail/mailer.h"
+#include "model/names.h"
+#include "store/outbox.h"
+#include "store/runs.h"
+#include "store/settings.h"
+#include "store/store.h"
+
+static char sqlite_dir[] = "/tmp/ll-store-XXXXXX";
+
+static struct store *open_store(const char *url)
+{
+	struct store *st = NULL;
+	char err[512] = "";
+	enum code rc = store_open(url, 4, &st, err, sizeof err);
+	if (rc)
+		fail_msg("store_open(%s): %s", url, err);
+	assert_int_equal(store_migrate(st, err, sizeof err), CODE_OK);
+	/* A second migrate is a no-op. */
+	assert_int_equal(store_migrate(st, err, sizeof err), CODE_OK);
+	return st;
+}
+
+static void identity(struct store *st)
+{
+	struct org o, o2;
+	assert_int_equal(store_org_create(st, "Acme Freight", &o), CODE_OK);
+	assert_int_equal(store_org_get(st, o.id, &o2), CODE_OK);
+	assert_string_equal(o2.name, "Acme Freight");
+	assert_int_equal(store_org_get(st, "org_doesnotexistdoesnotexis", &o2), CODE_NOT_FOUND);
+	struct user u, u2;
+	char err[256] = "";
+	char email[64];
+	snprintf(email, sizeof email, "admin-%s@acme.test", o.id);
+	assert_int_equal(store_user_add(st, o.id, email, "Ann", ROLE_ADMIN, &u, err, sizeof err), CODE_OK);
+	assert_int_equal(store_user_add(st, o.id, email, "Dup", ROLE_MEMBER, &u2, err, sizeof err),
+			 CODE_INVALID_REQUEST);
+	assert_true(strlen(err) > 0);
+	assert_int_equal(store_user_by_email(st, email, &u2), CODE_OK);
+	assert_string_equal(u2.id, u.id);
+	assert_int_equal(u2.role, ROLE_ADMIN);
+
+	char token[TOKEN_LEN + 1];
+	struct api_key k, k2;
+	struct org ko;
+	assert_int_equal(store_key_create(st, o.id, "ci", token, &k), CODE_OK);
+	assert_int_equal(store_key_authenticate(st, token, strlen(token), &k2, &ko), CODE_OK);
+	assert_string_equal(k2.id, k.id);
+	assert_string_equal(ko.id, o.id);
+	/* One character off: the checksum or the hash rejects it. */
+	token[10] = token[10] == 'a' ? 'b' : 'a';
+	assert_int_equal(store_key_authenticate(st, token, strlen(token), &k2, &ko), CODE_UNAUTHORIZED);
+	token[10] = k.prefix[0] ? token[10] : token[10];
+	assert_int_equal(store_key_revoke(st, "org_other", k.id), CODE_NOT_FOUND);
+	assert_int_equal(store_key_revoke(st, o.id, k.id), CODE_OK);
+}
+
+static struct run new_run(const char *org_id, const char *fingerprint)
+{
+	struct run r = {0};
+	id_new("run", r.id);
+	snprintf(r.org_id, sizeof r.org_id, "%s", org_id);
+	snprintf(r.kind, sizeof r.kind, "jobs");
+	r.state = RUN_QUEUED;
+	snprintf(r.fingerprint, sizeof r.fingerprint, "%s", fingerprint);
+	snprintf(r.file_name, sizeof r.file_name, "loads.csv");
+	snprintf(r.file_format, sizeof r.file_format, "csv");
+	r.row_count = -1;
+	r.created_at = now_ms();
+	return r;
+}
+
+static void runs(struct store *st)
+{
+	struct org o;
+	assert_int_equal(store_org_create(st, "Runs Org", &o), CODE_OK);
+	char existing[ID_MAX] = "";
+	struct run a = new_run(o.id, "f1"), b = new_run(o.id, "f1");
+	const char file[] = "jobCode,loadNo,loadDate\nJ,1,2026-11-01\n";
+	assert_int_equal(store_run_create(st, &a, file, sizeof file - 1, NULL, existing), CODE_OK);
+	/* The same file while the first is active: refused, naming the first. */
+	assert_int_equal(store_run_create(st, &b, file, sizeof file - 1, NULL, existing), CODE_IMPORT_IN_PROGRESS);
+	assert_string_equal(existing, a.id);
+	unsigned char *data = NULL;
+	size_t len = 0;
+	assert_int_equal(store_run_file(st, a.id, &data, &len), CODE_OK);
+	assert_int_equal(len, sizeof file - 1);
+	assert_memory_equal(data, file, len);
+	free(data);
+
+	struct run claimed;
+	assert_int_equal(store_run_claim(st, "w1", 30000, &claimed), CODE_OK);
+	assert_string_equal(claimed.id, a.id);
+	assert_int_equal(claimed.state, RUN_RUNNING);
+	assert_int_equal(store_run_claim(st, "w2", 30000, &claimed), CODE_NOT_FOUND);
+	/* Only the lease holder may finish it. */
+	int counts[4] = {1, 0, 0, 0};
+	struct run_move done = {.to = RUN_SUCCEEDED, .owner = "w2", .counts = counts, .row_count = 1, .finish = true};
+	bool moved = true;
+	assert_int_equal(store_run_move(st, a.id, &done, &moved), CODE_OK);
+	assert_false(moved);
+	done.owner = "w1";
+	assert_int_equal(store_run_move(st, a.id, &done, &moved), CODE_OK);
+	assert_true(moved);
+	/* A terminal run moves no more. */
+	struct run_move cancel = {.to = RUN_CANCELLED, .row_count = -1, .finish = true};
+	assert_int_equal(store_run_move(st, a.id, &cancel, &moved), CODE_OK);
+	assert_false(moved);
+	struct run got;
+	assert_int_equal(store_run_get(st, o.id, a.id, &got), CODE_OK);
+	assert_int_equal(got.state, RUN_SUCCEEDED);
+	assert_int_equal(got.counts[0], 1);
+	assert_int_equal(store_run_get(st, "org_other", a.id, &got), CODE_NOT_FOUND);
+	/* Terminal now: the same file may run again. */
+	assert_int_equal(store_run_create(st, &b, file, sizeof file - 1, NULL, existing), CODE_OK);
+}
+
+static void outbox_and_secrets(struct store *st)
+{
+	struct org o;
+	assert_int_equal(store_org_create(st, "Mail Org", &o), CODE_OK);
+	struct outbox_mail m = {0};
+	id_new("mail", m.id);
+	snprintf(m.org_id, sizeof m.org_id, "%s", o.id);
+	m.recipients = "a@x.test,b@y.test";
+	m.subject = "Review";
+	m.body = "Body";
+	struct run r = new_run(o.id, "f-mail");
+	r.staged = true;
+	snprintf(r.shape_key, sizeof r.shape_key, "shape");
+	r.expires_at = r.created_at + 60000;
+	snprintf(m.run_id, sizeof m.run_id, "%s", r.id);
+	char existing[ID_MAX];
+	assert_int_equal(store_run_create(st, &r, "x", 1, &m, existing), CODE_OK);
+	struct arena *a = arena_new();
+	struct outbox_mail got;
+	assert_int_equal(store_outbox_claim(st, a, 60000, &got), CODE_OK);
+	assert_string_equal(got.run_id, r.id);
+	assert_string_equal(got.recipients, "a@x.test,b@y.test");
+	/* Held: nobody else claims it meanwhile. */
+	assert_int_equal(store_outbox_claim(st, a, 60000, &got), CODE_NOT_FOUND);
+	assert_int_equal(store_outbox_record(st, got.id, 1, true, "sent", now_ms()), CODE_OK);
+	arena_free(a);
+
+	unsigned char k1[32], k2[32];
+	assert_int_equal(store_secret(st, "test-key", k1, sizeof k1), CODE_OK);
+	assert_int_equal(store_secret(st, "test-key", k2, sizeof k2), CODE_OK);
+	assert_memory_equal(k1, k2, sizeof k1);   /* created once, then read */
+	assert_int_equal(store_secret(st, "other-key", k2, sizeof k2), CODE_OK);
+	assert_memory_not_equal(k1, k2, sizeof k1);
+}
+
+static void locations(struct store *st)
+{
+	struct org o;
+	assert_int_equal(store_org_create(st, "Loc Org", &o), CODE_OK);
+	struct location l = {.name = "Yard A", .street = "1 Main St", .city = "Springfield", .state = "IL",
+			     .zip = "62701"};
+	char id1[ID_MAX], id2[ID_MAX];
+	assert_int_equal(store_location_add(st, o.id, &l, id1), CODE_OK);
+	assert_int_equal(store_location_add(st, o.id, &l, id2), CODE_OK);   /* people may repeat a name */
+	assert_string_not_equal(id1, id2);
+	char cid[ID_MAX];
+	assert_int_equal(store_customer_add(st, o.id, "  ACME Corp ", cid), CODE_OK);
+	assert_true(!strncmp(cid, "cus_", 4));
+}
+
+static void run_all(const char *url)
+{
+	struct store *st = open_store(url);
+	identity(st);
+	runs(st);
+	outbox_and_secrets(st);
+	locations(st);
+	store_close(st);
+}
+
+static void test_store_sqlite(void **state)
+{
+	(void)state;
+	char url[128];
+	snprintf(url, sizeof url, "sqlite:%s/t.db", sqlite_dir);
+	run_all(url);
+}
+
+static void test_store_postgres(void **state)
+{
+	(void)state;
+	const char *url = getenv("LOADLINE_TEST_PG_URL");
+	if (!url)
+		fail_msg("LOADLINE_TEST_PG_URL is not set: run through tests/unit/with_services.py");
+	run_all(url);
+}
+
+/* The first file the SMTP server wrote, waited for up to 10 s. */
+static char *received_mail(const char *dir)
+{
+	for (int i = 0; i < 200; i++) {
+		DIR *d = opendir(dir);
+		struct dirent *e;
+		while (d && (e = readdir(d))) {
+			size_t n = strlen(e->d_name);
+			if (n > 4 && !strcmp(e->d_name + n - 4, ".eml")) {
+				char path[512];
+				snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+				closedir(d);
+				FILE *f = fopen(path, "rb");
+				char *buf = calloc(1, 65536);
+				size_t got = f ? fread(buf, 1, 65535, f) : 0;
+				if (f)
+					fclose(f);
+				buf[got] = '\0';
+				return buf;
+			}
+		}
+		if (d)
+			closedir(d);
+		usleep(50000);
+	}
+	return NULL;
+}
+
+static void test_mailer_delivers_over_smtp(void **state)
+{
+	(void)state;
+	const char *url = getenv("LOADLINE_TEST_SMTP_URL"), *dir = getenv("LOADLINE_TEST_MAILDIR");
+	if (!url || !dir)
+		fail_msg("LOADLINE_TEST_SMTP_URL is not set: run through tests/unit/with_services.py");
+	struct outbox_mail m = {.id = "mail_x", .run_id = "run_y", .recipients = "ops@partner.test,lead@x.test",
+				.subject = "Review week-47.csv (3 rows) \xe2\x80\x94 caf\xc3\xa9",
+				.body = "Review and confirm: https://app.test/imports/runs/run_y/review\n"};
+	char err[256] = "";
+	assert_int_equal(smtp_send(url, "Loadline <loadline@localhost>", &m, err, sizeof err), 0);
+	char *got = received_mail(dir);
+	assert_non_null(got);
+	assert_non_null(strstr(got, "X-Envelope-To: ops@partner.test,lead@x.test"));
+	assert_non_null(strstr(got, "X-Loadline-Run: run_y"));
+	assert_non_null(strstr(got, "https://app.test/imports/runs/run_y/review"));
+	/* The non-ASCII subject travels encoded (RFC 2047), not raw. */
+	assert_non_null(strstr(got, "Subject: =?UTF-8?"));
+	free(got);
+	/* A server that is not there: an error with a reason, no crash. */
+	assert_int_equal(smtp_send("smtp://127.0.0.1:1", "a@b", &m, err, sizeof err), -1);
+	assert_true(strlen(err) > 0);
+}
+
+int main(void)
+{
+	ids_init();
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (!mkdtemp(sqlite_dir))
+		return 1;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_store_sqlite),
+		cmocka_unit_test(test_store_postgres),
+		cmocka_unit_test(test_mailer_delivers_over_smtp),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", sqlite_dir);
+	if (system(cmd))
+		rc = 1;
+	curl_global_cleanup();
+	return rc;
+}

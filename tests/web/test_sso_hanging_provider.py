@@ -1,0 +1,70 @@
+"""A hanging OpenID provider must not freeze sign-in for everyone (issue 12,
+found from outside): discovery and keys are fetched without holding a lock
+across the network, one fetch at a time, with short time-outs and a short
+back-off after a failure, so unrelated requests (/healthz, the API) stay
+fast and sign-in attempts fail fast with 503."""
+import socket
+import threading
+import time
+
+import pytest
+import requests
+
+
+@pytest.fixture
+def hanging_provider():
+    """Accepts connections and never answers."""
+    lsock = socket.socket()
+    lsock.bind(("127.0.0.1", 0))
+    lsock.listen(64)
+    held, stop = [], threading.Event()
+
+    def accept():
+        lsock.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(lsock.accept()[0])
+            except OSError:
+                pass
+
+    t = threading.Thread(target=accept, daemon=True)
+    t.start()
+    yield "http://127.0.0.1:%d" % lsock.getsockname()[1]
+    stop.set()
+    t.join(2)
+    for c in held:
+        c.close()
+    lsock.close()
+
+
+def test_hanging_provider_freezes_nobody(start_server, hanging_provider):
+    srv = start_server(workers=0, env={"LOADLINE_OIDC_ISSUER": hanging_provider,
+                                       "LOADLINE_OIDC_CLIENT_ID": "loadline", "LOADLINE_HTTP_THREADS": "4"})
+    base = "http://127.0.0.1:%d" % srv.port
+    answers = []
+
+    def sign_in():
+        t0 = time.monotonic()
+        r = requests.get(base + "/login/oidc", allow_redirects=False, timeout=30)
+        answers.append((r.status_code, time.monotonic() - t0))
+
+    threads = [threading.Thread(target=sign_in) for _ in range(10)]
+    for t in threads:
+        t.start()
+    worst = 0.0
+    while any(t.is_alive() for t in threads):
+        t0 = time.monotonic()
+        assert requests.get(base + "/healthz", timeout=30).status_code == 200
+        worst = max(worst, time.monotonic() - t0)
+        time.sleep(0.1)
+    for t in threads:
+        t.join()
+    # The provider's 4 s time-out is spent by the refresher thread; requests
+    # share at most one 1.5 s wait at a cold start (nothing cached yet).
+    assert worst < 2.0, "/healthz took %.2f s while sign-ins waited on the provider" % worst
+    assert [s for s, _ in answers] == [503] * 10, answers
+    assert max(d for _, d in answers) < 2.5, answers
+    # Later attempts (the provider known to be failing) are answered at once.
+    t0 = time.monotonic()
+    assert requests.get(base + "/login/oidc", allow_redirects=False, timeout=30).status_code == 503
+    assert time.monotonic() - t0 < 0.5
