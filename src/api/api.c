@@ -216,6 +216,8 @@ struct api_ctx *api_begin(struct http_request *req, struct http_response *res)
 	size_t n;
 	const struct route *table = api_routes(&n);
 	enum route_result m = router_match(table, n, method, req->path, &r, &ctx->params, allow, sizeof allow);
+	if (m == ROUTE_FOUND)
+		ctx->route = r->pattern;
 	bool needs_auth = m == ROUTE_FOUND ? !(r->flags & ROUTE_PUBLIC) : is_api_path(req->path);
 	if (needs_auth && (!authenticate(ctx, req, res) || !rate_limit(ctx, req, res)))
 		return ctx;

@@ -19,6 +19,7 @@ struct app;
 struct api_ctx {
 	const struct app *app;      /* store, limits, URLs (src/app/app.h) */
 	const struct endpoint *ep;
+	const char *route;          /* the matched route's pattern (metrics label), or NULL */
 	struct route_params params;
 	bool authed;
 	struct api_key key;

@@ -9,6 +9,8 @@
 #include "base/arena.h"
 #include "base/clock.h"
 #include "base/log.h"
+#include "metrics/metrics.h"
+#include "store/store.h"
 #include "web/web.h"
 
 enum target { TO_NOBODY, TO_API, TO_WEB };
@@ -16,8 +18,30 @@ enum target { TO_NOBODY, TO_API, TO_WEB };
 struct dispatch_req {
 	enum target to;
 	void *ctx;        /* struct api_ctx or struct web_req */
+	const char *label; /* metrics route label when not an API route */
 	double t0;
 };
+
+/* GET /metrics: Prometheus text exposition, no token (PRODUCT §10).  The
+ * queue and outbox gauges come from the database; when it is away they are
+ * left out and the process's own series are still served. */
+static void serve_metrics(struct http_request *req, struct http_response *res)
+{
+	const struct app *app = req->app;
+	if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD")) {
+		api_problem(req, res, CODE_METHOD_NOT_ALLOWED, NULL, NULL);
+		http_add_header(req, res, "Allow", "GET");
+		return;
+	}
+	struct metrics_gauges g = {-1, -1};
+	if (store_metrics_gauges(app->store, &g.queue_depth, &g.outbox_pending))
+		g.queue_depth = g.outbox_pending = -1;
+	struct buf b;
+	buf_init(&b, (size_t)4 << 20);
+	metrics_render(&b, &g, LOADLINE_VERSION);
+	http_respond(req, res, 200, "text/plain; version=0.0.4; charset=utf-8", buf_str(&b), b.len);
+	buf_done(&b);
+}
 
 static bool is_api_path(const char *p)
 {
@@ -66,13 +90,21 @@ static void on_headers(struct http_request *req, struct http_response *res)
 			    "both Content-Length and Transfer-Encoding: send exactly one body framing.", NULL);
 		return;
 	}
-	if (serve_docs(req, res))
+	if (!strcmp(req->path, "/metrics")) {
+		d->label = "/metrics";
+		serve_metrics(req, res);
 		return;
+	}
+	if (serve_docs(req, res)) {
+		d->label = "docs";
+		return;
+	}
 	if (is_api_path(req->path)) {
 		d->to = TO_API;
 		d->ctx = api_begin(req, res);
 	} else {
 		d->to = TO_WEB;
+		d->label = "web";
 		d->ctx = web_begin(req, res);
 	}
 }
@@ -105,6 +137,9 @@ static void on_done(struct http_request *req, const struct http_response *res)
 	json_object_set_new(f, "path", api_str(req->path));
 	json_object_set_new(f, "status", json_integer(res->status));
 	double ms = d ? mono_ms() - d->t0 : 0;
+	/* Route patterns only, never raw paths: ids would make a series each. */
+	const char *route = d && d->to == TO_API && d->ctx ? ((struct api_ctx *)d->ctx)->route : NULL;
+	metrics_http(route ? route : d && d->label ? d->label : "unmatched", res->status, ms / 1000.0);
 	json_object_set_new(f, "durationMs", json_real((double)(long long)(ms * 100) / 100.0));
 	log_json("info", "request", f);
 }

@@ -77,6 +77,9 @@ struct user {
 };
 
 enum code store_org_count(struct store *st, int64_t *ret_n);
+/* The gauges of GET /metrics: runs waiting for a worker (QUEUED, not
+ * staged for review) and mails not yet delivered. */
+enum code store_metrics_gauges(struct store *st, int64_t *ret_queued, int64_t *ret_outbox);
 enum code store_org_create(struct store *st, const char *name, struct org *ret);
 /* CODE_NOT_FOUND when no such org. */
 enum code store_org_get(struct store *st, const char *id, struct org *ret);
