@@ -128,19 +128,25 @@ int cli_serve(struct app *app, int argc, char **argv)
 	if (curl_start())
 		return 1;
 	int ret = 1;
-	struct http_server *srv = NULL;
-	struct http_app hooks;
+	struct http_server *srv = NULL, *msrv = NULL;
+	struct http_app hooks, mhooks;
 	if (!cli_store(app, c->http_threads + c->workers + 2) || serving_parts(app))
 		goto out;
 	store_bound_waits(app->store, c->lease_ms);
 	struct background bg;
 	background_start(app, &bg);
 	srv = http_start(c->listen, c->http_threads, dispatch_app(app, &hooks));
+	if (srv && c->metrics_listen[0] && !(msrv = http_start(c->metrics_listen, 1, dispatch_metrics_app(app, &mhooks)))) {
+		http_stop(srv, 0);
+		srv = NULL;
+	}
 	if (srv) {
 		log_json("info", "listening", json_pack("{s:s,s:s,s:s,s:i}", "url", c->base_url, "appUrl", c->app_url,
 			 "db", store_is_postgres(app->store) ? "postgres" : "sqlite", "workers", c->workers));
 		int sig = wait_for_stop(&set);
 		log_json("info", "stopping", json_pack("{s:s}", "signal", sig == SIGINT ? "SIGINT" : "SIGTERM"));
+		if (msrv)
+			http_stop(msrv, 1000);
 		http_stop(srv, 30000);
 		ret = 0;
 	}

@@ -90,7 +90,7 @@ static void on_headers(struct http_request *req, struct http_response *res)
 			    "both Content-Length and Transfer-Encoding: send exactly one body framing.", NULL);
 		return;
 	}
-	if (!strcmp(req->path, "/metrics")) {
+	if (!strcmp(req->path, "/metrics") && !((const struct app *)req->app)->cfg.metrics_listen[0]) {
 		d->label = "/metrics";
 		serve_metrics(req, res);
 		return;
@@ -142,6 +142,30 @@ static void on_done(struct http_request *req, const struct http_response *res)
 	metrics_http(route ? route : d && d->label ? d->label : "unmatched", res->status, ms / 1000.0);
 	json_object_set_new(f, "durationMs", json_real((double)(long long)(ms * 100) / 100.0));
 	log_json("info", "request", f);
+}
+
+/* The metrics listener (LOADLINE_METRICS_LISTEN): /metrics and nothing
+ * else, no token, no access log. */
+static void metrics_only(struct http_request *req, struct http_response *res)
+{
+	if (!strcmp(req->path, "/metrics"))
+		serve_metrics(req, res);
+	else
+		http_respond(req, res, 404, "text/plain; charset=utf-8", "Only /metrics is served here.\n", 30);
+}
+
+const struct http_app *dispatch_metrics_app(struct app *app, struct http_app *ret)
+{
+	*ret = (struct http_app){
+		.on_headers = metrics_only,
+		.max_discard = 64 * 1024,
+		.max_discard_hard = 64 * 1024,
+		.app = app,
+		.max_connections = 64,
+		.max_per_ip = 0,
+		.idle_timeout_s = 15,
+	};
+	return ret;
 }
 
 const struct http_app *dispatch_app(struct app *app, struct http_app *ret)

@@ -127,3 +127,19 @@ def test_metrics_while_the_database_is_away_still_answers(start_server, private_
         assert value(samples, "loadline_build_info", version="0.1.0") == 1
     finally:
         private_pg.start()
+
+
+def test_metrics_on_their_own_listener(start_server):
+    """LOADLINE_METRICS_LISTEN: /metrics moves to that address (and only
+    /metrics is served there); the API address no longer answers it."""
+    import requests
+    from harness.net import free_port
+    port = free_port()
+    srv = start_server(env={"LOADLINE_METRICS_LISTEN": "127.0.0.1:%d" % port})
+    assert srv.get("/api/v1/whoami").status_code == 200
+    assert srv.get("/metrics", token=None).status_code == 404
+    r = requests.get("http://127.0.0.1:%d/metrics" % port, timeout=10)
+    assert r.status_code == 200
+    samples = parse(r.text)
+    assert value(samples, "loadline_http_requests_total", route="/api/v1/whoami", status="200") == 1
+    assert requests.get("http://127.0.0.1:%d/api/v1/whoami" % port, timeout=10).status_code == 404
