@@ -87,6 +87,12 @@ static void background_stop(struct background *bg)
 }
 
 /* Everything the HTTP side needs besides the store. */
+static int lease_allowance(void *arg, const char *key, int64_t now, int64_t interval, int64_t span, int want,
+			   int *ret_granted, int64_t *ret_tat)
+{
+	return store_rate_lease(arg, key, now, interval, span, want, ret_granted, ret_tat) ? -1 : 0;
+}
+
 static int serving_parts(struct app *app)
 {
 	const struct config *c = &app->cfg;
@@ -95,6 +101,9 @@ static int serving_parts(struct app *app)
 		return -1;
 	}
 	app->rl = ratelimit_new(c->rate_limit, c->rate_window_ms);
+	/* On PostgreSQL every serve process shares each token's budget. */
+	if (store_is_postgres(app->store))
+		ratelimit_share(app->rl, lease_allowance, app->store);
 	app->oidc = oidc_new(c->oidc_issuer, c->oidc_client_id, c->oidc_client_secret);
 	return 0;
 }
