@@ -9,7 +9,7 @@ PY         ?= /usr/bin/python3
 FUZZ_SECONDS ?= 300
 SMOKE_SECONDS ?= 30
 
-.PHONY: all deps run check unit lint fuzz fuzz-smoke api bench clean docs tsan deb deb-check
+.PHONY: all deps run check unit lint fuzz fuzz-smoke api bench clean docs tsan deb deb-check soak soak-short
 
 all: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -70,6 +70,16 @@ tsan: deps $(TSAN_BUILD)/build.ninja
 	ninja -C $(TSAN_BUILD)
 	meson test -C $(TSAN_BUILD) --print-errorlogs dispatch store http base
 	LOADLINE_BIN=$(abspath $(TSAN_BUILD))/loadline $(PY) -m pytest -q -p no:cacheprovider $(TSAN_TESTS)
+
+# Reliability soak (docs/reliability.md): faults at random moments on both
+# backends, with figures; outside make check's time budget.
+soak: all $(SAN_BUILD)/build.ninja
+	ninja -C $(SAN_BUILD)
+	LOADLINE_SOAK=1 SOAK_SCALE=$${SOAK_SCALE:-1} LOADLINE_BIN=$(abspath $(SAN_BUILD))/loadline \
+		$(PY) -m pytest -q -p no:cacheprovider tests/soak/soak_faults.py
+
+soak-short:
+	@$(MAKE) --no-print-directory soak SOAK_SCALE=0.05
 
 bench: all
 	@scripts/bench $(BUILD)
