@@ -39,6 +39,7 @@ check: all $(SAN_BUILD)/build.ninja
 	ninja -C $(SAN_BUILD)
 	@scripts/lint
 	@$(BUILD)/loadline docs check
+	@scripts/openapi-check
 	meson test -C $(SAN_BUILD) --print-errorlogs
 	@$(MAKE) --no-print-directory fuzz-smoke
 	LOADLINE_BIN=$(abspath $(SAN_BUILD))/loadline $(PY) -m pytest -q -p no:cacheprovider tests

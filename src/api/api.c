@@ -137,6 +137,8 @@ void api_docs_page(struct http_request *req, struct http_response *res, const ch
 	if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD")) {
 		api_problem(req, res, CODE_METHOD_NOT_ALLOWED, NULL, NULL);
 		http_add_header(req, res, "Allow", "GET");
+	} else if (!code) {
+		docs_api_reference(req, res);
 	} else if (*code == '\0') {
 		docs_error_index(req, res);
 	} else {
@@ -214,6 +216,8 @@ struct api_ctx *api_begin(struct http_request *req, struct http_response *res)
 	size_t n;
 	const struct route *table = api_routes(&n);
 	enum route_result m = router_match(table, n, method, req->path, &r, &ctx->params, allow, sizeof allow);
+	if (m == ROUTE_FOUND)
+		ctx->route = r->pattern;
 	bool needs_auth = m == ROUTE_FOUND ? !(r->flags & ROUTE_PUBLIC) : is_api_path(req->path);
 	if (needs_auth && (!authenticate(ctx, req, res) || !rate_limit(ctx, req, res)))
 		return ctx;

@@ -19,6 +19,7 @@ struct app;
 struct api_ctx {
 	const struct app *app;      /* store, limits, URLs (src/app/app.h) */
 	const struct endpoint *ep;
+	const char *route;          /* the matched route's pattern (metrics label), or NULL */
 	struct route_params params;
 	bool authed;
 	struct api_key key;
@@ -41,7 +42,8 @@ struct api_ctx *api_begin(struct http_request *req, struct http_response *res);
 void api_body(struct api_ctx *ctx, struct http_request *req, struct http_response *res, const char *data,
 	      size_t size);
 void api_finish(struct api_ctx *ctx, struct http_request *req, struct http_response *res);
-/* The error reference page of code, or the index when code is "". */
+/* The error reference page of code, the index when code is "", or the API
+ * reference page (rendered from docs/openapi.json) when code is NULL. */
 void api_docs_page(struct http_request *req, struct http_response *res, const char *code);
 
 /* Answers with a problem body for code (detail NULL = the table's text).

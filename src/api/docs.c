@@ -119,6 +119,12 @@ void docs_error_page(struct http_request *req, struct http_response *res, const 
 	free(html);
 }
 
+void docs_api_reference(struct http_request *req, struct http_response *res)
+{
+	http_respond(req, res, 200, "text/html; charset=utf-8", docs_api_reference_html, docs_api_reference_len);
+	http_add_header(req, res, "Cache-Control", "public, max-age=3600");
+}
+
 void docs_error_index(struct http_request *req, struct http_response *res)
 {
 	char *html = docs_index_html();

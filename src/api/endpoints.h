@@ -26,5 +26,7 @@ json_t *location_json(const struct location_rec *l);
 /* Serves the error reference page for a code, or the index. */
 void docs_error_page(struct http_request *req, struct http_response *res, const char *code);
 void docs_error_index(struct http_request *req, struct http_response *res);
+/* Serves the API reference page ({docs_url}/api). */
+void docs_api_reference(struct http_request *req, struct http_response *res);
 
 #endif

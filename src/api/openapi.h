@@ -7,5 +7,8 @@
 
 /* A new reference (caller decrefs). server_url may be NULL. */
 json_t *openapi_document(const char *server_url);
+/* The path under which the document describes a router pattern (the SPEC's
+ * path as written, e.g. /api/v1/imports/jobs for /api/v1/imports/{kind}). */
+const char *openapi_path_of(const char *route);
 
 #endif

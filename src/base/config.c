@@ -122,6 +122,7 @@ int config_load(struct config *c)
 	int rc = 0, r;
 	rc |= env_str("LOADLINE_DB", c->db, sizeof c->db) < 0;
 	rc |= env_str("LOADLINE_LISTEN", c->listen, sizeof c->listen) < 0;
+	rc |= env_str("LOADLINE_METRICS_LISTEN", c->metrics_listen, sizeof c->metrics_listen) < 0;
 	rc |= (r = env_str("LOADLINE_BASE_URL", c->base_url, sizeof c->base_url)) < 0;
 	c->base_url_set = r > 0;
 	rc |= (r = env_str("LOADLINE_APP_URL", c->app_url, sizeof c->app_url)) < 0;

@@ -11,6 +11,7 @@
 struct config {
 	char db[1024];           /* LOADLINE_DB; sqlite:./data/loadline.db */
 	char listen[256];        /* LOADLINE_LISTEN; 127.0.0.1:8080 */
+	char metrics_listen[256]; /* LOADLINE_METRICS_LISTEN: /metrics on its own address; "" = on listen */
 	char base_url[512];      /* LOADLINE_BASE_URL; http://<listen> */
 	char app_url[512];       /* LOADLINE_APP_URL; base URL */
 	char docs_url[512];      /* LOADLINE_DOCS_URL; <base>/docs */

@@ -87,6 +87,12 @@ static void background_stop(struct background *bg)
 }
 
 /* Everything the HTTP side needs besides the store. */
+static int lease_allowance(void *arg, const char *key, int64_t now, int64_t interval, int64_t span, int want,
+			   int *ret_granted, int64_t *ret_tat)
+{
+	return store_rate_lease(arg, key, now, interval, span, want, ret_granted, ret_tat) ? -1 : 0;
+}
+
 static int serving_parts(struct app *app)
 {
 	const struct config *c = &app->cfg;
@@ -95,6 +101,9 @@ static int serving_parts(struct app *app)
 		return -1;
 	}
 	app->rl = ratelimit_new(c->rate_limit, c->rate_window_ms);
+	/* On PostgreSQL every serve process shares each token's budget. */
+	if (store_is_postgres(app->store))
+		ratelimit_share(app->rl, lease_allowance, app->store);
 	app->oidc = oidc_new(c->oidc_issuer, c->oidc_client_id, c->oidc_client_secret);
 	return 0;
 }
@@ -128,19 +137,25 @@ int cli_serve(struct app *app, int argc, char **argv)
 	if (curl_start())
 		return 1;
 	int ret = 1;
-	struct http_server *srv = NULL;
-	struct http_app hooks;
+	struct http_server *srv = NULL, *msrv = NULL;
+	struct http_app hooks, mhooks;
 	if (!cli_store(app, c->http_threads + c->workers + 2) || serving_parts(app))
 		goto out;
 	store_bound_waits(app->store, c->lease_ms);
 	struct background bg;
 	background_start(app, &bg);
 	srv = http_start(c->listen, c->http_threads, dispatch_app(app, &hooks));
+	if (srv && c->metrics_listen[0] && !(msrv = http_start(c->metrics_listen, 1, dispatch_metrics_app(app, &mhooks)))) {
+		http_stop(srv, 0);
+		srv = NULL;
+	}
 	if (srv) {
 		log_json("info", "listening", json_pack("{s:s,s:s,s:s,s:i}", "url", c->base_url, "appUrl", c->app_url,
 			 "db", store_is_postgres(app->store) ? "postgres" : "sqlite", "workers", c->workers));
 		int sig = wait_for_stop(&set);
 		log_json("info", "stopping", json_pack("{s:s}", "signal", sig == SIGINT ? "SIGINT" : "SIGTERM"));
+		if (msrv)
+			http_stop(msrv, 1000);
 		http_stop(srv, 30000);
 		ret = 0;
 	}

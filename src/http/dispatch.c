@@ -9,6 +9,8 @@
 #include "base/arena.h"
 #include "base/clock.h"
 #include "base/log.h"
+#include "metrics/metrics.h"
+#include "store/store.h"
 #include "web/web.h"
 
 enum target { TO_NOBODY, TO_API, TO_WEB };
@@ -16,8 +18,30 @@ enum target { TO_NOBODY, TO_API, TO_WEB };
 struct dispatch_req {
 	enum target to;
 	void *ctx;        /* struct api_ctx or struct web_req */
+	const char *label; /* metrics route label when not an API route */
 	double t0;
 };
+
+/* GET /metrics: Prometheus text exposition, no token (PRODUCT §10).  The
+ * queue and outbox gauges come from the database; when it is away they are
+ * left out and the process's own series are still served. */
+static void serve_metrics(struct http_request *req, struct http_response *res)
+{
+	const struct app *app = req->app;
+	if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD")) {
+		api_problem(req, res, CODE_METHOD_NOT_ALLOWED, NULL, NULL);
+		http_add_header(req, res, "Allow", "GET");
+		return;
+	}
+	struct metrics_gauges g = {-1, -1};
+	if (store_metrics_gauges(app->store, &g.queue_depth, &g.outbox_pending))
+		g.queue_depth = g.outbox_pending = -1;
+	struct buf b;
+	buf_init(&b, (size_t)4 << 20);
+	metrics_render(&b, &g, LOADLINE_VERSION);
+	http_respond(req, res, 200, "text/plain; version=0.0.4; charset=utf-8", buf_str(&b), b.len);
+	buf_done(&b);
+}
 
 static bool is_api_path(const char *p)
 {
@@ -30,7 +54,13 @@ static bool serve_docs(struct http_request *req, struct http_response *res)
 	const struct app *app = req->app;
 	const char *dp = app->cfg.docs_path;
 	size_t dl = strlen(dp);
-	if (strncmp(req->path, dp, dl) || strncmp(req->path + dl, "/api/errors", 11))
+	if (strncmp(req->path, dp, dl))
+		return false;
+	if (!strcmp(req->path + dl, "/api")) {
+		api_docs_page(req, res, NULL);
+		return true;
+	}
+	if (strncmp(req->path + dl, "/api/errors", 11))
 		return false;
 	const char *rest = req->path + dl + 11;
 	if (*rest && rest[0] != '/')
@@ -60,13 +90,21 @@ static void on_headers(struct http_request *req, struct http_response *res)
 			    "both Content-Length and Transfer-Encoding: send exactly one body framing.", NULL);
 		return;
 	}
-	if (serve_docs(req, res))
+	if (!strcmp(req->path, "/metrics") && !((const struct app *)req->app)->cfg.metrics_listen[0]) {
+		d->label = "/metrics";
+		serve_metrics(req, res);
 		return;
+	}
+	if (serve_docs(req, res)) {
+		d->label = "docs";
+		return;
+	}
 	if (is_api_path(req->path)) {
 		d->to = TO_API;
 		d->ctx = api_begin(req, res);
 	} else {
 		d->to = TO_WEB;
+		d->label = "web";
 		d->ctx = web_begin(req, res);
 	}
 }
@@ -99,8 +137,35 @@ static void on_done(struct http_request *req, const struct http_response *res)
 	json_object_set_new(f, "path", api_str(req->path));
 	json_object_set_new(f, "status", json_integer(res->status));
 	double ms = d ? mono_ms() - d->t0 : 0;
+	/* Route patterns only, never raw paths: ids would make a series each. */
+	const char *route = d && d->to == TO_API && d->ctx ? ((struct api_ctx *)d->ctx)->route : NULL;
+	metrics_http(route ? route : d && d->label ? d->label : "unmatched", res->status, ms / 1000.0);
 	json_object_set_new(f, "durationMs", json_real((double)(long long)(ms * 100) / 100.0));
 	log_json("info", "request", f);
+}
+
+/* The metrics listener (LOADLINE_METRICS_LISTEN): /metrics and nothing
+ * else, no token, no access log. */
+static void metrics_only(struct http_request *req, struct http_response *res)
+{
+	if (!strcmp(req->path, "/metrics"))
+		serve_metrics(req, res);
+	else
+		http_respond(req, res, 404, "text/plain; charset=utf-8", "Only /metrics is served here.\n", 30);
+}
+
+const struct http_app *dispatch_metrics_app(struct app *app, struct http_app *ret)
+{
+	*ret = (struct http_app){
+		.on_headers = metrics_only,
+		.max_discard = 64 * 1024,
+		.max_discard_hard = 64 * 1024,
+		.app = app,
+		.max_connections = 64,
+		.max_per_ip = 0,
+		.idle_timeout_s = 15,
+	};
+	return ret;
 }
 
 const struct http_app *dispatch_app(struct app *app, struct http_app *ret)

@@ -13,5 +13,7 @@ struct app;
 /* The hooks to pass to http_start, bound to app (which must outlive the
  * server).  Fills *ret and returns it. */
 const struct http_app *dispatch_app(struct app *app, struct http_app *ret);
+/* The LOADLINE_METRICS_LISTEN listener's app: GET /metrics only. */
+const struct http_app *dispatch_metrics_app(struct app *app, struct http_app *ret);
 
 #endif

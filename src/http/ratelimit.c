@@ -14,6 +14,10 @@
 struct entry {
 	struct entry *next;
 	__int128 tat;       /* theoretical arrival time, in 1/limit ns */
+	/* Shared mode: the slots leased from the database, `left` of them from
+	 * `slot` on, one interval apart, and the database's tat after the lease. */
+	int64_t slot, shared_tat;
+	int left;
 	char key[48];
 };
 
@@ -30,6 +34,10 @@ struct ratelimit {
 	int limit;
 	int64_t window_ns;
 	__int128 window, interval;   /* scaled units */
+	ratelimit_lease_fn lease;    /* shared mode when set */
+	void *lease_arg;
+	int64_t shared_interval;     /* ceil(window / limit) ns */
+	int batch;                   /* slots per lease */
 	struct stripe stripes[STRIPES];
 };
 
@@ -94,9 +102,91 @@ static int ceil_s(const struct ratelimit *rl, __int128 units)
 	return (int)((units + per_s - 1) / per_s);
 }
 
+void ratelimit_share(struct ratelimit *rl, ratelimit_lease_fn lease, void *arg)
+{
+	rl->lease = lease;
+	rl->lease_arg = arg;
+	rl->shared_interval = (rl->window_ns + rl->limit - 1) / rl->limit;
+	/* Small batches: a lease per ~2% of the budget, never more than 100
+	 * slots; a limit under 50 leases one slot at a time. */
+	rl->batch = rl->limit / 50 < 1 ? 1 : rl->limit / 50 > 100 ? 100 : rl->limit / 50;
+}
+
+static int ceil_ns_s(int64_t ns)
+{
+	return ns <= 0 ? 0 : (int)((ns + 999999999) / 1000000000);
+}
+
+/* A slot t may serve a request at now only while t >= now + interval (the
+ * tat plain GCRA would give it): expired slots are dropped, never used late,
+ * so the requests of every process together conform to one GCRA. */
+static void drop_expired(struct entry *e, int64_t now, int64_t iv)
+{
+	if (e->left > 0 && e->slot < now + iv) {
+		int64_t k = (now + iv - e->slot + iv - 1) / iv;
+		if (k >= e->left) {
+			e->left = 0;
+		} else {
+			e->slot += k * iv;
+			e->left -= (int)k;
+		}
+	}
+}
+
+static struct ratelimit_verdict take_shared(struct ratelimit *rl, struct stripe *s, const char *key, int64_t now)
+{
+	struct ratelimit_verdict v = {.limit = rl->limit};
+	int64_t iv = rl->shared_interval, span = iv * rl->limit;
+	/* The lease runs under the stripe lock: one lease per batch of requests,
+	 * and two threads never lease for one key at once. */
+	pthread_mutex_lock(&s->lock);
+	struct entry *e = find(s, key);
+	drop_expired(e, now, iv);
+	if (e->left == 0) {
+		int n = 0;
+		int64_t tat = 0;
+		if (rl->lease(rl->lease_arg, key, now, iv, span, rl->batch, &n, &tat)) {
+			pthread_mutex_unlock(&s->lock);
+			return (struct ratelimit_verdict){.allowed = false, .limit = -1};
+		}
+		e->shared_tat = tat;
+		e->left = n;
+		e->slot = tat - (int64_t)n * iv + iv;
+	}
+	if (e->left > 0) {
+		v.allowed = true;
+		e->slot += iv;
+		e->left--;
+	}
+	int64_t room = (now + span - e->shared_tat) / iv;
+	int64_t rem = (int64_t)e->left + (room > 0 ? room : 0);
+	v.remaining = rem > rl->limit ? rl->limit : (int)rem;
+	v.reset_s = ceil_ns_s(e->shared_tat - now);
+	if (!v.allowed) {
+		v.retry_after_s = ceil_ns_s(e->shared_tat + iv - span - now);
+		if (v.retry_after_s < 1)
+			v.retry_after_s = 1;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return v;
+}
+
+static struct ratelimit_verdict take_local(struct ratelimit *rl, struct stripe *s, const char *key, int64_t now_ns);
+
 struct ratelimit_verdict ratelimit_take_ns(struct ratelimit *rl, const char *key, int64_t now_ns)
 {
 	struct stripe *s = &rl->stripes[hash(key) % STRIPES];
+	if (rl->lease) {
+		struct ratelimit_verdict v = take_shared(rl, s, key, now_ns);
+		if (v.limit >= 0)
+			return v;
+		/* The database is away: limit on this process's own count. */
+	}
+	return take_local(rl, s, key, now_ns);
+}
+
+static struct ratelimit_verdict take_local(struct ratelimit *rl, struct stripe *s, const char *key, int64_t now_ns)
+{
 	struct ratelimit_verdict v = {.limit = rl->limit};
 	__int128 now = (__int128)now_ns * rl->limit;
 	__int128 tolerance = rl->window - rl->interval;

@@ -20,6 +20,14 @@ struct ratelimit_verdict {
 /* limit requests per window_ms, all of which may come at once (burst = limit). */
 struct ratelimit *ratelimit_new(int limit, int64_t window_ms);
 void ratelimit_free(struct ratelimit *rl);
+/* Shared budget across processes (PostgreSQL): lease(arg, key, now,
+ * interval, span, want, &granted, &tat) takes up to want slots of the
+ * key's GCRA kept in the database (store_rate_lease).  Returns 0, or -1 when
+ * the database is away (this process then limits on its own). */
+typedef int (*ratelimit_lease_fn)(void *arg, const char *key, int64_t now_ns, int64_t interval_ns,
+				  int64_t span_ns, int want, int *ret_granted, int64_t *ret_tat);
+void ratelimit_share(struct ratelimit *rl, ratelimit_lease_fn lease, void *arg);
+
 /* Counts one request for key at time now_ns (nanoseconds, any epoch).
  * Exact at any rate: the limit enforced is the limit configured. */
 struct ratelimit_verdict ratelimit_take_ns(struct ratelimit *rl, const char *key, int64_t now_ns);

@@ -10,6 +10,7 @@
 #include "base/log.h"
 #include "base/strmap.h"
 #include "mapping.h"
+#include "metrics/metrics.h"
 #include "results.h"
 #include "rows.h"
 #include "store/records.h"
@@ -23,6 +24,12 @@ struct parsed {
 	char encoding[16], delimiter[4];
 };
 
+/* Seconds since a worker first claimed the run (the run-duration metric). */
+static double run_seconds(const struct run *run)
+{
+	return run->started_at > 0 ? (double)(now_ms() - run->started_at) / 1000.0 : 0;
+}
+
 static enum code fail_run(struct store *st, const struct run *run, const char *owner, enum code c,
 			  const char *message, const struct parsed *p)
 {
@@ -32,9 +39,11 @@ static enum code fail_run(struct store *st, const struct run *run, const char *o
 			     .file_delimiter = p && *p->delimiter ? p->delimiter : NULL};
 	bool moved;
 	enum code rc = store_run_move(st, run->id, &m, &moved);
-	if (moved)
+	if (moved) {
+		metrics_run("FAILED", run_seconds(run), NULL);
 		log_json("info", "run failed", json_pack("{s:s,s:s,s:s}", "runId", run->id, "orgId", run->org_id,
 			 "code", code_name(c)));
+	}
 	return rc;
 }
 
@@ -222,10 +231,13 @@ enum code pipeline_run(struct store *st, const struct pipeline_opts *o, const st
 		if (!rc && !committed)
 			log_json("info", "run abandoned: cancelled, timed out or taken over meanwhile; nothing written",
 				 json_pack("{s:s,s:s}", "runId", run->id, "orgId", run->org_id));
-		else if (!rc)
+		if (!rc && committed) {
+			metrics_run(run_state_name(run_outcome(counts[0], counts[1], counts[2], counts[3])),
+				    run_seconds(run), counts);
 			log_json("info", "run finished", json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:f}", "runId", run->id,
 				 "orgId", run->org_id, "rows", p.nrows, "succeeded", counts[0], "warnings", counts[1],
 				 "failed", counts[2], "skipped", counts[3], "ms", mono_ms() - t0));
+		}
 	}
 	sheet_free(p.sheet);
 	arena_free(a);

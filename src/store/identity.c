@@ -39,6 +39,19 @@ enum code store_org_count(struct store *st, int64_t *ret_n)
 	return rc;
 }
 
+enum code store_metrics_gauges(struct store *st, int64_t *ret_queued, int64_t *ret_outbox)
+{
+	struct db_res *r;
+	enum code rc = store_exec1(st, "SELECT (SELECT COUNT(*) FROM runs WHERE state = 'QUEUED' AND staged = 0), "
+				   "(SELECT COUNT(*) FROM outbox WHERE state = 'queued')", NULL, 0, &r);
+	if (!rc) {
+		*ret_queued = db_res_int(r, 0, 0);
+		*ret_outbox = db_res_int(r, 0, 1);
+	}
+	db_res_free(r);
+	return rc;
+}
+
 enum code store_org_get(struct store *st, const char *id, struct org *ret)
 {
 	struct db_res *r;

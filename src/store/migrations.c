@@ -109,6 +109,11 @@ const struct migration migrations[] = {
 	 * MAC key), created on first use. */
 	{5, "installation secrets",
 	 "CREATE TABLE secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL, created_at BIGINT NOT NULL);"},
+	/* One rate-limit budget per token across every serve process: the
+	 * token's GCRA theoretical arrival time (ns), from which processes lease
+	 * batches of request slots (src/store/allowance.c). */
+	{6, "shared rate-limit allowance",
+	 "CREATE TABLE rate_allowance (key_id TEXT PRIMARY KEY, tat BIGINT NOT NULL, granted INTEGER NOT NULL);"},
 };
 
 const int migrations_count = (int)(sizeof migrations / sizeof migrations[0]);

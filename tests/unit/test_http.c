@@ -260,6 +260,49 @@ static void test_ratelimit_exact(void **state)
 	ratelimit_free(rl);
 }
 
+/* The database side of the shared budget, in memory: the same arithmetic
+ * as store_rate_lease's UPDATE. */
+static int64_t fake_tat;
+static int fake_lease(void *arg, const char *key, int64_t now, int64_t iv, int64_t span, int want, int *ret_n,
+		      int64_t *ret_tat)
+{
+	(void)arg;
+	(void)key;
+	int64_t b = fake_tat > now ? fake_tat : now;
+	int64_t fit = (now + span - b) / iv;
+	int n = fit < want ? (int)fit : want;
+	fake_tat = b + n * iv;
+	*ret_n = n;
+	*ret_tat = fake_tat;
+	return 0;
+}
+
+/* Two processes leasing batches from one budget: together they never admit
+ * more than the limit in a burst, nor more than limit + elapsed/interval
+ * over any stretch (slots are never used late). */
+static void test_ratelimit_shared(void **state)
+{
+	(void)state;
+	fake_tat = 0;
+	struct ratelimit *a = ratelimit_new(200, 60000), *b = ratelimit_new(200, 60000);
+	ratelimit_share(a, fake_lease, NULL);
+	ratelimit_share(b, fake_lease, NULL);
+	int64_t t = 1764000000LL * 1000000000LL;   /* interval: 60 s / 200 = 0.3 s */
+	int ok = 0;
+	for (int i = 0; i < 400; i++)
+		ok += ratelimit_take_ns(i % 3 ? a : b, "k", t).allowed;
+	assert_true(ok <= 200 && ok >= 200 - 2 * 4);
+	/* Then a request every 0.1 s for 60 s, alternating: at most one new
+	 * slot per interval (200 more), whatever the leases left over. */
+	int later = 0;
+	for (int i = 1; i <= 600; i++)
+		later += ratelimit_take_ns(i % 2 ? a : b, "k", t + i * 100000000LL).allowed;
+	assert_true(later <= 200 + 1);
+	assert_true(later >= 200 - 2 * 4 - 1);
+	ratelimit_free(a);
+	ratelimit_free(b);
+}
+
 static void test_duration_and_html(void **state)
 {
 	(void)state;
@@ -295,6 +338,7 @@ int main(void)
 		cmocka_unit_test(test_ratelimit),
 		cmocka_unit_test(test_ratelimit_exact_at_any_rate),
 		cmocka_unit_test(test_ratelimit_exact),
+		cmocka_unit_test(test_ratelimit_shared),
 		cmocka_unit_test(test_duration_and_html),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -143,9 +143,10 @@ static void test_is_openapi_31(void **state)
 	assert_non_null(json_object_get(json_object_get(doc, "info"), "version"));
 	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(doc, "servers"), 0), "url")),
 			    "http://127.0.0.1:8080");
-	/* The committed copy is built without servers. */
+	/* The committed copy names the serving host relatively. */
 	json_t *bare = openapi_document(NULL);
-	assert_null(json_object_get(bare, "servers"));
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(bare, "servers"), 0), "url")),
+			    "/");
 	json_decref(bare);
 }
 
@@ -163,12 +164,13 @@ static void test_every_route_is_described(void **state)
 		for (; routes[i].method[j] && j + 1 < sizeof m; j++)
 			m[j] = (char)tolower((unsigned char)routes[i].method[j]);
 		m[j] = '\0';
-		json_t *op = json_object_get(json_object_get(paths, routes[i].pattern), m);
+		const char *path = openapi_path_of(routes[i].pattern);
+		json_t *op = json_object_get(json_object_get(paths, path), m);
 		if (!op)
 			printf("not described: %s %s\n", routes[i].method, routes[i].pattern);
 		assert_non_null(op);
 		assert_non_null(json_object_get(op, "responses"));
-		for (const char *p = strchr(routes[i].pattern, '{'); p; p = strchr(p + 1, '{')) {
+		for (const char *p = strchr(path, '{'); p; p = strchr(p + 1, '{')) {
 			size_t len = strcspn(p + 1, "}");
 			bool found = false;
 			size_t k;
@@ -181,19 +183,20 @@ static void test_every_route_is_described(void **state)
 					 json_is_true(json_object_get(d, "required"));
 			}
 			if (!found)
-				printf("%s %s: no path parameter %.*s\n", m, routes[i].pattern, (int)len, p + 1);
+				printf("%s %s: no path parameter %.*s\n", m, path, (int)len, p + 1);
 			assert_true(found);
 		}
 	}
-	const char *path, *k;
+	const char *dpath, *k;
 	json_t *item, *op;
-	json_object_foreach(paths, path, item) {
+	json_object_foreach(paths, dpath, item) {
 		json_object_foreach(item, k, op) {
 			bool routed = false;
 			for (size_t i = 0; i < n; i++)
-				routed |= !strcmp(routes[i].pattern, path) && !strcasecmp(routes[i].method, k);
+				routed |= !strcmp(openapi_path_of(routes[i].pattern), dpath) &&
+					  !strcasecmp(routes[i].method, k);
 			if (!routed)
-				printf("described but not routed: %s %s\n", k, path);
+				printf("described but not routed: %s %s\n", k, dpath);
 			assert_true(routed);
 		}
 	}
@@ -271,7 +274,10 @@ static void test_every_status_code_is_a_response(void **state)
 		json_object_foreach(item, k, op)
 			if (is_method(k))
 				cover(doc, json_object_get(op, "responses"), covered, true);
-	cover(doc, json_object_get(json_object_get(doc, "components"), "responses"), covered, false);
+	/* The 405 answered to undeclared methods lives in x-method-not-allowed. */
+	json_t *other = json_pack("{s:O}", "405", json_object_get(doc, "x-method-not-allowed"));
+	cover(doc, other, covered, false);
+	json_decref(other);
 	for (int c = 1; c < CODE__COUNT; c++) {
 		if (!code_status((enum code)c))
 			continue;
@@ -315,7 +321,7 @@ static void test_response_headers(void **state)
 				assert_non_null(json_object_get(json_object_get(op, "responses"), "401"));
 		}
 	}
-	json_t *upload = json_object_get(json_object_get(json_object_get(doc, "paths"), "/api/v1/imports/{kind}"), "post");
+	json_t *upload = json_object_get(json_object_get(json_object_get(doc, "paths"), "/api/v1/imports/jobs"), "post");
 	json_t *h202 = json_object_get(json_object_get(json_object_get(upload, "responses"), "202"), "headers");
 	assert_non_null(json_object_get(h202, "Location"));
 	assert_non_null(json_object_get(h202, "Retry-After"));

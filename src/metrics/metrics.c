@@ -1,0 +1,222 @@
+/* Counters are _Atomic uint64_t bumped with relaxed ordering: a scrape may
+ * see one request's count before its histogram bucket, which Prometheus
+ * tolerates; the request path never waits.  Route labels are interned once
+ * into a fixed table: the common case is a lock-free scan of published,
+ * immutable entries; a new pattern takes a mutex once. */
+#include "metrics.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#define NSTATUS 600
+#define NHTTP_BUCKETS 11
+#define NRUN_BUCKETS 11
+#define NSTATES 5
+
+static const double http_bounds[NHTTP_BUCKETS] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+static const double run_bounds[NRUN_BUCKETS] = {0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300};
+static const char *const states[NSTATES] = {"SUCCEEDED", "PARTIAL", "FAILED", "SKIPPED", "CANCELLED"};
+static const char *const buckets[4] = {"succeeded", "warnings", "failed", "skipped"};
+
+struct histogram {
+	_Atomic uint64_t le[NHTTP_BUCKETS > NRUN_BUCKETS ? NHTTP_BUCKETS : NRUN_BUCKETS];
+	_Atomic uint64_t count;
+	_Atomic uint64_t sum_us;   /* microseconds, so the sum stays an integer */
+};
+
+struct route_series {
+	char pattern[128];
+	_Atomic uint64_t by_status[NSTATUS];
+	struct histogram duration;
+};
+
+static struct route_series routes[METRICS_MAX_ROUTES];
+static _Atomic int nroutes;
+static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static _Atomic uint64_t runs_by_state[NSTATES];
+static struct histogram run_duration;
+static _Atomic uint64_t rows_by_bucket[4];
+
+static struct route_series *find(const char *route, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(routes[i].pattern, route))
+			return &routes[i];
+	return NULL;
+}
+
+static struct route_series *intern(const char *route)
+{
+	struct route_series *r = find(route, atomic_load_explicit(&nroutes, memory_order_acquire));
+	if (r)
+		return r;
+	pthread_mutex_lock(&intern_lock);
+	int n = atomic_load_explicit(&nroutes, memory_order_relaxed);
+	r = find(route, n);
+	if (!r && n < METRICS_MAX_ROUTES - 1) {
+		r = &routes[n];
+		size_t len = strlen(route) < sizeof r->pattern - 1 ? strlen(route) : sizeof r->pattern - 1;
+		memcpy(r->pattern, route, len);
+		r->pattern[len] = '\0';
+		atomic_store_explicit(&nroutes, n + 1, memory_order_release);
+	} else if (!r) {
+		/* The table is full: the last slot is the shared "other". */
+		r = &routes[METRICS_MAX_ROUTES - 1];
+		if (!r->pattern[0])
+			memcpy(r->pattern, "other", 6);
+	}
+	pthread_mutex_unlock(&intern_lock);
+	return r;
+}
+
+static void observe(struct histogram *h, const double *bounds, int nb, double seconds)
+{
+	if (seconds < 0)
+		seconds = 0;
+	for (int i = 0; i < nb; i++)
+		if (seconds <= bounds[i])
+			atomic_fetch_add_explicit(&h->le[i], 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&h->count, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&h->sum_us, (uint64_t)(seconds * 1e6), memory_order_relaxed);
+}
+
+void metrics_http(const char *route, int status, double seconds)
+{
+	struct route_series *r = intern(route ? route : "unmatched");
+	if (status < 0 || status >= NSTATUS)
+		status = 0;
+	atomic_fetch_add_explicit(&r->by_status[status], 1, memory_order_relaxed);
+	observe(&r->duration, http_bounds, NHTTP_BUCKETS, seconds);
+}
+
+void metrics_run(const char *state, double seconds, const int rows[4])
+{
+	for (int i = 0; i < NSTATES; i++)
+		if (!strcmp(state, states[i]))
+			atomic_fetch_add_explicit(&runs_by_state[i], 1, memory_order_relaxed);
+	observe(&run_duration, run_bounds, NRUN_BUCKETS, seconds);
+	for (int i = 0; rows && i < 4; i++)
+		if (rows[i] > 0)
+			atomic_fetch_add_explicit(&rows_by_bucket[i], (uint64_t)rows[i], memory_order_relaxed);
+}
+
+static uint64_t get(_Atomic uint64_t *v)
+{
+	return atomic_load_explicit(v, memory_order_relaxed);
+}
+
+/* Label values are route patterns and fixed names; escape \ " and newline
+ * all the same, as the format requires. */
+static void label(struct buf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			buf_putc(b, '\\');
+		if (*s == '\n') {
+			buf_puts(b, "\\n");
+			continue;
+		}
+		buf_putc(b, *s);
+	}
+}
+
+static void histogram_lines(struct buf *b, const char *name, const char *route, struct histogram *h,
+			    const double *bounds, int nb)
+{
+	for (int i = 0; i < nb; i++) {
+		buf_printf(b, "%s_bucket{", name);
+		if (route) {
+			buf_puts(b, "route=\"");
+			label(b, route);
+			buf_puts(b, "\",");
+		}
+		buf_printf(b, "le=\"%g\"} %llu\n", bounds[i], (unsigned long long)get(&h->le[i]));
+	}
+	uint64_t count = get(&h->count);
+	const char *open = route ? "{route=\"" : "", *close = route ? "\"}" : "";
+	buf_printf(b, "%s_bucket{", name);
+	if (route) {
+		buf_puts(b, "route=\"");
+		label(b, route);
+		buf_puts(b, "\",");
+	}
+	buf_printf(b, "le=\"+Inf\"} %llu\n", (unsigned long long)count);
+	buf_printf(b, "%s_sum%s", name, open);
+	if (route)
+		label(b, route);
+	buf_printf(b, "%s %.6f\n", close, (double)get(&h->sum_us) / 1e6);
+	buf_printf(b, "%s_count%s", name, open);
+	if (route)
+		label(b, route);
+	buf_printf(b, "%s %llu\n", close, (unsigned long long)count);
+}
+
+static void http_series(struct buf *b, int n)
+{
+	buf_puts(b, "# HELP loadline_http_requests_total HTTP requests answered, by route pattern and status.\n"
+		    "# TYPE loadline_http_requests_total counter\n");
+	for (int i = 0; i < n; i++)
+		for (int s = 0; s < NSTATUS; s++) {
+			uint64_t v = get(&routes[i].by_status[s]);
+			if (!v)
+				continue;
+			buf_puts(b, "loadline_http_requests_total{route=\"");
+			label(b, routes[i].pattern);
+			buf_printf(b, "\",status=\"%d\"} %llu\n", s, (unsigned long long)v);
+		}
+	buf_puts(b, "# HELP loadline_http_request_duration_seconds Time from request headers to response, by route.\n"
+		    "# TYPE loadline_http_request_duration_seconds histogram\n");
+	for (int i = 0; i < n; i++)
+		histogram_lines(b, "loadline_http_request_duration_seconds", routes[i].pattern, &routes[i].duration,
+				http_bounds, NHTTP_BUCKETS);
+}
+
+static void run_series(struct buf *b)
+{
+	buf_puts(b, "# HELP loadline_import_runs_total Import runs that reached a terminal state in this process.\n"
+		    "# TYPE loadline_import_runs_total counter\n");
+	for (int i = 0; i < NSTATES; i++)
+		buf_printf(b, "loadline_import_runs_total{state=\"%s\"} %llu\n", states[i],
+			   (unsigned long long)get(&runs_by_state[i]));
+	buf_puts(b, "# HELP loadline_import_run_duration_seconds Processing time of a run, claim to outcome.\n"
+		    "# TYPE loadline_import_run_duration_seconds histogram\n");
+	histogram_lines(b, "loadline_import_run_duration_seconds", NULL, &run_duration, run_bounds, NRUN_BUCKETS);
+	buf_puts(b, "# HELP loadline_import_rows_total Rows of finished runs, by result bucket.\n"
+		    "# TYPE loadline_import_rows_total counter\n");
+	for (int i = 0; i < 4; i++)
+		buf_printf(b, "loadline_import_rows_total{bucket=\"%s\"} %llu\n", buckets[i],
+			   (unsigned long long)get(&rows_by_bucket[i]));
+}
+
+int metrics_render(struct buf *b, const struct metrics_gauges *g, const char *version)
+{
+	int n = atomic_load_explicit(&nroutes, memory_order_acquire);
+	/* The shared "other" slot is in use only once the table is full. */
+	http_series(b, routes[METRICS_MAX_ROUTES - 1].pattern[0] ? METRICS_MAX_ROUTES : n);
+	run_series(b);
+	if (g && g->queue_depth >= 0)
+		buf_printf(b, "# HELP loadline_import_queue_depth Runs waiting for a worker (QUEUED, not staged).\n"
+			   "# TYPE loadline_import_queue_depth gauge\nloadline_import_queue_depth %lld\n",
+			   (long long)g->queue_depth);
+	if (g && g->outbox_pending >= 0)
+		buf_printf(b, "# HELP loadline_outbox_pending Mails in the outbox not yet delivered.\n"
+			   "# TYPE loadline_outbox_pending gauge\nloadline_outbox_pending %lld\n",
+			   (long long)g->outbox_pending);
+	buf_puts(b, "# HELP loadline_build_info The running build.\n# TYPE loadline_build_info gauge\n"
+		    "loadline_build_info{version=\"");
+	label(b, version);
+	return buf_puts(b, "\"} 1\n");
+}
+
+void metrics_reset(void)
+{
+	pthread_mutex_lock(&intern_lock);
+	memset(routes, 0, sizeof routes);
+	atomic_store(&nroutes, 0);
+	memset(runs_by_state, 0, sizeof runs_by_state);
+	memset(&run_duration, 0, sizeof run_duration);
+	memset(rows_by_bucket, 0, sizeof rows_by_bucket);
+	pthread_mutex_unlock(&intern_lock);
+}

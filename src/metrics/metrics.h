@@ -1,0 +1,33 @@
+/* The process's Prometheus metrics (PRODUCT §10): a fixed set of series,
+ * counted with relaxed atomics (no lock on any request or run path), and
+ * their text exposition.  Routes are interned patterns, never raw paths. */
+#ifndef LOADLINE_METRICS_METRICS_H
+#define LOADLINE_METRICS_METRICS_H
+
+#include <stdint.h>
+
+#include "base/buf.h"
+
+/* At most this many distinct route labels; more share "other". */
+#define METRICS_MAX_ROUTES 64
+
+/* One HTTP request answered: route pattern (e.g. /api/v1/imports/runs/{id}),
+ * status, seconds from headers to response. */
+void metrics_http(const char *route, int status, double seconds);
+/* A run reached a terminal state (state name, e.g. "SUCCEEDED") after
+ * seconds of processing; rows counts the results by bucket (succeeded,
+ * warnings, failed, skipped), or is NULL. */
+void metrics_run(const char *state, double seconds, const int rows[4]);
+
+/* Gauges read at scrape time from the database, -1 = unknown. */
+struct metrics_gauges {
+	int64_t queue_depth;     /* runs QUEUED (not staged) */
+	int64_t outbox_pending;  /* mails not yet delivered */
+};
+
+/* Appends the text exposition format (version 0.0.4) of every series. */
+int metrics_render(struct buf *out, const struct metrics_gauges *g, const char *version);
+/* Zeroes every series (tests). */
+void metrics_reset(void);
+
+#endif

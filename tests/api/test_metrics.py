@@ -1,0 +1,147 @@
+"""GET /metrics (PRODUCT §10): Prometheus text exposition without a token;
+route patterns as labels, never raw ids; counters move as a run completes.
+The text is checked by a strict parser of the exposition format (0.0.4):
+every sample belongs to a declared family of its type, names and labels
+are well-formed, histogram buckets are cumulative and end at +Inf = _count."""
+import math
+import re
+
+import pytest
+
+from harness.jobs import csv_bytes, import_file, row, rows
+
+NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
+LABEL = r'[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*"'
+SAMPLE = re.compile(r"^(%s)(?:\{(%s(?:,%s)*)?\})? (\S+)$" % (NAME, LABEL, LABEL))
+
+
+def parse(text):
+    """{(name, frozenset(labels)): value}, checking the format strictly."""
+    assert text.endswith("\n")
+    types, samples, helps = {}, {}, set()
+    for line in text.splitlines():
+        if line.startswith("# HELP "):
+            name = line.split(" ", 3)[2]
+            assert name not in helps, "two HELP lines for " + name
+            helps.add(name)
+            continue
+        if line.startswith("# TYPE "):
+            _, _, name, kind = line.split(" ")
+            assert kind in ("counter", "gauge", "histogram", "summary", "untyped"), line
+            assert name not in types, "two TYPE lines for " + name
+            types[name] = kind
+            continue
+        assert not line.startswith("#") and line.strip(), "stray line %r" % line
+        m = SAMPLE.match(line)
+        assert m, "malformed sample %r" % line
+        name, labels, value = m.group(1), m.group(2) or "", m.group(3)
+        family = re.sub(r"_(bucket|sum|count)$", "", name)
+        kind = types.get(name) or types.get(family)
+        assert kind, "sample %s before its TYPE" % name
+        if name != family and types.get(family) != "histogram":
+            assert name in types, name
+        v = float(value)
+        assert not math.isnan(v)
+        if kind == "counter":
+            assert v >= 0 and name.endswith("_total"), line
+        lab = frozenset(re.findall(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"', labels))
+        key = (name, lab)
+        assert key not in samples, "duplicate sample " + line
+        samples[key] = v
+    for fam, kind in types.items():
+        if kind != "histogram":
+            continue
+        series = {}
+        for (name, lab), v in samples.items():
+            if name == fam + "_bucket":
+                rest = frozenset(x for x in lab if x[0] != "le")
+                le = dict(lab)["le"]
+                series.setdefault(rest, []).append((math.inf if le == "+Inf" else float(le), v))
+        for rest, buckets in series.items():
+            buckets.sort()
+            assert buckets[-1][0] == math.inf, fam
+            counts = [v for _, v in buckets]
+            assert counts == sorted(counts), "buckets of %s not cumulative: %s" % (fam, buckets)
+            assert samples[(fam + "_count", rest)] == counts[-1]
+            assert (fam + "_sum", rest) in samples
+    return samples
+
+
+def value(samples, name, **labels):
+    return samples.get((name, frozenset(labels.items())), 0.0)
+
+
+def scrape(srv):
+    r = srv.get("/metrics", token=None)
+    assert r.status_code == 200, r.text[:300]
+    assert r.headers["Content-Type"].startswith("text/plain; version=0.0.4")
+    return parse(r.text)
+
+
+def test_metrics_move_as_a_run_completes(server):
+    before = scrape(server)
+    assert value(before, "loadline_build_info", version="0.1.0") == 1
+    assert ("loadline_import_queue_depth", frozenset()) in before
+    assert ("loadline_outbox_pending", frozenset()) in before
+    recs = rows(3, job="J-MET") + [row(4, job="J-MET", loadDate="")]
+    run, _ = import_file(server, csv_bytes(recs))
+    assert run["state"] == "PARTIAL", run
+    after = scrape(server)
+    assert value(after, "loadline_import_runs_total", state="PARTIAL") == \
+        value(before, "loadline_import_runs_total", state="PARTIAL") + 1
+    assert value(after, "loadline_import_rows_total", bucket="succeeded") - \
+        value(before, "loadline_import_rows_total", bucket="succeeded") == 3
+    assert value(after, "loadline_import_rows_total", bucket="failed") - \
+        value(before, "loadline_import_rows_total", bucket="failed") == 1
+    assert value(after, "loadline_import_run_duration_seconds_count") == \
+        value(before, "loadline_import_run_duration_seconds_count") + 1
+    route = "/api/v1/imports/runs/{id}"
+    assert value(after, "loadline_http_requests_total", route=route, status="200") >= 1
+    assert value(after, "loadline_http_requests_total", route="/api/v1/imports/{kind}", status="202") == 1
+    assert value(after, "loadline_http_request_duration_seconds_count", route=route) >= 1
+    # /metrics counts its own previous scrape
+    assert value(after, "loadline_http_requests_total", route="/metrics", status="200") >= 1
+    assert value(after, "loadline_import_queue_depth") == 0
+
+
+def test_labels_are_patterns_never_ids(server):
+    server.get("/api/v1/imports/runs/run_0000000000000000000000")
+    server.get("/api/v1/loads/load_123")
+    server.get("/api/v1/nothing/here/42")
+    server.get("/docs/api/errors/NOT_FOUND", token=None)
+    samples = scrape(server)
+    routes = {dict(lab).get("route") for (name, lab) in samples if name == "loadline_http_requests_total"}
+    assert "/api/v1/loads/{id}" in routes and "docs" in routes and "unmatched" in routes, routes
+    for r in routes:
+        assert not re.search(r"(run|load)_[0-9A-Za-z]+|/42\b", r), r
+
+
+def test_metrics_while_the_database_is_away_still_answers(start_server, private_pg, backend):
+    """The process's own series are served when the database is down; the
+    database gauges are left out rather than made up."""
+    if backend != "postgres":
+        pytest.skip("PostgreSQL only")
+    srv = start_server(db_url=private_pg.url(private_pg.create_database()))
+    private_pg.stop()
+    try:
+        samples = scrape(srv)
+        assert ("loadline_import_queue_depth", frozenset()) not in samples
+        assert value(samples, "loadline_build_info", version="0.1.0") == 1
+    finally:
+        private_pg.start()
+
+
+def test_metrics_on_their_own_listener(start_server):
+    """LOADLINE_METRICS_LISTEN: /metrics moves to that address (and only
+    /metrics is served there); the API address no longer answers it."""
+    import requests
+    from harness.net import free_port
+    port = free_port()
+    srv = start_server(env={"LOADLINE_METRICS_LISTEN": "127.0.0.1:%d" % port})
+    assert srv.get("/api/v1/whoami").status_code == 200
+    assert srv.get("/metrics", token=None).status_code == 404
+    r = requests.get("http://127.0.0.1:%d/metrics" % port, timeout=10)
+    assert r.status_code == 200
+    samples = parse(r.text)
+    assert value(samples, "loadline_http_requests_total", route="/api/v1/whoami", status="200") == 1
+    assert requests.get("http://127.0.0.1:%d/api/v1/whoami" % port, timeout=10).status_code == 404
