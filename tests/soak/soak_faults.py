@@ -16,8 +16,9 @@ from harness.smtp import Smtp
 SCALE = float(os.environ.get("SOAK_SCALE", "1"))
 LEASE_S = 2
 SWEEP_S = 1
+# The soak polls every 20 ms: far more than a client may (600/60s).
 ENV = {"LOADLINE_LEASE": "%ds" % LEASE_S, "LOADLINE_SWEEP_INTERVAL": "%ds" % SWEEP_S,
-       "LOADLINE_DEBUG_ROW_DELAY_MS": "2"}
+       "LOADLINE_DEBUG_ROW_DELAY_MS": "2", "LOADLINE_RATE_LIMIT": "1000000/60s"}
 TERMINAL = ("SUCCEEDED", "PARTIAL", "SKIPPED", "FAILED", "CANCELLED")
 
 
@@ -44,7 +45,9 @@ def upload(srv, data, name="loads.csv"):
 
 
 def run_of(srv, run_id):
-    return srv.get("/api/v1/imports/runs/" + run_id).json()
+    r = srv.get("/api/v1/imports/runs/" + run_id)
+    assert r.status_code == 200, r.text
+    return r.json()
 
 
 def wait_for(pred, timeout, step=0.02):
