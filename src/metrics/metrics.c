@@ -96,7 +96,8 @@ void metrics_run(const char *state, double seconds, const int rows[4])
 	for (int i = 0; i < NSTATES; i++)
 		if (!strcmp(state, states[i]))
 			atomic_fetch_add_explicit(&runs_by_state[i], 1, memory_order_relaxed);
-	observe(&run_duration, run_bounds, NRUN_BUCKETS, seconds);
+	if (seconds >= 0)
+		observe(&run_duration, run_bounds, NRUN_BUCKETS, seconds);
 	for (int i = 0; rows && i < 4; i++)
 		if (rows[i] > 0)
 			atomic_fetch_add_explicit(&rows_by_bucket[i], (uint64_t)rows[i], memory_order_relaxed);

@@ -15,8 +15,9 @@
  * status, seconds from headers to response. */
 void metrics_http(const char *route, int status, double seconds);
 /* A run reached a terminal state (state name, e.g. "SUCCEEDED") after
- * seconds of processing; rows counts the results by bucket (succeeded,
- * warnings, failed, skipped), or is NULL. */
+ * seconds of processing (< 0: it was never processed, e.g. failed by the
+ * sweeper; not observed in the duration histogram); rows counts the
+ * results by bucket (succeeded, warnings, failed, skipped), or is NULL. */
 void metrics_run(const char *state, double seconds, const int rows[4]);
 
 /* Gauges read at scrape time from the database, -1 = unknown. */
