@@ -196,12 +196,23 @@ int cli_worker(struct app *app, int argc, char **argv)
 		return 1;
 	}
 	store_bound_waits(app->store, app->cfg.lease_ms);
+	/* A worker has no API listener; with LOADLINE_METRICS_LISTEN its run
+	 * metrics are scraped there. */
+	struct http_server *msrv = NULL;
+	struct http_app mhooks;
+	if (app->cfg.metrics_listen[0] &&
+	    !(msrv = http_start(app->cfg.metrics_listen, 1, dispatch_metrics_app(app, &mhooks)))) {
+		store_close(app->store);
+		curl_global_cleanup();
+		return 1;
+	}
 	struct background bg;
 	background_start(app, &bg);
 	log_json("info", "workers started", json_pack("{s:i,s:s}", "workers", app->cfg.workers, "db",
 		 store_is_postgres(app->store) ? "postgres" : "sqlite"));
 	wait_for_stop(&set);
 	background_stop(&bg);
+	http_stop(msrv, 1000);
 	store_close(app->store);
 	curl_global_cleanup();
 	log_json("info", "stopped", NULL);

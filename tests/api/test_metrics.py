@@ -145,3 +145,35 @@ def test_metrics_on_their_own_listener(start_server):
     samples = parse(r.text)
     assert value(samples, "loadline_http_requests_total", route="/api/v1/whoami", status="200") == 1
     assert requests.get("http://127.0.0.1:%d/api/v1/whoami" % port, timeout=10).status_code == 404
+
+
+def test_a_worker_process_serves_its_run_metrics(start_server):
+    """PRODUCT §10 for `loadline worker` (no API listener): with
+    LOADLINE_METRICS_LISTEN its run counters are scraped there, and they
+    move as the worker finishes a run."""
+    import time
+    import requests
+    from harness.jobs import upload, wait_run, accepted_run
+    from harness.net import free_port
+    from harness.server import start_workers, stop_workers, assert_workers_clean
+    srv = start_server(workers=0)
+    port = free_port()
+    procs = start_workers(srv.db_url, 1, 1, {"LOADLINE_METRICS_LISTEN": "127.0.0.1:%d" % port})
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                before = parse(requests.get("http://127.0.0.1:%d/metrics" % port, timeout=5).text)
+                break
+            except requests.ConnectionError:
+                assert time.monotonic() < deadline, "the worker's metrics listener never came up"
+                time.sleep(0.1)
+        run = accepted_run(upload(srv, csv_bytes(rows(3, job="WMET"))))
+        assert wait_run(srv, run["id"])["state"] == "SUCCEEDED"
+        after = parse(requests.get("http://127.0.0.1:%d/metrics" % port, timeout=5).text)
+        assert value(after, "loadline_import_runs_total", state="SUCCEEDED") == \
+            value(before, "loadline_import_runs_total", state="SUCCEEDED") + 1
+        assert value(after, "loadline_import_rows_total", bucket="succeeded") >= 3
+    finally:
+        results = stop_workers(procs)
+    assert_workers_clean(results)
