@@ -7,12 +7,11 @@ LOADLINE_DEBUG_ROW_DELAY_MS slows each written row so that a run is
 reliably RUNNING when the fault is injected; LOADLINE_LEASE=2s makes a dead
 worker's claim expire quickly."""
 import signal
-import sqlite3
-import subprocess
 import time
 
 import pytest
 
+from harness.db import db_int as db_scalar
 from harness.server import assert_workers_clean, start_workers, stop_workers
 
 FAULT_ENV = {"LOADLINE_LEASE": "2s", "LOADLINE_DEBUG_ROW_DELAY_MS": "15",
@@ -24,19 +23,6 @@ def jobs_csv(n, job="J", salt=""):
     rows = ["%s,L%04d,2026-11-%02d,%d lb,%d Main St%s,Springfield,IL,62701\n"
             % (job, i, 1 + i % 28, 1000 + i, i % 7, salt) for i in range(n)]
     return (HEADER + "".join(rows)).encode()
-
-
-def db_scalar(url, sql):
-    """One number from the service's own database, read directly."""
-    if url.startswith("sqlite:"):
-        con = sqlite3.connect(url[len("sqlite:"):], timeout=30)
-        try:
-            return con.execute(sql).fetchone()[0]
-        finally:
-            con.close()
-    out = subprocess.run(["psql", "-X", "-At", "-d", url, "-c", sql], capture_output=True,
-                         text=True, timeout=60, check=True).stdout
-    return int(out.strip())
 
 
 def upload(srv, content, name="loads.csv", token=None):

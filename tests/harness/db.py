@@ -33,3 +33,9 @@ def db_exec(url, sql):
         return
     subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", sql], capture_output=True,
                    text=True, timeout=60, check=True)
+
+
+def db_int(url, sql):
+    """db_value as a number (0 for NULL or no row)."""
+    v = db_value(url, sql)
+    return int(v) if v is not None else 0

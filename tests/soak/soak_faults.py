@@ -4,11 +4,10 @@ backends, with the figures the issue asks for.  Run: `make soak` (full) or
 import os
 import random
 import signal
-import sqlite3
-import subprocess
 import threading
 import time
 
+from harness.db import db_int as scalar
 from harness.jobs import csv_bytes, rows
 from harness.server import start_workers, stop_workers
 from harness.smtp import Smtp
@@ -24,18 +23,6 @@ TERMINAL = ("SUCCEEDED", "PARTIAL", "SKIPPED", "FAILED", "CANCELLED")
 
 def n_of(full, least=1):
     return max(least, int(round(full * SCALE)))
-
-
-def scalar(url, sql):
-    if url.startswith("sqlite:"):
-        con = sqlite3.connect(url[len("sqlite:"):], timeout=30)
-        try:
-            return con.execute(sql).fetchone()[0]
-        finally:
-            con.close()
-    out = subprocess.run(["psql", "-X", "-At", "-d", url, "-c", sql], capture_output=True, text=True,
-                         timeout=60, check=True).stdout
-    return int(out.strip())
 
 
 def upload(srv, data, name="loads.csv"):
