@@ -6,9 +6,9 @@
 
 #include "app/app.h"
 
-const char *web_cookie(const struct web_req *w, const char *name)
+const char *cookie_value(struct arena *a, const char *header, const char *name)
 {
-	const char *h = http_header(w->req, "Cookie");
+	const char *h = header;
 	size_t nl = strlen(name);
 	while (h && *h) {
 		while (*h == ' ' || *h == ';')
@@ -16,10 +16,15 @@ const char *web_cookie(const struct web_req *w, const char *name)
 		const char *end = strchr(h, ';');
 		size_t len = end ? (size_t)(end - h) : strlen(h);
 		if (len > nl && !strncmp(h, name, nl) && h[nl] == '=')
-			return arena_strndup(w->a, h + nl + 1, len - nl - 1);
+			return arena_strndup(a, h + nl + 1, len - nl - 1);
 		h = end;
 	}
 	return NULL;
+}
+
+const char *web_cookie(const struct web_req *w, const char *name)
+{
+	return cookie_value(w->a, http_header(w->req, "Cookie"), name);
 }
 
 void web_set_cookie(struct web_req *w, const char *name, const char *value, const char *path, long max_age_s)

@@ -20,6 +20,9 @@ enum code web_session_start(struct web_req *w, const struct user *u, const char 
 /* Signs out: revokes the session and clears the cookie. */
 void web_session_end(struct web_req *w);
 
+/* The value of cookie name in a Cookie header (NULL header allowed), or
+ * NULL; a pure function so that it can be fuzzed. */
+const char *cookie_value(struct arena *a, const char *header, const char *name);
 /* The value of cookie name in the request, or NULL. */
 const char *web_cookie(const struct web_req *w, const char *name);
 /* Sets (max_age_s > 0) or clears (0) a cookie with this module's flags. */
