@@ -38,6 +38,7 @@
 #include "http/ratelimit.h"
 #include "import/worker.h"
 #include "store/bench_floor.h"
+#include "store/reference.h"
 #include "store/settings.h"
 #include "store/store.h"
 
@@ -591,8 +592,8 @@ static void new_org(struct store *st, int rep, char org_id[ID_MAX], char token[T
 	if (store_org_create(st, name, &o) || store_key_create(st, o.id, "bench", token, &k))
 		die("cannot create the organization");
 	for (int i = 0; i < NCUSTOMERS; i++) {
-		char cid[ID_MAX];
-		if (store_customer_add(st, o.id, customers[i], cid))
+		char cid[ID_MAX], dup[ID_MAX];
+		if (store_ref_create(st, REF_CUSTOMER, o.id, customers[i], cid, dup))
 			die("cannot add a customer");
 	}
 	snprintf(org_id, ID_MAX, "%s", o.id);

@@ -3,12 +3,15 @@
  * here; problem bodies and JSON answers are built here for every endpoint. */
 #include "api.h"
 
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "app/app.h"
 #include "base/arena.h"
+#include "base/buf.h"
 #include "base/clock.h"
 #include "base/ids.h"
 #include "base/log.h"
@@ -34,6 +37,12 @@ static const struct route routes[] = {
 	{"GET", "/api/v1/projects/{id}", (void *)&ep_project_get, 0},
 	{"GET", "/api/v1/locations", (void *)&ep_locations_search, 0},
 	{"GET", "/api/v1/locations/{id}", (void *)&ep_location_get, 0},
+	{"GET", "/api/v1/customers", (void *)&ep_reference_list, 0},
+	{"POST", "/api/v1/customers", (void *)&ep_reference_create, 0},
+	{"GET", "/api/v1/customers/{id}", (void *)&ep_reference_get, 0},
+	{"GET", "/api/v1/branches", (void *)&ep_reference_list, 0},
+	{"POST", "/api/v1/branches", (void *)&ep_reference_create, 0},
+	{"GET", "/api/v1/branches/{id}", (void *)&ep_reference_get, 0},
 };
 
 const struct route *api_routes(size_t *ret_n)
@@ -87,6 +96,74 @@ void api_json(struct http_request *req, struct http_response *res, int status, j
 	}
 	http_respond(req, res, status, "application/json", s, strlen(s));
 	free(s);
+}
+
+void api_json_etag(struct http_request *req, struct http_response *res, json_t *body)
+{
+	char *s = json_dumps(body, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(body);
+	if (!s) {
+		api_problem(req, res, CODE_INTERNAL_ERROR, NULL, NULL);
+		return;
+	}
+	unsigned char h[crypto_hash_sha256_BYTES];
+	crypto_hash_sha256(h, (const unsigned char *)s, strlen(s));
+	char hex[33], etag[40];
+	sodium_bin2hex(hex, sizeof hex, h, 16);
+	snprintf(etag, sizeof etag, "\"%s\"", hex);
+	const char *inm = http_header(req, "If-None-Match");
+	if (inm && (strstr(inm, etag) || !strcmp(inm, "*")))
+		http_respond(req, res, 304, NULL, NULL, 0);
+	else
+		http_respond(req, res, 200, "application/json", s, strlen(s));
+	http_add_header(req, res, "ETag", etag);
+	http_add_header(req, res, "Cache-Control", "no-cache");
+	free(s);
+}
+
+/* A small request body, collected for finish (JSON endpoints). */
+struct small_body {
+	struct buf b;
+	bool too_large;
+};
+
+static void small_body_free(void *p)
+{
+	buf_done(&((struct small_body *)p)->b);
+}
+
+void api_collect_body(struct api_ctx *ctx, struct http_request *req, struct http_response *res, const char *data,
+		      size_t size)
+{
+	struct small_body *sb = ctx->body;
+	if (!sb) {
+		sb = ctx->body = arena_alloc(req->arena, sizeof(*sb));
+		buf_init(&sb->b, API_JSON_BODY_MAX);
+		arena_cleanup(req->arena, small_body_free, sb);
+	}
+	if (!sb->too_large && buf_append(&sb->b, data, size)) {
+		sb->too_large = true;
+		api_problem(req, res, CODE_TOO_LARGE, "The JSON body is larger than 16 KiB.", NULL);
+	}
+}
+
+json_t *api_body_json(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
+{
+	struct small_body *sb = ctx->body;
+	if (sb && sb->too_large)
+		return NULL;
+	const char *ct = http_header(req, "Content-Type");
+	json_error_t err;
+	json_t *j = NULL;
+	if (ct && !strncasecmp(ct, "application/json", 16) && sb && sb->b.len)
+		j = json_loadb(sb->b.data, sb->b.len, JSON_REJECT_DUPLICATES, &err);
+	if (!json_is_object(j)) {
+		json_decref(j);
+		api_problem(req, res, CODE_INVALID_REQUEST, "Send a JSON object with Content-Type: application/json, "
+			    "e.g. {\"name\": \"ACME Paving\"}.", NULL);
+		return NULL;
+	}
+	return j;
 }
 
 void api_problem(struct http_request *req, struct http_response *res, enum code c,

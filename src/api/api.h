@@ -25,6 +25,7 @@ struct api_ctx {
 	struct api_key key;
 	struct org org;
 	void *state;       /* the endpoint's, arena-allocated */
+	void *body;        /* a small body collected by api_collect_body */
 };
 
 /* An endpoint: finish is required; begin/body only for streamed uploads.
@@ -62,6 +63,18 @@ const char *api_id(struct api_ctx *ctx, struct http_request *req, struct http_re
 		   const char *what);
 /* Answers with body as JSON (stolen). */
 void api_json(struct http_request *req, struct http_response *res, int status, json_t *body);
+/* Answers 200 with body (stolen) and a strong ETag, or 304 when the
+ * request's If-None-Match has that ETag. */
+void api_json_etag(struct http_request *req, struct http_response *res, json_t *body);
+
+/* JSON request bodies: an endpoint's body step collects up to
+ * API_JSON_BODY_MAX bytes (413 TOO_LARGE beyond); api_body_json then gives
+ * the parsed object, or NULL after answering 400 INVALID_REQUEST (not a
+ * JSON object, or not sent as application/json). */
+#define API_JSON_BODY_MAX 16384
+void api_collect_body(struct api_ctx *ctx, struct http_request *req, struct http_response *res, const char *data,
+		      size_t size);
+json_t *api_body_json(struct api_ctx *ctx, struct http_request *req, struct http_response *res);
 /* json_string that never fails: invalid UTF-8 becomes U+FFFD replacements. */
 json_t *api_str(const char *s);
 /* ISO timestamp or JSON null for 0. */

@@ -16,6 +16,9 @@ extern const struct endpoint ep_load_get;
 extern const struct endpoint ep_project_get;
 extern const struct endpoint ep_location_get;
 extern const struct endpoint ep_locations_search;
+extern const struct endpoint ep_reference_list;
+extern const struct endpoint ep_reference_create;
+extern const struct endpoint ep_reference_get;
 
 struct run;
 struct location_rec;

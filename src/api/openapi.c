@@ -28,6 +28,8 @@ enum {
 #define CODES_AUTH "UNAUTHORIZED RATE_LIMIT_EXCEEDED SERVICE_UNAVAILABLE"
 #define CODES_NO_BODY "TOO_LARGE"
 
+static json_t *header(const char *d, json_t *schema, bool required);
+
 static json_t *header_ref(const char *name)
 {
 	return oa_ref_to("headers", name);
@@ -321,6 +323,72 @@ static json_t *op_locations_search(void)
 		json_pack("[o,o,o]", param("LocationQuery"), param("Limit"), param("Cursor")), r);
 }
 
+/* ---- reference data: customers and branches ---- */
+
+static json_t *ref_list(const char *id, const char *plural, const char *schema, const char *query)
+{
+	char summary[64], d[400];
+	snprintf(summary, sizeof summary, "List or search %s", plural);
+	snprintf(d, sizeof d, "The organization's %s, oldest first. q finds names containing it, ignoring case and "
+		 "spaces (the way an import matches a row's name); an empty or missing q lists all. A q over 200 "
+		 "characters is 400 INVALID_REQUEST.", plural);
+	json_t *r = json_object();
+	json_object_set_new(r, "200", json_ok(summary, schema, OP_AUTH));
+	add_problems(r, "INVALID_REQUEST INVALID_LIMIT INVALID_CURSOR", OP_AUTH | OP_NO_BODY);
+	return operation(id, "Reference data", summary, d, json_pack("[o,o,o]", param(query), param("Limit"),
+			 param("Cursor")), r);
+}
+
+static json_t *ref_create(const char *id, const char *noun, const char *plural, const char *schema)
+{
+	char summary[64], d[500], hd[160];
+	snprintf(summary, sizeof summary, "Add a %s", noun);
+	snprintf(d, sizeof d, "Creates a %s that rows' `%s` column will match. A name that matches an existing %s "
+		 "(ignoring case and spaces, as imports match) is 409 DUPLICATE_NAME with existingId and "
+		 "existingUrl; concurrent requests for one name create it once.", noun, noun, noun);
+	snprintf(hd, sizeof hd, "Path of the new %s: /api/v1/%s/<id>.", noun, plural);
+	json_t *ok = json_pack("{s:s,s:o,s:{s:{s:o}}}", "description", "Created.", "headers", headers_for(201, OP_AUTH),
+			       "content", "application/json", "schema", oa_ref(schema));
+	json_object_set_new(json_object_get(ok, "headers"), "Location", header(hd, oa_type("string"), true));
+	json_t *r = json_object();
+	json_object_set_new(r, "201", ok);
+	add_problems(r, "INVALID_REQUEST TOO_LARGE DUPLICATE_NAME", OP_AUTH);
+	json_t *op = operation(id, "Reference data", summary, d, json_array(), r);
+	json_object_set_new(op, "requestBody", json_pack("{s:b,s:{s:{s:o}}}", "required", 1, "content",
+							 "application/json", "schema", oa_ref("NameInput")));
+	return op;
+}
+
+static json_t *op_customers_list(void)
+{
+	return ref_list("listCustomers", "customers", "CustomerList", "NameQuery");
+}
+
+static json_t *op_customer_create(void)
+{
+	return ref_create("createCustomer", "customer", "customers", "Customer");
+}
+
+static json_t *op_customer_get(void)
+{
+	return get_record("getCustomer", "customer", "Customer", "CustomerId");
+}
+
+static json_t *op_branches_list(void)
+{
+	return ref_list("listBranches", "branches", "BranchList", "NameQuery");
+}
+
+static json_t *op_branch_create(void)
+{
+	return ref_create("createBranch", "branch", "branches", "Branch");
+}
+
+static json_t *op_branch_get(void)
+{
+	return get_record("getBranch", "branch", "Branch", "BranchId");
+}
+
 /* ---- the document ---- */
 
 /* One entry per route of api.c; the unit test checks that none is missing.
@@ -344,6 +412,12 @@ static const struct {
 	{"get", "/api/v1/projects/{id}", NULL, op_project_get},
 	{"get", "/api/v1/locations", NULL, op_locations_search},
 	{"get", "/api/v1/locations/{id}", NULL, op_location_get},
+	{"get", "/api/v1/customers", NULL, op_customers_list},
+	{"post", "/api/v1/customers", NULL, op_customer_create},
+	{"get", "/api/v1/customers/{id}", NULL, op_customer_get},
+	{"get", "/api/v1/branches", NULL, op_branches_list},
+	{"post", "/api/v1/branches", NULL, op_branch_create},
+	{"get", "/api/v1/branches/{id}", NULL, op_branch_get},
 };
 
 const char *openapi_path_of(const char *route)
@@ -430,6 +504,11 @@ static json_t *parameters(void)
 		json_pack("{s:s,s:i}", "type", "string", "maxLength", 0)));
 	json_object_set_new(p, "IfNoneMatch", in_param("If-None-Match", "header", false, "An ETag this run returned "
 		"before (or *): 304 while it still matches.", oa_type("string")));
+	json_object_set_new(p, "CustomerId", in_param("id", "path", true, "The customer's id.", oa_type("string")));
+	json_object_set_new(p, "BranchId", in_param("id", "path", true, "The branch's id.", oa_type("string")));
+	json_object_set_new(p, "NameQuery", in_param("q", "query", false, "Search text: part of a name, matched "
+		"ignoring case and spaces; at most 200 characters.", json_pack("{s:s,s:i}", "type", "string",
+		"maxLength", 200)));
 	json_object_set_new(p, "LocationQuery", in_param("q", "query", false, "Search text: a location name, or "
 		"street, city or ZIP text; at most 200 characters.", json_pack("{s:s,s:i}", "type", "string",
 		"maxLength", 200)));
@@ -491,8 +570,9 @@ json_t *openapi_document(const char *server_url)
 	json_object_set_new(doc, "servers", server_url ? json_pack("[{s:s}]", "url", server_url)
 		: json_pack("[{s:s,s:s}]", "url", "/", "description", "The Loadline server this document came from."));
 	json_object_set_new(doc, "security", json_pack("[{s:[]}]", "bearerAuth"));
-	json_object_set_new(doc, "tags", json_pack("[{s:s},{s:s},{s:s},{s:s}]", "name", "Imports", "name", "Records",
-						   "name", "Identity", "name", "Service"));
+	json_object_set_new(doc, "tags", json_pack("[{s:s},{s:s},{s:s},{s:s},{s:s}]", "name", "Imports", "name",
+						   "Records", "name", "Reference data", "name", "Identity", "name",
+						   "Service"));
 	json_object_set_new(doc, "paths", paths());
 	json_object_set_new(doc, "components", components());
 	json_object_set_new(doc, "x-error-codes", error_codes());

@@ -372,7 +372,7 @@ static json_t *load(void)
 {
 	return object_of("A load (`object: load`) as the last import of it wrote it.",
 		"id object projectId jobCode loadNo loadDate material truckType ticketNo weight weightUnit rate "
-		"notes pickupLocationId dropoffLocationId createdAt updatedAt",
+		"notes pickupLocationId dropoffLocationId distanceMiles createdAt updatedAt",
 		"id", id_schema("load", false), "object", const_str("load"),
 		"projectId", id_schema("prj", false),
 		"jobCode", text(0, false), "loadNo", text(0, false),
@@ -384,6 +384,8 @@ static json_t *load(void)
 			     "US dollars as a decimal string with two decimals (1250.00)."),
 		"notes", text(0, true),
 		"pickupLocationId", id_schema("loc", true), "dropoffLocationId", id_schema("loc", true),
+		"distanceMiles", desc(oa_nullable("number"), "Great-circle miles (to 0.1) between the pickup and "
+				      "dropoff locations when both have coordinates; else null. Not a driving distance."),
 		"createdAt", oa_ref("Timestamp"), "updatedAt", oa_ref("Timestamp"),
 		NULL);
 }
@@ -405,11 +407,35 @@ static json_t *project(void)
 static json_t *location(void)
 {
 	return object_of("A saved location (`object: location`); name is null for an unnamed one.",
-		"id object name street city state zip createdAt",
+		"id object name street city state zip latitude longitude geocode createdAt",
 		"id", id_schema("loc", false), "object", const_str("location"),
 		"name", text(0, true), "street", text(0, true), "city", text(0, true),
 		"state", desc(text(0, true), "USPS two-letter code."),
 		"zip", desc(oa_withs(oa_nullable("string"), "pattern", "^[0-9]{5}(-[0-9]{4})?$"), "ZIP or ZIP+4."),
+		"latitude", desc(oa_nullable("number"), "Degrees north (WGS 84), or null when the address could not "
+				 "be placed."),
+		"longitude", desc(oa_nullable("number"), "Degrees east (WGS 84; negative in the US), or null."),
+		"geocode", object_of("How the coordinates were found. Saved locations that an import reuses keep "
+				     "theirs; they are never re-geocoded.",
+			"precision source",
+			"precision", desc(str_enum("zip street none"), "zip: the ZIP code's centroid (the offline "
+					  "US ZIP gazetteer); none: not placed."),
+			"source", desc(oa_nullable("string"), "The geocoder that tried (us-zip-gazetteer), or null "
+				       "for a location saved before geocoding existed."),
+			NULL),
+		"createdAt", oa_ref("Timestamp"),
+		NULL);
+}
+
+/* Customers and branches: reference data rows are matched against. */
+static json_t *reference(const char *noun, const char *prefix)
+{
+	char d[200];
+	snprintf(d, sizeof d, "A %s (`object: %s`) that rows' `%s` column is matched against by name.", noun, noun,
+		 noun);
+	return object_of(d, "id object name createdAt",
+		"id", id_schema(prefix, false), "object", const_str(noun),
+		"name", desc(text(200, false), "As entered; matched ignoring case and spaces."),
 		"createdAt", oa_ref("Timestamp"),
 		NULL);
 }
@@ -535,6 +561,12 @@ json_t *openapi_schemas(void)
 	put(s, "Project", project());
 	put(s, "Location", location());
 	put(s, "LocationList", list_of("Location", "A page of locations matching the search."));
+	put(s, "Customer", reference("customer", "cus"));
+	put(s, "CustomerList", list_of("Customer", "A page of customers matching the search, oldest first."));
+	put(s, "Branch", reference("branch", "brn"));
+	put(s, "BranchList", list_of("Branch", "A page of branches matching the search, oldest first."));
+	put(s, "NameInput", object_of("The new record's name.", "name",
+		"name", desc(text(200, false), "1 to 200 characters, not only spaces."), NULL));
 	put(s, "Organization", organization());
 	put(s, "ApiKey", api_key());
 	put(s, "Health", object_of(NULL, "status", "status", str_enum("ok ready"), NULL));

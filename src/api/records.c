@@ -1,4 +1,5 @@
-/* GET /api/v1/loads/{id}, /api/v1/projects/{id}, /api/v1/locations?q=. */
+/* GET /api/v1/loads/{id} (with distanceMiles), /api/v1/projects/{id}, /api/v1/locations?q=. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include "base/arena.h"
 #include "base/url.h"
 #include "endpoints.h"
+#include "geo/geocoder.h"
 #include "model/names.h"
 #include "model/normalize.h"
 #include "paging.h"
@@ -21,12 +23,39 @@ static bool found(struct http_request *req, struct http_response *res, enum code
 	return rc == CODE_OK;
 }
 
+/* Great-circle miles between the load's pickup and dropoff, to 0.1 mile,
+ * when both locations have coordinates; else null. */
+static json_t *distance(struct api_ctx *ctx, struct http_request *req, const struct load_rec *l, enum code *rc)
+{
+	struct location_rec ends[2];
+	const char *ids[2] = {l->pickup_location_id, l->dropoff_location_id};
+	for (int i = 0; i < 2; i++) {
+		if (!ids[i])
+			return json_null();
+		*rc = store_location_get(ctx->app->store, req->arena, ctx->org.id, ids[i], &ends[i]);
+		if (*rc == CODE_NOT_FOUND)
+			*rc = CODE_OK;
+		if (*rc || !ends[i].geo.has_coords)
+			return json_null();
+	}
+	double miles = geo_distance_miles(ends[0].geo.lat_e6 / 1e6, ends[0].geo.lon_e6 / 1e6, ends[1].geo.lat_e6 / 1e6,
+					  ends[1].geo.lon_e6 / 1e6);
+	return json_real(round(miles * 10) / 10);
+}
+
 static void get_load(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
 	struct load_rec l;
 	const char *id = api_id(ctx, req, res, "load", "load");
 	if (!id || !found(req, res, store_load_get(ctx->app->store, req->arena, ctx->org.id, id, &l), "load"))
 		return;
+	enum code rc = CODE_OK;
+	json_t *miles = distance(ctx, req, &l, &rc);
+	if (rc) {
+		json_decref(miles);
+		api_store_failed(req, res, rc);
+		return;
+	}
 	char r[NORM_NUM_SIZE] = "";
 	if (l.has_rate)
 		norm_format_cents(l.rate_cents, r, sizeof r);
@@ -47,6 +76,7 @@ static void get_load(struct api_ctx *ctx, struct http_request *req, struct http_
 	json_object_set_new(o, "notes", api_str(l.notes));
 	json_object_set_new(o, "pickupLocationId", api_str(l.pickup_location_id));
 	json_object_set_new(o, "dropoffLocationId", api_str(l.dropoff_location_id));
+	json_object_set_new(o, "distanceMiles", miles);
 	json_object_set_new(o, "createdAt", api_time(l.created_at));
 	json_object_set_new(o, "updatedAt", api_time(l.updated_at));
 	api_json(req, res, 200, o);
@@ -87,6 +117,10 @@ json_t *location_json(const struct location_rec *l)
 	json_object_set_new(o, "city", api_str(l->city));
 	json_object_set_new(o, "state", api_str(l->state));
 	json_object_set_new(o, "zip", api_str(l->zip));
+	json_object_set_new(o, "latitude", l->geo.has_coords ? json_real((double)l->geo.lat_e6 / 1e6) : json_null());
+	json_object_set_new(o, "longitude", l->geo.has_coords ? json_real((double)l->geo.lon_e6 / 1e6) : json_null());
+	json_object_set_new(o, "geocode", json_pack("{s:s,s:o}", "precision", l->geo.precision ? l->geo.precision : "none",
+						    "source", api_str(l->geo.source)));
 	json_object_set_new(o, "createdAt", api_time(l->created_at));
 	return o;
 }

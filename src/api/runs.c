@@ -1,5 +1,4 @@
 /* GET /api/v1/imports/runs, /runs/{id}, /runs/{id}/results/{bucket}. */
-#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,27 +60,7 @@ static void get_run(struct api_ctx *ctx, struct http_request *req, struct http_r
 	struct run run;
 	if (!load_run(ctx, req, res, &run))
 		return;
-	json_t *o = run_json(&run, ctx->app->cfg.app_url);
-	char *body = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(o);
-	if (!body) {
-		api_problem(req, res, CODE_INTERNAL_ERROR, NULL, NULL);
-		return;
-	}
-	unsigned char h[crypto_hash_sha256_BYTES];
-	crypto_hash_sha256(h, (const unsigned char *)body, strlen(body));
-	char hex[33], etag[40];
-	sodium_bin2hex(hex, sizeof hex, h, 16);
-	snprintf(etag, sizeof etag, "\"%s\"", hex);
-	const char *inm = http_header(req, "If-None-Match");
-	if (inm && (strstr(inm, etag) || !strcmp(inm, "*"))) {
-		http_respond(req, res, 304, NULL, NULL, 0);
-	} else {
-		http_respond(req, res, 200, "application/json", body, strlen(body));
-	}
-	http_add_header(req, res, "ETag", etag);
-	http_add_header(req, res, "Cache-Control", "no-cache");
-	free(body);
+	api_json_etag(req, res, run_json(&run, ctx->app->cfg.app_url));
 }
 
 const struct endpoint ep_run_get = {.finish = get_run};

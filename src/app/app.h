@@ -12,6 +12,7 @@
 struct store;
 struct ratelimit;
 struct oidc;
+struct geocoder;
 
 /* Wakes a background thread: a run was queued, a mail was queued.  Both
  * may be called from any thread; fn may be NULL (nothing to wake). */
@@ -31,6 +32,7 @@ struct app {
 	struct store *store;
 	struct ratelimit *rl;             /* NULL in processes that do not serve */
 	struct oidc *oidc;                /* web sign-in's relying party (src/auth/oidc.h) */
+	struct geocoder *geo;             /* geocodes new locations (src/geo); NULL until opened */
 	unsigned char cursor_key[32];     /* page-cursor MAC key, shared through the database */
 	struct app_hook run_queued;       /* wakes this process's import workers */
 	struct app_hook mail_queued;      /* wakes this process's mailer */

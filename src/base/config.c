@@ -131,6 +131,7 @@ int config_load(struct config *c)
 	c->docs_url_set = r > 0;
 	rc |= env_str("LOADLINE_SMTP_URL", c->smtp_url, sizeof c->smtp_url) < 0;
 	rc |= env_str("LOADLINE_MAIL_FROM", c->mail_from, sizeof c->mail_from) < 0;
+	rc |= env_str("LOADLINE_GAZETTEER", c->gazetteer, sizeof c->gazetteer) < 0;
 	rc |= env_str("LOADLINE_OIDC_ISSUER", c->oidc_issuer, sizeof c->oidc_issuer) < 0;
 	rc |= env_str("LOADLINE_OIDC_CLIENT_ID", c->oidc_client_id, sizeof c->oidc_client_id) < 0;
 	rc |= env_str("LOADLINE_OIDC_CLIENT_SECRET", c->oidc_client_secret, sizeof c->oidc_client_secret) < 0;

@@ -8,9 +8,11 @@
 #include "base/clock.h"
 #include "cli.h"
 #include "common.h"
+#include "geo/geocoder.h"
 #include "model/normalize.h"
 #include "import/review.h"
 #include "store/outbox.h"
+#include "store/reference.h"
 #include "store/runs.h"
 
 #define LOGIN_LINK_TTL_MS (15 * 60 * 1000)
@@ -240,10 +242,15 @@ static int add_named(struct app *app, int argc, char **argv, const char *what)
 	struct store *st = store_for_org(app, org, &o);
 	if (!st)
 		return 1;
-	char id[ID_MAX];
-	enum code rc = !strcmp(what, "add-customer") ? store_customer_add(st, org, name, id)
-						     : store_branch_add(st, org, name, id);
+	char id[ID_MAX], existing[ID_MAX] = "";
+	enum code rc = store_ref_create(st, !strcmp(what, "add-customer") ? REF_CUSTOMER : REF_BRANCH, org, name, id,
+					existing);
 	store_close(st);
+	if (rc == CODE_DUPLICATE_NAME) {
+		fprintf(stderr, "loadline: %s: %s already has the name \"%s\" (names match ignoring case and spaces)\n",
+			what, existing, name);
+		return 1;
+	}
 	if (rc)
 		return fail(what, rc);
 	printf("%s\n", id);
@@ -252,6 +259,28 @@ static int add_named(struct app *app, int argc, char **argv, const char *what)
 
 static int add_customer(struct app *app, int argc, char **argv) { return add_named(app, argc, argv, "add-customer"); }
 static int add_branch(struct app *app, int argc, char **argv) { return add_named(app, argc, argv, "add-branch"); }
+
+/* Geocodes an operator's location as an import would; what could not be
+ * placed is said on stderr with the import's warning code. */
+static void geocode_location(const struct geocoder *g, struct location *loc)
+{
+	struct geo_query q = {.street = loc->street, .city = loc->city, .state = loc->state, .zip = loc->zip};
+	struct geo_result res;
+	g->lookup(g, &q, &res);
+	loc->geocode_source = g->name;
+	loc->geocode_precision = geo_precision_name(res.precision);
+	if (res.status == GEO_FOUND) {
+		loc->has_coords = true;
+		loc->lat_e6 = (int64_t)(res.lat * 1e6 + (res.lat < 0 ? -0.5 : 0.5));
+		loc->lon_e6 = (int64_t)(res.lon * 1e6 + (res.lon < 0 ? -0.5 : 0.5));
+	} else if (res.status == GEO_STATE_MISMATCH) {
+		fprintf(stderr, "loadline: warning: ADDRESS_ZIP_STATE_MISMATCH: ZIP %s is in %s (%s), not in %s; the "
+			"location is saved without coordinates\n", loc->zip, res.found_state, res.found_city, loc->state);
+	} else {
+		fprintf(stderr, "loadline: warning: ADDRESS_NOT_GEOCODED: %s is not a US ZIP code; the location is "
+			"saved without coordinates\n", loc->zip);
+	}
+}
 
 static int add_location(struct app *app, int argc, char **argv)
 {
@@ -282,6 +311,10 @@ static int add_location(struct app *app, int argc, char **argv)
 	for (size_t i = 0; i < 5; i++)
 		if (check_len(parts[i], NAME_MAX_LEN, "an address part"))
 			return 2;
+	if (cli_geocoder(app))
+		return 1;
+	geocode_location(app->geo, &loc);
+	geo_close(app->geo);
 	struct org o;
 	struct store *st = store_for_org(app, org, &o);
 	if (!st)

@@ -1,9 +1,11 @@
 /* Option parsing and store opening for the subcommands. */
 #include "common.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "geo/geocoder.h"
 
 const char *opt(int argc, char **argv, const char *name)
 {
@@ -56,6 +58,15 @@ int opts_check(int argc, char **argv, const char *const *allowed, const char *co
 		}
 	}
 	return 0;
+}
+
+int cli_geocoder(struct app *app)
+{
+	char err[PATH_MAX + 200];
+	app->geo = geo_open_default(app->cfg.gazetteer, err, sizeof err);
+	if (!app->geo)
+		fprintf(stderr, "loadline: %s (set LOADLINE_GAZETTEER to the file's path)\n", err);
+	return app->geo ? 0 : -1;
 }
 
 struct store *cli_store(struct app *app, int pool)

@@ -17,5 +17,7 @@ int opts_check(int argc, char **argv, const char *const *allowed, const char *co
 /* Opens the store named by app->cfg.db into app->store and applies
  * migrations; prints the reason and returns NULL on failure. */
 struct store *cli_store(struct app *app, int pool);
+/* Opens the geocoder (app->geo; LOADLINE_GAZETTEER): 0, or -1 with a message. */
+int cli_geocoder(struct app *app);
 
 #endif

@@ -11,6 +11,7 @@
 #include "base/log.h"
 #include "cli.h"
 #include "common.h"
+#include "geo/geocoder.h"
 #include "http/dispatch.h"
 #include "http/ratelimit.h"
 #include "import/worker.h"
@@ -71,7 +72,8 @@ static void background_start(struct app *app, struct background *bg)
 {
 	const struct config *c = &app->cfg;
 	struct worker_opts wo = {
-		.pipeline = {.max_rows = c->max_rows, .docs_url = c->docs_url, .debug_row_delay_ms = c->debug_row_delay_ms},
+		.pipeline = {.max_rows = c->max_rows, .docs_url = c->docs_url, .debug_row_delay_ms = c->debug_row_delay_ms,
+			     .geo = app->geo},
 		.lease_ms = c->lease_ms, .run_timeout_ms = c->run_timeout_ms, .sweep_interval_ms = c->sweep_interval_ms,
 	};
 	bg->workers = workers_start(app->store, &wo, c->workers);
@@ -139,7 +141,7 @@ int cli_serve(struct app *app, int argc, char **argv)
 	int ret = 1;
 	struct http_server *srv = NULL, *msrv = NULL;
 	struct http_app hooks, mhooks;
-	if (!cli_store(app, c->http_threads + c->workers + 2) || serving_parts(app))
+	if (cli_geocoder(app) || !cli_store(app, c->http_threads + c->workers + 2) || serving_parts(app))
 		goto out;
 	store_bound_waits(app->store, c->lease_ms);
 	struct background bg;
@@ -164,6 +166,7 @@ out:
 	ratelimit_free(app->rl);
 	oidc_free(app->oidc);
 	store_close(app->store);
+	geo_close(app->geo);
 	curl_global_cleanup();
 	if (!ret)
 		log_json("info", "stopped", NULL);
@@ -191,7 +194,8 @@ int cli_worker(struct app *app, int argc, char **argv)
 	block_signals(&set);
 	if (curl_start())
 		return 1;
-	if (!cli_store(app, app->cfg.workers + 2)) {
+	if (cli_geocoder(app) || !cli_store(app, app->cfg.workers + 2)) {
+		geo_close(app->geo);
 		curl_global_cleanup();
 		return 1;
 	}

@@ -125,7 +125,7 @@ static bool in_file_duplicate(struct arena *a, struct parsed *p, struct strmap *
 static enum code write_rows(struct store_tx *tx, struct arena *a, const struct pipeline_opts *o,
 			    const struct run *run, struct parsed *p)
 {
-	struct write_ctx w = {.tx = tx, .a = a, .org_id = run->org_id, .run_id = run->id, .map = &p->map};
+	struct write_ctx w = {.tx = tx, .a = a, .org_id = run->org_id, .run_id = run->id, .map = &p->map, .geo = o->geo};
 	writer_init(&w);
 	enum code lrc = writer_lock_keys(&w, p->rows, p->nrows);
 	if (lrc)

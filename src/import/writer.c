@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/ids.h"
+#include "geo/geocoder.h"
 #include "model/names.h"
 #include "store/records.h"
 #include "writer.h"
@@ -21,11 +22,18 @@ static const char *raw_excerpt(struct write_ctx *w, const struct row *r, enum fi
 	return r->raw[f] ? norm_excerpt(w->a, r->raw[f], r->raw_len[f], 200) : NULL;
 }
 
-static void lookup_miss(struct write_ctx *w, struct row *r, enum field f, const char *what)
+static void lookup_miss(struct write_ctx *w, struct row *r, enum field f)
 {
-	const char *msg = arena_printf(w->a, "No %s named \"%s\" in your organization; the row was saved without "
-				       "it. Add it in the web app or correct the name.", what, norm_quote(w->a,
-				       r->v[f].text, r->v[f].len, 60));
+	const char *q = norm_quote(w->a, r->v[f].text, r->v[f].len, 60), *msg;
+	if (f == FIELD_PROJECT_MANAGER)
+		msg = arena_printf(w->a, "No user named \"%s\" (by name or e-mail) in your organization; the row was saved "
+				   "without a project manager. A project manager must be a user of the organization "
+				   "(your Loadline operator adds users), or correct the name.", q);
+	else
+		msg = arena_printf(w->a, "No %s named \"%s\" in your organization; the row was saved without it. Add it on "
+				   "the %s page of the web app (or POST /api/v1/%s), or correct the name.",
+				   f == FIELD_BRANCH ? "branch" : "customer", q,
+				   f == FIELD_BRANCH ? "Branches" : "Customers", f == FIELD_BRANCH ? "branches" : "customers");
 	row_add_warning(r, CODE_LOOKUP_MISS, f, w->map->field_col[f], raw_excerpt(w, r, f), msg);
 }
 
@@ -51,7 +59,7 @@ static enum code look_up(struct write_ctx *w, struct row *r, enum field f, const
 			strmap_put(w->lookups, ckey, arena_strdup(w->a, rc == CODE_OK ? id : ""));
 	}
 	if (rc == CODE_NOT_FOUND) {
-		lookup_miss(w, r, f, f == FIELD_CUSTOMER ? "customer" : f == FIELD_BRANCH ? "branch" : "user (project manager)");
+		lookup_miss(w, r, f);
 		return CODE_OK;
 	}
 	if (!rc)
@@ -105,14 +113,14 @@ static enum code resolve_named(struct write_ctx *w, struct row *r, enum field_gr
 	const char *shown = norm_quote(w->a, name, strlen(name), 60);
 	if (n >= 2) {
 		group_warning(w, r, CODE_LOCATION_NAME_AMBIGUOUS, g, PART_NAME, arena_printf(w->a,
-			"More than one saved location is named \"%s\"; the oldest was used. Rename the duplicates in "
-			"the web app.", shown));
+			"More than one saved location is named \"%s\"; the oldest was used. The Locations page of "
+			"the web app lists them; ask your Loadline operator to merge the duplicates.", shown));
 	} else if (n == 1 && (part_differs(w, PART_STREET, street, found[0].street) ||
 			      part_differs(w, PART_CITY, part(r, g, PART_CITY), found[0].city) ||
 			      part_differs(w, PART_ZIP, part(r, g, PART_ZIP), found[0].zip))) {
 		group_warning(w, r, CODE_LOCATION_NAME_ADDRESS_MISMATCH, g, PART_NAME, arena_printf(w->a,
-			"The saved location \"%s\" has a different address; it was used unchanged. Fix the row or "
-			"edit the location in the web app.", shown));
+			"The saved location \"%s\" has a different address; it was used unchanged. Correct the row's "
+			"address, or give a different place its own name.", shown));
 	}
 	if (n >= 1) {
 		*ret_id = arena_strdup(w->a, found[0].id);
@@ -140,6 +148,46 @@ static enum code resolve_named(struct write_ctx *w, struct row *r, enum field_gr
 	return rc;
 }
 
+/* Geocodes a location about to be created from group g of row r; a warning
+ * when its ZIP cannot place it (PRODUCT §8). */
+static void geocode(struct write_ctx *w, struct row *r, enum field_group g, struct location_rec *loc)
+{
+	loc->geo.precision = "none";
+	if (!w->geo)
+		return;
+	loc->geo.source = w->geo->name;
+	struct geo_query q = {.street = loc->street, .city = loc->city, .state = loc->state, .zip = loc->zip};
+	struct geo_result res;
+	w->geo->lookup(w->geo, &q, &res);
+	const char *zip = q.zip ? norm_quote(w->a, q.zip, strlen(q.zip), 20) : NULL;
+	switch (res.status) {
+	case GEO_FOUND:
+		loc->geo.has_coords = true;
+		loc->geo.lat_e6 = (int64_t)(res.lat * 1e6 + (res.lat < 0 ? -0.5 : 0.5));
+		loc->geo.lon_e6 = (int64_t)(res.lon * 1e6 + (res.lon < 0 ? -0.5 : 0.5));
+		loc->geo.precision = geo_precision_name(res.precision);
+		return;
+	case GEO_NO_ZIP:
+		/* Only a full address without its ZIP is worth a warning; a street
+		 * alone was never meant to be placed. */
+		if (q.street && q.city && q.state)
+			group_warning(w, r, CODE_ADDRESS_NOT_GEOCODED, g, PART_ZIP,
+				      "The address has no ZIP, so it could not be placed on the map; the location was "
+				      "saved without coordinates. Add the ZIP and push the row again.");
+		return;
+	case GEO_UNKNOWN_ZIP:
+		group_warning(w, r, CODE_ADDRESS_NOT_GEOCODED, g, PART_ZIP, arena_printf(w->a,
+			"\"%s\" is not a US ZIP code, so the address could not be placed on the map; the location was "
+			"saved without coordinates. Correct the ZIP and push the row again.", zip));
+		return;
+	case GEO_STATE_MISMATCH:
+		group_warning(w, r, CODE_ADDRESS_ZIP_STATE_MISMATCH, g, PART_ZIP, arena_printf(w->a,
+			"ZIP %s is in %s (%s), not in %s; the location was saved without coordinates. Correct the ZIP "
+			"or the state and push the row again.", zip, res.found_state, res.found_city, q.state));
+		return;
+	}
+}
+
 enum code writer_create_location(struct write_ctx *w, struct row *r, enum field_group g, const char *name_key_,
 				 const char **ret_id)
 {
@@ -150,11 +198,17 @@ enum code writer_create_location(struct write_ctx *w, struct row *r, enum field_
 	const char *akey = name_address_key(w->a, loc.street, strlen(loc.street), loc.city,
 					    loc.city ? strlen(loc.city) : 0, loc.state, loc.state ? strlen(loc.state) : 0,
 					    loc.zip, loc.zip ? strlen(loc.zip) : 0);
+	/* The warnings are the row's only if it creates the location: keep
+	 * them aside until the insert says so. */
+	int nwarn = r->nwarnings;
+	geocode(w, r, g, &loc);
 	char id[ID_MAX];
 	bool created = false;
 	enum code rc = store_location_create_import(w->tx, w->org_id, &loc, name_key_, akey, w->run_id, id, &created);
 	if (rc)
 		return rc;
+	if (!created)
+		r->nwarnings = nwarn;
 	*ret_id = arena_strdup(w->a, id);
 	if (created)
 		row_add_id(r, w->a, id);
@@ -382,18 +436,6 @@ enum code writer_row(struct write_ctx *w, struct row *r, bool first_of_job)
 	return CODE_OK;
 }
 
-/* 64-bit FNV-1a of org, a kind letter and a key: the lock key of one
- * natural key (a collision only makes two imports wait for each other). */
-static int64_t lock_key(const char *org_id, char kind, const char *key)
-{
-	uint64_t h = 1469598103934665603ULL;
-	const char *parts[] = {org_id, (char[]){kind, 0}, key};
-	for (size_t i = 0; i < 3; i++)
-		for (const unsigned char *p = (const unsigned char *)parts[i]; *p; p++)
-			h = (h ^ *p) * 1099511628211ULL;
-	return (int64_t)h;
-}
-
 static int cmp_keys(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -427,12 +469,12 @@ enum code writer_lock_keys(struct write_ctx *w, const struct row *rows, int n)
 		const struct row *r = &rows[i];
 		if (r->bucket == BUCKET_FAILED)
 			continue;
-		keys[k++] = lock_key(w->org_id, 'j', val(r, FIELD_JOB_CODE));
+		keys[k++] = store_key_hash(w->org_id, 'j', val(r, FIELD_JOB_CODE));
 		for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
 			char kind;
 			const char *key = group_key(w, r, groups[g], &kind);
 			if (key)
-				keys[k++] = lock_key(w->org_id, kind, key);
+				keys[k++] = store_key_hash(w->org_id, kind, key);
 		}
 	}
 	qsort(keys, (size_t)k, sizeof(int64_t), cmp_keys);

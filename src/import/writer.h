@@ -8,12 +8,14 @@
 #include "rows.h"
 
 struct store_tx;
+struct geocoder;
 
 struct write_ctx {
 	struct store_tx *tx;
 	struct arena *a;
 	const char *org_id, *run_id;
 	const struct colmap *map;
+	const struct geocoder *geo;   /* geocodes the locations it creates; NULL = none */
 	bool project_touched;     /* set by writer_row: the Project was created or updated */
 	/* Per-run caches (valid inside the run's transaction): Projects by job
 	 * code, look-ups by kind + key, locations by address key and by name

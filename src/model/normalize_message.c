@@ -86,12 +86,18 @@ static const char *lookup_miss(struct arena *a, enum field f, const char *name,
 				    "committed without a %s location.",
 				    group_words(f), group_prefix(field_group(f)),
 				    group_words(f));
-	const char *what = f == FIELD_PROJECT_MANAGER ?
-		"no user by name or e-mail" : f == FIELD_BRANCH ?
-		"no saved branch" : "no saved customer";
-	return arena_printf(a, "%s \"%s\" matches %s: add it in the web app or "
+	if (f == FIELD_PROJECT_MANAGER)
+		return arena_printf(a, "%s \"%s\" matches no user by name or e-mail: "
+				    "a project manager must be a user of your "
+				    "organization (your Loadline operator adds "
+				    "users), or fix the name; the row was "
+				    "committed without it.", name, q);
+	return arena_printf(a, "%s \"%s\" matches no saved %s: add it on the "
+			    "%s page of the web app (or POST /api/v1/%s) or "
 			    "fix the name; the row was committed without it.",
-			    name, q, what);
+			    name, q, f == FIELD_BRANCH ? "branch" : "customer",
+			    f == FIELD_BRANCH ? "Branches" : "Customers",
+			    f == FIELD_BRANCH ? "branches" : "customers");
 }
 
 static const char *location_text(enum code c)
@@ -100,15 +106,16 @@ static const char *location_text(enum code c)
 	case CODE_LOCATION_NAME_ADDRESS_MISMATCH:
 		return "matches a saved location whose street, city or ZIP "
 		       "differs: the saved location was used with its address "
-		       "unchanged; correct the row or edit the location in the "
-		       "web app.";
+		       "unchanged; correct the row's address, or give a different "
+		       "place its own name.";
 	case CODE_LOCATION_NAME_LOOKUP_MISS:
 		return "matches no saved location and the row has no street to "
-		       "create one from: add the street, or create the location "
-		       "in the web app; the load was committed without it.";
+		       "create one from: add the street, city, state and ZIP "
+		       "to the row; the load was committed without it.";
 	default:
 		return "matches more than one saved location: the oldest was "
-		       "used; rename or remove the duplicates in the web app.";
+		       "used; the Locations page of the web app lists them; ask "
+		       "your Loadline operator to merge the duplicates.";
 	}
 }
 

@@ -274,28 +274,6 @@ enum code store_login_link_use(struct store *st, const char *token, struct user 
 	return *uid ? store_user_get(st, uid, ret) : CODE_NOT_FOUND;
 }
 
-static enum code add_named(struct store *st, const char *table, const char *prefix,
-			   const char *org_id, const char *name, char ret_id[ID_MAX])
-{
-	char key[NAME_MAX_LEN * 4 + 1], sql[160];
-	text_key(name, key, sizeof key);
-	id_new(prefix, ret_id);
-	snprintf(sql, sizeof sql, "INSERT INTO %s (id, org_id, name, name_key, created_at) "
-		 "VALUES ($1, $2, $3, $4, $5)", table);
-	struct db_param p[] = {P_TXT(ret_id), P_TXT(org_id), P_TXT(name), P_TXT(key), P_INT(now_ms())};
-	return store_exec1(st, sql, p, 5, NULL);
-}
-
-enum code store_customer_add(struct store *st, const char *org_id, const char *name, char ret_id[ID_MAX])
-{
-	return add_named(st, "customers", "cus", org_id, name, ret_id);
-}
-
-enum code store_branch_add(struct store *st, const char *org_id, const char *name, char ret_id[ID_MAX])
-{
-	return add_named(st, "branches", "brn", org_id, name, ret_id);
-}
-
 enum code store_location_add(struct store *st, const char *org_id, const struct location *loc,
 			     char ret_id[ID_MAX])
 {
@@ -306,9 +284,12 @@ enum code store_location_add(struct store *st, const char *org_id, const struct 
 	address_key(loc->street, loc->city, loc->state, loc->zip, akey, sizeof akey);
 	struct db_param p[] = {P_TXT(ret_id), P_TXT(org_id), P_TXT(loc->name), P_TXT(loc->name ? nkey : NULL),
 			       P_TXT(loc->street), P_TXT(loc->city), P_TXT(loc->state), P_TXT(loc->zip),
-			       P_TXT(akey), P_INT(now_ms())};
+			       P_TXT(akey), P_INT(now_ms()), loc->has_coords ? P_INT(loc->lat_e6) : P_NULL,
+			       loc->has_coords ? P_INT(loc->lon_e6) : P_NULL,
+			       P_TXT(loc->geocode_precision ? loc->geocode_precision : "none"), P_TXT(loc->geocode_source)};
 	return store_exec1(st, "INSERT INTO locations (id, org_id, name, name_key, street, city, state, zip, "
-			   "address_key, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", p, 10, NULL);
+			   "address_key, created_at, lat_e6, lon_e6, geocode_precision, geocode_source) "
+			   "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)", p, 14, NULL);
 }
 
 enum code store_set_approvers(struct store *st, const char *org_id, const char *const *emails, int n)

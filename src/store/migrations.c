@@ -114,6 +114,14 @@ const struct migration migrations[] = {
 	 * batches of request slots (src/store/allowance.c). */
 	{6, "shared rate-limit allowance",
 	 "CREATE TABLE rate_allowance (key_id TEXT PRIMARY KEY, tat BIGINT NOT NULL, granted INTEGER NOT NULL);"},
+	/* Geocoding (PRODUCT §8): coordinates in millionths of a degree (exact
+	 * integers on both backends), and what found them.  Locations saved
+	 * before this migration were never geocoded: precision 'none'. */
+	{7, "location coordinates",
+	 "ALTER TABLE locations ADD COLUMN lat_e6 BIGINT;"
+	 "ALTER TABLE locations ADD COLUMN lon_e6 BIGINT;"
+	 "ALTER TABLE locations ADD COLUMN geocode_precision TEXT NOT NULL DEFAULT 'none';"
+	 "ALTER TABLE locations ADD COLUMN geocode_source TEXT;"},
 };
 
 const int migrations_count = (int)(sizeof migrations / sizeof migrations[0]);

@@ -215,7 +215,7 @@ enum code store_lookup_user(struct store_tx *tx, const char *org_id, const char 
 
 /* ---- locations ---- */
 
-#define LOC_COLS "id, name, street, city, state, zip, created_at"
+#define LOC_COLS "id, name, street, city, state, zip, created_at, lat_e6, lon_e6, geocode_precision, geocode_source"
 
 static void row_to_loc(struct arena *a, const struct db_res *r, int i, struct location_rec *l)
 {
@@ -227,6 +227,11 @@ static void row_to_loc(struct arena *a, const struct db_res *r, int i, struct lo
 	l->state = dup(a, r, i, 4);
 	l->zip = dup(a, r, i, 5);
 	l->created_at = db_res_int(r, i, 6);
+	l->geo.has_coords = !db_res_null(r, i, 7) && !db_res_null(r, i, 8);
+	l->geo.lat_e6 = db_res_int(r, i, 7);
+	l->geo.lon_e6 = db_res_int(r, i, 8);
+	l->geo.precision = l->geo.has_coords ? dup(a, r, i, 9) : "none";
+	l->geo.source = dup(a, r, i, 10);
 }
 
 enum code store_location_by_address(struct store_tx *tx, const char *org_id, const char *address_key,
@@ -270,12 +275,16 @@ enum code store_location_create_import(struct store_tx *tx, const char *org_id, 
 				      : "(org_id, address_key) WHERE import_created = 1 AND name_key IS NULL";
 	char sql[800];
 	snprintf(sql, sizeof sql, "INSERT INTO locations (id, org_id, name, name_key, street, city, state, zip, "
-		 "address_key, created_by_run, import_created, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
-		 "$10, 1, $11) ON CONFLICT %s DO NOTHING RETURNING id", target);
+		 "address_key, created_by_run, import_created, created_at, lat_e6, lon_e6, geocode_precision, "
+		 "geocode_source) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 1, $11, $12, $13, $14, $15) "
+		 "ON CONFLICT %s DO NOTHING RETURNING id", target);
+	const struct location_geo *g = &loc->geo;
 	struct db_param p[] = {P_TXT(loc->id), P_TXT(org_id), P_TXT(loc->name), P_TXT(name_key), P_TXT(loc->street),
 			       P_TXT(loc->city), P_TXT(loc->state), P_TXT(loc->zip), P_TXT(address_key),
-			       P_TXT(run_id), P_INT(now_ms())};
-	enum code rc = first_id(db, sql, p, 11, ret_id);
+			       P_TXT(run_id), P_INT(now_ms()), g->has_coords ? P_INT(g->lat_e6) : P_NULL,
+			       g->has_coords ? P_INT(g->lon_e6) : P_NULL, P_TXT(g->precision ? g->precision : "none"),
+			       P_TXT(g->source)};
+	enum code rc = first_id(db, sql, p, 15, ret_id);
 	*ret_created = rc == CODE_OK;
 	if (rc != CODE_NOT_FOUND)
 		return rc;

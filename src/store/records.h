@@ -29,9 +29,19 @@ struct load_rec {
 	int64_t created_at, updated_at;
 };
 
+/* Where a location is: coordinates when geo_precision is not "none";
+ * geo_source names the geocoder that tried (NULL: never geocoded). */
+struct location_geo {
+	bool has_coords;
+	int64_t lat_e6, lon_e6;         /* millionths of a degree */
+	const char *precision;          /* "zip" | "street" | "none" */
+	const char *source;
+};
+
 struct location_rec {
 	char id[ID_MAX];
 	const char *name, *street, *city, *state, *zip;
+	struct location_geo geo;
 	int64_t created_at;
 };
 

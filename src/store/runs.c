@@ -379,6 +379,16 @@ enum code store_results_page(struct store *st, const char *run_id, const char *b
 	return CODE_OK;
 }
 
+int64_t store_key_hash(const char *org_id, char kind, const char *key)
+{
+	uint64_t h = 1469598103934665603ULL;
+	const char *parts[] = {org_id, (char[]){kind, 0}, key};
+	for (size_t i = 0; i < 3; i++)
+		for (const unsigned char *p = (const unsigned char *)parts[i]; *p; p++)
+			h = (h ^ *p) * 1099511628211ULL;
+	return (int64_t)h;
+}
+
 enum code store_tx_lock_keys(struct store_tx *tx, const int64_t *keys, int n)
 {
 	if (db_kind(tx->db) != DB_POSTGRES || n == 0)

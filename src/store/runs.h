@@ -101,6 +101,9 @@ bool store_tx_is_postgres(const struct store_tx *tx);
  * order.  PostgreSQL advisory locks; a no-op on SQLite, whose writers are
  * serialized anyway. */
 enum code store_tx_lock_keys(struct store_tx *tx, const int64_t *keys, int n);
+/* The lock key of one natural key: 64-bit FNV-1a of the org, a kind letter
+ * and the key (a collision only makes two writers wait for each other). */
+int64_t store_key_hash(const char *org_id, char kind, const char *key);
 
 enum code store_run_move_tx(struct store_tx *tx, const char *id, const struct run_move *m, bool *ret_moved);
 /* bucket: "succeeded" | "warnings" | "failed" | "skipped"; body is JSON text. */

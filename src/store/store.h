@@ -117,12 +117,13 @@ enum code store_login_link_create(struct store *st, const char *user_id, int64_t
 enum code store_login_link_use(struct store *st, const char *token, struct user *ret);
 
 /* Reference data (names are matched case- and whitespace-insensitively). */
-enum code store_customer_add(struct store *st, const char *org_id, const char *name, char ret_id[ID_MAX]);
-enum code store_branch_add(struct store *st, const char *org_id, const char *name, char ret_id[ID_MAX]);
 
 struct location {
 	char id[ID_MAX];
 	const char *name, *street, *city, *state, *zip;   /* NULL when unset */
+	bool has_coords;
+	int64_t lat_e6, lon_e6;                           /* millionths of a degree */
+	const char *geocode_precision, *geocode_source;   /* "zip"/"none", the geocoder */
 	int64_t created_at;
 };
 enum code store_location_add(struct store *st, const char *org_id, const struct location *loc,
