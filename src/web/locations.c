@@ -14,8 +14,10 @@
 
 static const struct html *row(struct arena *a, const struct location_rec *l)
 {
+	const char *coords = l->geo.has_coords ? arena_printf(a, "%.4f, %.4f", l->geo.lat_e6 / 1e6, l->geo.lon_e6 / 1e6)
+						: NULL;
 	struct tmpl_var v[] = {T_TEXT("name", l->name), T_TEXT("street", l->street), T_TEXT("city", l->city),
-			       T_TEXT("state", l->state), T_TEXT("zip", l->zip)};
+			       T_TEXT("state", l->state), T_TEXT("zip", l->zip), T_TEXT("coords", coords)};
 	return tmpl_render(a, "location_row.html", v, sizeof v / sizeof v[0]);
 }
 

@@ -40,7 +40,7 @@ struct web_handler {
 /* ---- answers ---- */
 
 /* Which item of the main navigation a page belongs to. */
-enum web_nav { NAV_NONE, NAV_IMPORTS, NAV_LOCATIONS, NAV_SETTINGS };
+enum web_nav { NAV_NONE, NAV_IMPORTS, NAV_LOCATIONS, NAV_CUSTOMERS, NAV_BRANCHES, NAV_SETTINGS };
 
 struct web_page_opts {
 	enum web_nav nav;
@@ -100,5 +100,6 @@ extern const struct web_handler page_review_get, page_review_post;
 extern const struct web_handler page_keys, page_keys_mint, page_keys_revoke, page_settings,
 	page_comms, page_comms_post;
 extern const struct web_handler page_locations;
+extern const struct web_handler page_reference, page_reference_add;
 
 #endif

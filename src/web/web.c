@@ -43,6 +43,10 @@ static const struct route routes[] = {
 	R("GET", "/settings/communications", page_comms, WEB_MEMBER),
 	R("POST", "/settings/communications", page_comms_post, WEB_ADMIN),
 	R("GET", "/locations", page_locations, WEB_MEMBER),
+	R("GET", "/customers", page_reference, WEB_MEMBER),
+	R("POST", "/customers", page_reference_add, WEB_ADMIN),
+	R("GET", "/branches", page_reference, WEB_MEMBER),
+	R("POST", "/branches", page_reference_add, WEB_ADMIN),
 };
 
 /* ---- answers ---- */
@@ -88,6 +92,8 @@ void web_page(struct web_req *w, int status, const char *title, const struct htm
 		T_TEXT("csrf", web_csrf_token(w)),
 		T_FLAG("nav_imports", opts->nav == NAV_IMPORTS),
 		T_FLAG("nav_locations", opts->nav == NAV_LOCATIONS),
+		T_FLAG("nav_customers", opts->nav == NAV_CUSTOMERS),
+		T_FLAG("nav_branches", opts->nav == NAV_BRANCHES),
 		T_FLAG("nav_settings", opts->nav == NAV_SETTINGS),
 		T_TEXT("refresh", opts->refresh_s > 0 ? web_int(w->a, opts->refresh_s) : NULL),
 	};

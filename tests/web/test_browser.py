@@ -229,3 +229,39 @@ def test_keyboard_only_confirm(start_server, browser):
     wait(d, EC.url_to_be(srv.base_url + "/imports/runs/" + run["id"]))
     wait_for(lambda: srv.get("/api/v1/imports/runs/" + run["id"]).json()["state"] == "SUCCEEDED",
              what="run to succeed")
+
+
+def test_customers_and_branches_pages(start_server, browser):
+    """Issue 13: Customers and Branches are in the navigation; an admin adds
+    a customer in the browser, finds it by search, and a duplicate is
+    refused on the page with the typed name kept."""
+    srv = start_server()
+    d = browser
+    link = login_link(srv, srv.org.admin_email)
+    d.get(srv.base_url + link[link.index("/login/link"):])
+    click_button(d, "Sign in")
+    wait(d, EC.url_to_be(srv.base_url + "/imports"))
+    d.find_element(By.LINK_TEXT, "Customers").click()
+    wait(d, EC.url_to_be(srv.base_url + "/customers"))
+    d.find_element(By.ID, "ref-name").send_keys("Granite Ridge Quarry")
+    click_button(d, "Add customer")
+    wait(d, EC.url_contains("added=1"))
+    assert "Granite Ridge Quarry" in text(d)
+    shot(d, "14-customers")
+    d.find_element(By.ID, "ref-name").send_keys("granite ridge quarry")
+    click_button(d, "Add customer")
+    wait(d, lambda drv: "already exists" in text(drv))
+    assert d.find_element(By.ID, "ref-name").get_attribute("value") == "granite ridge quarry"
+    d.find_element(By.LINK_TEXT, "Branches").click()
+    wait(d, EC.url_to_be(srv.base_url + "/branches"))
+    d.find_element(By.ID, "ref-name").send_keys("North Yard")
+    click_button(d, "Add branch")
+    wait(d, EC.url_contains("added=1"))
+    q = d.find_element(By.ID, "q")
+    q.clear()
+    q.send_keys("north")
+    click_button(d, "Search")
+    wait(d, lambda drv: "1 branch matches “north”" in text(drv))
+    shot(d, "15-branches-search")
+    names = [x["name"] for x in srv.get("/api/v1/customers").json()["data"]]
+    assert names == ["Granite Ridge Quarry"]
