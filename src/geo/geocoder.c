@@ -19,7 +19,12 @@ const char *geo_default_path(char *buf, size_t len)
 		char *slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = '\0';
+			/* The program's directory, or its parent: a build tree keeps
+			 * the file at its top, next to loadline, above bench/ and tests/. */
 			snprintf(buf, len, "%s/%s", exe, GAZETTEER_FILE);
+			if (access(buf, R_OK) == 0)
+				return buf;
+			snprintf(buf, len, "%s/../%s", exe, GAZETTEER_FILE);
 			if (access(buf, R_OK) == 0)
 				return buf;
 		}

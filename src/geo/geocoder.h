@@ -42,7 +42,8 @@ struct geocoder *geo_open_default(const char *path, char *err, size_t errlen);
 void geo_close(struct geocoder *g);   /* NULL is fine */
 
 /* Where the gazetteer is looked for when not configured: next to the
- * running program (a build tree), else the installed data directory. */
+ * running program or one directory up (a build tree), else the installed
+ * data directory. */
 const char *geo_default_path(char *buf, size_t len);
 
 /* "zip", "street" or "none": geocode.precision on the wire. */
