@@ -76,7 +76,7 @@ int main(void)
 	double t2 = now_s();
 	for (int r = 0; r < rounds; r++)
 		for (int z = 0; z < 100000; z++) {
-			uint32_t key = (uint32_t)atoi(zips[z]);
+			uint32_t key = (uint32_t)strtoul(zips[z], NULL, 10);
 			ffound += bsearch(&key, known, nk, sizeof *known, cmp_u32) != NULL;
 		}
 	double t_floor = now_s() - t2;

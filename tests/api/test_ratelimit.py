@@ -156,5 +156,9 @@ def test_batched_budget_never_over_admits(start_server, backend):
     env = {"LOADLINE_RATE_LIMIT": "200/60s"}
     a = start_server(env=env)
     b = start_server(db_url=a.db_url, env=env, bootstrap=False)
+    t0 = time.monotonic()
     ok = _spend([a, b], a.token, 300)
-    assert 200 - 2 * 4 <= ok <= 200, ok
+    # The budget refills continuously (one slot per 0.3 s): a slow machine
+    # legitimately admits one more per 0.3 s the spending took.
+    refill = int((time.monotonic() - t0) / 0.3)
+    assert 200 - 2 * 4 <= ok <= 200 + refill, (ok, refill)
