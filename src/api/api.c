@@ -33,6 +33,7 @@ static const struct route routes[] = {
 	{"GET", "/api/v1/imports/runs", (void *)&ep_run_list, 0},
 	{"GET", "/api/v1/imports/runs/{id}", (void *)&ep_run_get, 0},
 	{"GET", "/api/v1/imports/runs/{id}/results/{bucket}", (void *)&ep_run_results, 0},
+	{"GET", "/api/v1/imports/runs/{id}/failed-rows", (void *)&ep_run_failed_rows, 0},
 	{"GET", "/api/v1/loads/{id}", (void *)&ep_load_get, 0},
 	{"GET", "/api/v1/projects/{id}", (void *)&ep_project_get, 0},
 	{"GET", "/api/v1/locations", (void *)&ep_locations_search, 0},

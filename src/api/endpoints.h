@@ -12,6 +12,7 @@ extern const struct endpoint ep_import_upload;
 extern const struct endpoint ep_run_get;
 extern const struct endpoint ep_run_list;
 extern const struct endpoint ep_run_results;
+extern const struct endpoint ep_run_failed_rows;
 extern const struct endpoint ep_load_get;
 extern const struct endpoint ep_project_get;
 extern const struct endpoint ep_location_get;

@@ -286,6 +286,32 @@ static json_t *op_run_results(void)
 		json_pack("[o,o,o,o]", param("RunId"), param("Bucket"), param("Limit"), param("Cursor")), r);
 }
 
+static json_t *op_run_failed_rows(void)
+{
+	json_t *ok = json_pack("{s:s,s:o,s:{s:{s:{s:s,s:s}},s:{s:{s:s,s:s}}}}", "description", "The fix-up file: the "
+		"failed rows in the upload's own format, with the original header row and columns plus a last column "
+		"`errors`. CSV keeps the upload's delimiter and encoding (Windows-1252 stays Windows-1252, a UTF-8 "
+		"BOM stays); an XLSX upload gives an XLSX workbook. A run without failed rows gives the header "
+		"row alone.", "headers", headers_for(200, OP_AUTH),
+		"content", "text/csv", "schema", "type", "string", "format", "binary",
+		"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "schema", "type", "string",
+		"format", "binary");
+	json_t *h = json_object_get(ok, "headers");
+	json_object_set_new(h, "Content-Disposition", header("`attachment` with the file name "
+		"`<upload name>-failed-rows.csv` (or `.xlsx`).", oa_type("string"), true));
+	json_object_set_new(h, "X-Failed-Rows", header("How many failed rows the file holds.", oa_type("integer"),
+						       true));
+	json_t *r = json_object();
+	json_object_set_new(r, "200", ok);
+	add_problems(r, "NOT_FOUND RUN_NOT_TERMINAL NO_ROW_RESULTS", OP_AUTH | OP_NO_BODY);
+	return operation("getImportRunFailedRows", "Imports", "Download the failed rows to fix",
+		"Fix the cells named in the `errors` column and push the file again: the `errors` column is ignored "
+		"by the column mapping (map it to nothing the first time). Cells that a spreadsheet would run as "
+		"a formula (text starting with = + - @, not a number) get a leading apostrophe, which spreadsheets "
+		"show as text and do not save back. 409 RUN_NOT_TERMINAL before the run is terminal; 409 "
+		"NO_ROW_RESULTS for a FAILED or CANCELLED run.", json_pack("[o]", param("RunId")), r);
+}
+
 static json_t *get_record(const char *id, const char *what, const char *schema, const char *id_param)
 {
 	char summary[64], d[160];
@@ -408,6 +434,7 @@ static const struct {
 	{"get", "/api/v1/imports/runs", NULL, op_run_list},
 	{"get", "/api/v1/imports/runs/{id}", NULL, op_run_get},
 	{"get", "/api/v1/imports/runs/{id}/results/{bucket}", NULL, op_run_results},
+	{"get", "/api/v1/imports/runs/{id}/failed-rows", NULL, op_run_failed_rows},
 	{"get", "/api/v1/loads/{id}", NULL, op_load_get},
 	{"get", "/api/v1/projects/{id}", NULL, op_project_get},
 	{"get", "/api/v1/locations", NULL, op_locations_search},

@@ -4,7 +4,9 @@
 
 #include "base/arena.h"
 #include "app/app.h"
+#include "base/url.h"
 #include "endpoints.h"
+#include "import/fixup.h"
 #include "paging.h"
 #include "store/runs.h"
 
@@ -159,3 +161,33 @@ static void get_results(struct api_ctx *ctx, struct http_request *req, struct ht
 }
 
 const struct endpoint ep_run_results = {.finish = get_results};
+
+/* GET /api/v1/imports/runs/{id}/failed-rows: the fix-up file (PRODUCT §9). */
+static void failed_rows(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
+{
+	struct run run;
+	if (!load_run(ctx, req, res, &run))
+		return;
+	if (!run_state_terminal(run.state)) {
+		api_problem(req, res, CODE_RUN_NOT_TERMINAL, "The fix-up file exists once the run is terminal; poll "
+			    "the run until then.", NULL);
+		return;
+	}
+	if (run.state == RUN_FAILED || run.state == RUN_CANCELLED) {
+		api_problem(req, res, CODE_NO_ROW_RESULTS, NULL, NULL);
+		return;
+	}
+	struct fixup f;
+	enum code rc = fixup_build(ctx->app->store, req->arena, &run, &f);
+	if (rc) {
+		api_store_failed(req, res, rc);
+		return;
+	}
+	http_respond(req, res, 200, f.content_type, (const char *)f.data, f.len);
+	free(f.data);
+	http_add_header(req, res, "Content-Disposition", content_disposition(req->arena, f.file_name));
+	http_add_header(req, res, "X-Failed-Rows", arena_printf(req->arena, "%d", f.rows));
+	http_add_header(req, res, "Cache-Control", "no-store");
+}
+
+const struct endpoint ep_run_failed_rows = {.finish = failed_rows};

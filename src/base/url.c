@@ -26,3 +26,13 @@ char *url_encode(struct arena *a, const char *s, const char *keep)
 	*o = '\0';
 	return out;
 }
+
+char *content_disposition(struct arena *a, const char *file_name)
+{
+	char *ascii = arena_strdup(a, file_name);
+	for (char *p = ascii; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f || *p == '"' || *p == '\\' || *p == '/')
+			*p = '_';
+	return arena_printf(a, "attachment; filename=\"%s\"; filename*=UTF-8''%s", ascii,
+			    url_encode(a, file_name, "-._~"));
+}

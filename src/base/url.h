@@ -9,5 +9,9 @@
  * "-", ".", "_", "~") and those in keep (may be NULL or "", e.g. "/" for a
  * path) written as %XX (upper-case hex).  Arena-owned. */
 char *url_encode(struct arena *a, const char *s, const char *keep);
+/* A Content-Disposition value that downloads as file_name: an ASCII
+ * fallback (other bytes, quotes and controls as '_') plus the exact UTF-8
+ * name in filename* (RFC 6266). */
+char *content_disposition(struct arena *a, const char *file_name);
 
 #endif

@@ -12,6 +12,8 @@
 
 const char *geo_default_path(char *buf, size_t len)
 {
+	if (!buf || len == 0)
+		return "";
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (n > 0) {

@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "import/propose.h"
 #include "store/shapes.h"
@@ -92,22 +93,65 @@ int mapping_parse(struct arena *a, const char *text, int ncols, const char ***re
 	return 0;
 }
 
-enum code mapping_resolve(struct store *st, struct arena *a, const char *org_id, const struct sheet_row *header,
-			  struct colmap *ret, char ret_shape[65], enum mapping_source *ret_source)
+/* True when the last header is `errors`: the column a fix-up file adds
+ * (import/fixup.h), which never feeds a field. */
+static bool fixup_errors_column(const struct sheet_row *h)
 {
-	shape_key(header->cells, header->lens, header->ncells, ret_shape);
+	if (h->ncells < 2)
+		return false;
+	size_t n = h->lens[h->ncells - 1];
+	const char *s = h->cells[h->ncells - 1];
+	while (n && (*s == ' ' || *s == '\t'))
+		s++, n--;
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	return n == 6 && !strncasecmp(s, "errors", 6);
+}
+
+/* The stored mapping of the shape of the first ncols columns, into ret
+ * (columns beyond ncols ignored); CODE_NOT_FOUND when there is none. */
+static enum code stored_mapping(struct store *st, struct arena *a, const char *org_id, const struct sheet_row *header,
+				size_t ncols, struct colmap *ret, char ret_shape[65])
+{
+	shape_key(header->cells, header->lens, ncols, ret_shape);
 	const char *stored = NULL;
 	enum code rc = store_shape_mapping(st, a, org_id, ret_shape, &stored);
 	const char **fields;
-	if (rc == CODE_OK && mapping_parse(a, stored, (int)header->ncells, &fields) == 0) {
-		colmap_from_fields(a, header, fields, ret);
+	if (rc)
+		return rc;
+	if (mapping_parse(a, stored, (int)ncols, &fields))
+		return CODE_NOT_FOUND;
+	const char **all = arena_alloc(a, sizeof(char *) * (header->ncells + 1));
+	memcpy(all, fields, sizeof(char *) * ncols);
+	colmap_from_fields(a, header, all, ret);
+	return CODE_OK;
+}
+
+enum code mapping_resolve(struct store *st, struct arena *a, const char *org_id, const struct sheet_row *header,
+			  struct colmap *ret, char ret_shape[65], enum mapping_source *ret_source)
+{
+	/* A fix-up file is the shape it was made from plus `errors`: it maps
+	 * as that shape, so that pushing it again needs no review. */
+	size_t ncols = header->ncells - (fixup_errors_column(header) ? 1 : 0);
+	enum code rc = stored_mapping(st, a, org_id, header, header->ncells, ret, ret_shape);
+	if (rc == CODE_NOT_FOUND && ncols < header->ncells)
+		rc = stored_mapping(st, a, org_id, header, ncols, ret, ret_shape);
+	if (rc == CODE_OK) {
 		*ret_source = MAPPING_CONFIRMED;
 		return CODE_OK;
 	}
-	if (rc && rc != CODE_NOT_FOUND)
+	if (rc != CODE_NOT_FOUND)
 		return rc;
+	shape_key(header->cells, header->lens, header->ncells, ret_shape);
 	colmap_proposed(a, header, ret);
-	*ret_source = shape_is_template(header->cells, header->lens, header->ncells) ? MAPPING_TEMPLATE
-										    : MAPPING_PROPOSED;
+	if (ncols < header->ncells) {
+		int last = (int)ncols;
+		if (ret->col_field[last] < FIELD__COUNT)
+			ret->field_col[ret->col_field[last]] = -1;
+		ret->col_field[last] = FIELD_NONE;
+	}
+	*ret_source = shape_is_template(header->cells, header->lens, header->ncells) ||
+		      (ncols < header->ncells && shape_is_template(header->cells, header->lens, ncols))
+		      ? MAPPING_TEMPLATE : MAPPING_PROPOSED;
 	return CODE_OK;
 }

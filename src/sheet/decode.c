@@ -96,6 +96,35 @@ int cp1252_to_utf8(struct buf *b, const char *s, size_t n)
 	return 0;
 }
 
+/* UTF-8 back to Windows-1252, for files written in the upload's own
+ * encoding: text read from a Windows-1252 file maps back byte for byte;
+ * anything else (never the case for such text) becomes '?'. */
+int utf8_to_cp1252(struct buf *b, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	for (size_t i = 0; i < n;) {
+		unsigned c = p[i], cp;
+		size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : 4;
+		if (i + len > n)
+			return -1;
+		cp = len == 1 ? c : len == 2 ? (c & 0x1Fu) : len == 3 ? (c & 0x0Fu) : (c & 0x07u);
+		for (size_t k = 1; k < len; k++)
+			cp = cp << 6 | (p[i + k] & 0x3Fu);
+		i += len;
+		int byte = -1;
+		if (cp < 0x80 || (cp >= 0xA0 && cp <= 0xFF)) {
+			byte = (int)cp;
+		} else {
+			for (int k = 0; k < 32; k++)
+				if (cp1252_high[k] == cp)
+					byte = 0x80 + k;
+		}
+		if (buf_putc(b, byte < 0 ? '?' : (char)byte))
+			return -1;
+	}
+	return 0;
+}
+
 static int hexval(char c)
 {
 	if (c >= '0' && c <= '9')

@@ -90,6 +90,12 @@ const char *sheet_message(const struct sheet *s);
 
 void sheet_free(struct sheet *s);  /* NULL ok */
 
+struct buf;
+/* Appends UTF-8 s[0..n) to b in Windows-1252 (a character it cannot hold
+ * becomes '?'), for writing a file back in a Windows-1252 upload's own
+ * encoding.  Returns 0, or -1 when b is full or s is cut mid-character. */
+int utf8_to_cp1252(struct buf *b, const char *s, size_t n);
+
 /* Pure helpers, also fuzzed. */
 
 /* Excel serial -> "YYYY-MM-DD", or "YYYY-MM-DDTHH:MM:SS" when the value has

@@ -100,6 +100,7 @@ extern const struct web_handler page_review_get, page_review_post;
 extern const struct web_handler page_keys, page_keys_mint, page_keys_revoke, page_settings,
 	page_comms, page_comms_post;
 extern const struct web_handler page_locations;
+extern const struct web_handler page_run_fixup;
 extern const struct web_handler page_reference, page_reference_add;
 
 #endif

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "base/url.h"
+#include "import/fixup.h"
 #include "store/runs.h"
 #include "web/csv.h"
 #include "web/page.h"
@@ -283,6 +285,7 @@ static void run_page(struct web_req *w)
 		T_TEXT("created_iso", web_time_iso(a, r.created_at)),
 		T_TEXT("finished", web_time(a, r.finished_at)),
 		T_FLAG("results", results),
+		T_FLAG("fixup", results && r.counts[COUNT_FAILED] > 0 && r.state != RUN_FAILED && r.state != RUN_CANCELLED),
 		T_HTML("tabs", results ? tabs(w, &r, b) : html_empty()),
 		T_TEXT("bucket", buckets[b]),
 		T_FLAG("empty_bucket", p.n == 0),
@@ -388,3 +391,26 @@ static void run_csv(struct web_req *w)
 }
 
 const struct web_handler page_run_csv = {run_csv};
+
+/* The fix-up file (PRODUCT §9), as GET /api/v1/imports/runs/{id}/failed-rows
+ * serves it. */
+static void run_fixup(struct web_req *w)
+{
+	struct run r;
+	if (!load_run(w, &r))
+		return;
+	if (!run_state_terminal(r.state) || r.state == RUN_FAILED || r.state == RUN_CANCELLED) {
+		web_error(w, 409, "No rows to fix", "A fix-up file exists once the run has finished with per-row "
+			  "results; a run that failed as a whole says why on its page.");
+		return;
+	}
+	struct fixup f;
+	if (web_store_answered(w, fixup_build(w->app->store, w->a, &r, &f)))
+		return;
+	web_raw(w, 200, f.content_type, (const char *)f.data, f.len);
+	free(f.data);
+	http_add_header(w->req, w->res, "Content-Disposition", content_disposition(w->a, f.file_name));
+	http_add_header(w->req, w->res, "Cache-Control", "no-store");
+}
+
+const struct web_handler page_run_fixup = {run_fixup};

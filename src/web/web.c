@@ -34,6 +34,7 @@ static const struct route routes[] = {
 	R("GET", "/imports", page_imports, WEB_MEMBER),
 	R("GET", "/imports/runs/{id}", page_run, WEB_MEMBER),
 	R("GET", "/imports/runs/{id}/results.csv", page_run_csv, WEB_MEMBER),
+	R("GET", "/imports/runs/{id}/failed-rows", page_run_fixup, WEB_MEMBER),
 	R("GET", "/imports/runs/{id}/review", page_review_get, WEB_MEMBER),
 	R("POST", "/imports/runs/{id}/review", page_review_post, WEB_ADMIN),
 	R("GET", "/settings", page_settings, WEB_MEMBER),

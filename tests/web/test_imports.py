@@ -6,7 +6,7 @@ import io
 import re
 
 from harness.jobs import accepted_run, csv_bytes, row, rows, upload, wait_run
-from web.webtools import custom_csv, signin, text_of
+from web.webtools import add_member, custom_csv, signin, text_of
 from web.webtools import upload as upload_text
 
 TEMPLATE = ["jobCode", "loadNo", "loadDate", "projectName", "notes", "weight"]
@@ -153,3 +153,25 @@ def test_member_can_view_everything(server):
     for path in ("/imports", "/imports/runs/" + run["id"], "/imports/runs/%s/results.csv" % run["id"],
                  "/locations", "/settings/api-keys", "/settings/communications"):
         assert m.get(path).status_code == 200, path
+
+
+def test_run_page_offers_failed_rows_to_fix(server):
+    """Issue 13 / PRODUCT §9: a finished run with failed rows offers
+    "Download failed rows to fix": the fix-up file, for a member too; a run
+    without failed rows does not offer it."""
+    bad = run_of(server, rows(1) + [row(2, loadDate="31/31/2026")], name="mixed.csv")
+    good = run_of(server, rows(1, start=5), name="good.csv")
+    m = signin(server, add_member(server))
+    page = m.get("/imports/runs/" + bad["id"])
+    assert "Download failed rows to fix" in text_of(page.text)
+    link = "/imports/runs/%s/failed-rows" % bad["id"]
+    assert 'href="%s"' % link in page.text
+    r = m.get(link)
+    assert r.status_code == 200 and r.headers["Content-Type"].startswith("text/csv")
+    assert 'filename="mixed-failed-rows.csv"' in r.headers["Content-Disposition"]
+    got = list(csv.reader(io.StringIO(r.content.decode("utf-8"))))
+    assert got[0] == TEMPLATE + ["errors"] and len(got) == 2 and got[1][2] == "31/31/2026"
+    assert got[1][-1].startswith("TYPE_MISMATCH: ")
+    assert "Download failed rows to fix" not in text_of(m.get("/imports/runs/" + good["id"]).text)
+    other = signin(server, server.new_org("Elsewhere Inc").admin_email)
+    assert other.get(link).status_code == 404

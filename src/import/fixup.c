@@ -1,0 +1,270 @@
+/* The fix-up file of a run (fixup.h). */
+#include "fixup.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <xlsxwriter.h>
+
+#include "base/buf.h"
+#include "sheet/sheet.h"
+
+#define FIXUP_MAX_BYTES (64u << 20)
+
+/* The failed rows' errors, by spreadsheet row number. */
+struct failed {
+	int n;
+	unsigned *rows;          /* ascending */
+	const char **errors;     /* "CODE: message; CODE: message" */
+};
+
+struct collect {
+	struct arena *a;
+	struct failed *f;
+	int cap;
+};
+
+static void on_result(int row_index, const char *body, void *ctx)
+{
+	struct collect *c = ctx;
+	json_t *j = json_loads(body, 0, NULL);
+	struct buf b;
+	buf_init(&b, 1u << 20);
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(j, "errors"), i, e) {
+		buf_printf(&b, "%s%s: %s", i ? "; " : "", json_string_value(json_object_get(e, "code")) ?: "",
+			   json_string_value(json_object_get(e, "message")) ?: "");
+	}
+	json_decref(j);
+	if (c->f->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 64;
+		unsigned *rows = arena_alloc(c->a, sizeof(unsigned) * (size_t)c->cap);
+		const char **errs = arena_alloc(c->a, sizeof(char *) * (size_t)c->cap);
+		if (c->f->n) {
+			memcpy(rows, c->f->rows, sizeof(unsigned) * (size_t)c->f->n);
+			memcpy(errs, c->f->errors, sizeof(char *) * (size_t)c->f->n);
+		}
+		c->f->rows = rows;
+		c->f->errors = errs;
+	}
+	c->f->rows[c->f->n] = (unsigned)row_index;
+	c->f->errors[c->f->n++] = arena_strdup(c->a, buf_str(&b));
+	buf_done(&b);
+}
+
+static enum code failed_rows(struct store *st, struct arena *a, const char *run_id, struct failed *f)
+{
+	memset(f, 0, sizeof(*f));
+	struct collect c = {a, f, 0};
+	bool more = true;
+	enum code rc = CODE_OK;
+	while (more && !rc)
+		rc = store_results_page(st, run_id, "failed", f->n ? (int)f->rows[f->n - 1] : 0, 500, on_result, &c, &more);
+	return rc;
+}
+
+/* The errors text of row number, or NULL when the row did not fail. */
+static const char *errors_of(const struct failed *f, unsigned number)
+{
+	size_t lo = 0, hi = (size_t)f->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (f->rows[mid] == number)
+			return f->errors[mid];
+		if (f->rows[mid] < number)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* ---- CSV ---- */
+
+/* A number ("-12.5", "+3") is never a formula; other text starting with
+ * = + - @ tab or CR is, to a spreadsheet. */
+static bool formula_like(const char *s)
+{
+	if (!*s || !strchr("=+-@\t\r", *s))
+		return false;
+	char *end;
+	(void)strtod(s, &end);
+	return end == s || *end != '\0';
+}
+
+struct csv_out {
+	struct buf b;
+	char delim;
+	bool cp1252;
+};
+
+static int put_text(struct csv_out *o, const char *s, size_t n)
+{
+	return o->cp1252 ? utf8_to_cp1252(&o->b, s, n) : buf_append(&o->b, s, n);
+}
+
+/* One cell: quoted when it holds the delimiter, a quote, a line break or
+ * surrounding spaces (RFC 4180); formula-like text gets a leading
+ * apostrophe, which spreadsheets show as text and do not save back. */
+static int csv_put(struct csv_out *o, const char *s, bool first)
+{
+	if (!first && buf_putc(&o->b, o->delim))
+		return -1;
+	size_t n = strlen(s);
+	bool quote = strchr(s, o->delim) || strpbrk(s, "\"\r\n") || (n && (s[0] == ' ' || s[n - 1] == ' '));
+	if (quote && buf_putc(&o->b, '"'))
+		return -1;
+	if (formula_like(s) && buf_putc(&o->b, '\''))
+		return -1;
+	for (const char *p = s; *p;) {
+		const char *q = strchr(p, '"');
+		size_t len = q ? (size_t)(q - p) : strlen(p);
+		if (put_text(o, p, len) || (q && buf_puts(&o->b, "\"\"")))
+			return -1;
+		p += len + (q ? 1 : 0);
+	}
+	return quote ? buf_putc(&o->b, '"') : 0;
+}
+
+static int csv_row(struct csv_out *o, const struct sheet_row *r, size_t ncols, const char *errors)
+{
+	for (size_t j = 0; j < ncols; j++)
+		if (csv_put(o, j < r->ncells ? r->cells[j] : "", j == 0))
+			return -1;
+	return csv_put(o, errors, ncols == 0) || buf_puts(&o->b, "\r\n");
+}
+
+/* ---- the file ---- */
+
+static const char *base_name(struct arena *a, const char *file_name, const char *ext)
+{
+	const char *name = *file_name ? file_name : "import";
+	const char *dot = strrchr(name, '.');
+	size_t n = dot && dot != name ? (size_t)(dot - name) : strlen(name);
+	return arena_printf(a, "%.*s-failed-rows.%s", (int)n, name, ext);
+}
+
+static enum code build_csv(struct sheet *sh, const struct failed *f, struct fixup *ret)
+{
+	const struct sheet_info *info = sheet_info(sh);
+	struct csv_out o = {.delim = info->delimiter ? info->delimiter : ',',
+			    .cp1252 = info->encoding && !strcmp(info->encoding, "windows-1252")};
+	buf_init(&o.b, FIXUP_MAX_BYTES);
+	if (info->encoding && !strcmp(info->encoding, "utf-8-bom"))
+		buf_puts(&o.b, "\xEF\xBB\xBF");
+	const struct sheet_row *h = sheet_header(sh), *r;
+	size_t ncols = h->ncells;
+	int bad = csv_row(&o, h, ncols, "errors");
+	enum code rc;
+	while (!bad && (rc = sheet_next_row(sh, &r)) == CODE_OK && r) {
+		const char *errs = errors_of(f, r->number);
+		if (errs) {
+			bad = csv_row(&o, r, ncols > r->ncells ? ncols : r->ncells, errs);
+			ret->rows++;
+		}
+	}
+	if (bad) {
+		buf_done(&o.b);
+		return CODE_INTERNAL_ERROR;
+	}
+	ret->data = (unsigned char *)buf_steal(&o.b, &ret->len);
+	ret->content_type = o.cp1252 ? "text/csv; charset=windows-1252" : "text/csv; charset=utf-8";
+	return CODE_OK;
+}
+
+static void xlsx_row(lxw_worksheet *ws, lxw_row_t at, const struct sheet_row *r, size_t ncols, const char *errors,
+		     lxw_format *bold)
+{
+	for (size_t j = 0; j < ncols && j < r->ncells; j++)
+		if (*r->cells[j])
+			worksheet_write_string(ws, at, (lxw_col_t)j, r->cells[j], bold);
+	worksheet_write_string(ws, at, (lxw_col_t)ncols, errors, bold);
+}
+
+/* libxlsxwriter writes to a file: a private temporary one, read back. */
+static enum code build_xlsx(struct sheet *sh, const struct failed *f, struct fixup *ret)
+{
+	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char path[4096];
+	snprintf(path, sizeof path, "%s/loadline-fixup-XXXXXX", dir);
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return CODE_INTERNAL_ERROR;
+	close(fd);
+	lxw_workbook_options opt = {.constant_memory = LXW_TRUE, .tmpdir = (char *)dir};
+	lxw_workbook *wb = workbook_new_opt(path, &opt);
+	lxw_worksheet *ws = wb ? workbook_add_worksheet(wb, "Failed rows") : NULL;
+	if (!ws) {
+		if (wb)
+			workbook_close(wb);
+		unlink(path);
+		return CODE_INTERNAL_ERROR;
+	}
+	lxw_format *bold = workbook_add_format(wb);
+	format_set_bold(bold);
+	const struct sheet_row *h = sheet_header(sh), *r;
+	size_t ncols = h->ncells;
+	xlsx_row(ws, 0, h, ncols, "errors", bold);
+	lxw_row_t at = 1;
+	enum code rc;
+	while ((rc = sheet_next_row(sh, &r)) == CODE_OK && r) {
+		const char *errs = errors_of(f, r->number);
+		if (errs) {
+			xlsx_row(ws, at++, r, ncols > r->ncells ? ncols : r->ncells, errs, NULL);
+			ret->rows++;
+		}
+	}
+	lxw_error err = workbook_close(wb);
+	FILE *in = err == LXW_NO_ERROR ? fopen(path, "rb") : NULL;
+	struct buf b;
+	buf_init(&b, FIXUP_MAX_BYTES);
+	char chunk[65536];
+	size_t n;
+	int bad = !in;
+	while (in && (n = fread(chunk, 1, sizeof chunk, in)) > 0)
+		bad |= buf_append(&b, chunk, n);
+	if (in)
+		fclose(in);
+	unlink(path);
+	if (bad) {
+		buf_done(&b);
+		return CODE_INTERNAL_ERROR;
+	}
+	ret->data = (unsigned char *)buf_steal(&b, &ret->len);
+	ret->content_type = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
+	return CODE_OK;
+}
+
+enum code fixup_build(struct store *st, struct arena *a, const struct run *run, struct fixup *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	struct failed f;
+	enum code rc = failed_rows(st, a, run->id, &f);
+	unsigned char *data = NULL;
+	size_t len = 0;
+	if (!rc)
+		rc = store_run_file(st, run->id, &data, &len);
+	if (rc)
+		return rc;
+	/* Every row is read (the failed ones may be anywhere); the limits are
+	 * the ones the import itself ran under, lifted for rows: the file was
+	 * already accepted once. */
+	struct sheet_limits lim;
+	sheet_limits_default(&lim);
+	if (run->row_count > 0)
+		lim.max_rows = (size_t)run->row_count + 1;
+	struct sheet *sh = NULL;
+	const char *msg = NULL;
+	rc = sheet_open(data, len, &lim, &sh, &msg);
+	if (!rc) {
+		bool xlsx = sheet_info(sh)->format == SHEET_XLSX;
+		rc = xlsx ? build_xlsx(sh, &f, ret) : build_csv(sh, &f, ret);
+		ret->file_name = base_name(a, run->file_name, xlsx ? "xlsx" : "csv");
+	}
+	sheet_free(sh);
+	free(data);
+	return rc;
+}

@@ -1,0 +1,28 @@
+/* The fix-up file of a run (PRODUCT §9): its failed rows in the upload's own
+ * format — CSV in the upload's delimiter and encoding (a BOM kept), XLSX as
+ * XLSX — with the original header row and columns in their order, plus a
+ * last column `errors`, so that a person can fix the cells and push the
+ * file again. */
+#ifndef LOADLINE_IMPORT_FIXUP_H
+#define LOADLINE_IMPORT_FIXUP_H
+
+#include <stddef.h>
+
+#include "base/arena.h"
+#include "base/codes.h"
+#include "store/runs.h"
+
+struct fixup {
+	unsigned char *data;        /* malloc'd; the caller frees it */
+	size_t len;
+	const char *content_type;   /* with the charset for CSV */
+	const char *file_name;      /* "<upload name without extension>-failed-rows.csv|.xlsx" (arena) */
+	int rows;                   /* failed rows in it */
+};
+
+/* Builds the fix-up file of run (terminal, not FAILED/CANCELLED: the caller
+ * checks).  Returns CODE_OK, a store error, or a parse code when the stored
+ * file can no longer be read (never expected: it was read once). */
+enum code fixup_build(struct store *st, struct arena *a, const struct run *run, struct fixup *ret);
+
+#endif
