@@ -967,8 +967,13 @@ static void test_messages(void **state)
 		   "Nowhere", NULL, "dropoffState \"Nowhere\" is not a US state: "
 		   "use the USPS code (e.g. NY) or the full name (New York).");
 	message_is(a, FIELD_CUSTOMER, CODE_LOOKUP_MISS, NORM_WHY_NONE, "Acme",
-		   NULL, "customer \"Acme\" matches no saved customer: add it in "
-		   "the web app or fix the name; the row was committed without it.");
+		   NULL, "customer \"Acme\" matches no saved customer: add it on "
+		   "the Customers page of the web app (or POST /api/v1/customers) or "
+		   "fix the name; the row was committed without it.");
+	message_is(a, FIELD_BRANCH, CODE_LOOKUP_MISS, NORM_WHY_NONE, "North",
+		   NULL, "branch \"North\" matches no saved branch: add it on "
+		   "the Branches page of the web app (or POST /api/v1/branches) or "
+		   "fix the name; the row was committed without it.");
 	message_is(a, FIELD_PICKUP_CITY, CODE_LOOKUP_MISS, NORM_WHY_NONE, "Austin",
 		   NULL, "The pickup address has a city, state or ZIP but no "
 		   "street: add pickupStreet; the load was committed without a "
@@ -976,7 +981,8 @@ static void test_messages(void **state)
 	message_is(a, FIELD_PROJECT_DROPOFF_NAME, CODE_LOCATION_NAME_AMBIGUOUS,
 		   NORM_WHY_NONE, "Yard A", NULL, "projectDropoffName \"Yard A\" "
 		   "matches more than one saved location: the oldest was used; "
-		   "rename or remove the duplicates in the web app.");
+		   "the Locations page of the web app lists them; ask your "
+		   "Loadline operator to merge the duplicates.");
 	/* Every code and reason gives a sentence; hostile raw text is tamed. */
 	char big[10240];
 	memset(big, '\xFF', sizeof(big));
