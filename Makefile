@@ -41,6 +41,7 @@ check: all $(SAN_BUILD)/build.ninja
 	@$(BUILD)/loadline docs check
 	@scripts/openapi-check
 	meson test -C $(SAN_BUILD) --print-errorlogs
+	meson test -C $(BUILD) --suite oom --print-errorlogs
 	@$(MAKE) --no-print-directory fuzz-smoke
 	LOADLINE_BIN=$(abspath $(SAN_BUILD))/loadline $(PY) -m pytest -q -p no:cacheprovider tests
 

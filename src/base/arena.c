@@ -2,6 +2,7 @@
 #include "arena.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@ struct cleanup {
 struct arena {
 	struct block *head;
 	struct cleanup *cleanups;
+	bool soft;   /* arena_try_new: out of memory gives NULL, not abort */
 };
 
 static void *xmalloc(size_t n)
@@ -35,6 +37,17 @@ static void *xmalloc(size_t n)
 		abort();
 	}
 	return p;
+}
+
+static struct block *block_try_new(size_t size)
+{
+	struct block *b = malloc(sizeof(*b) + size);
+	if (!b)
+		return NULL;
+	b->next = NULL;
+	b->size = size;
+	b->used = 0;
+	return b;
 }
 
 static struct block *block_new(size_t size)
@@ -51,6 +64,22 @@ struct arena *arena_new(void)
 	struct arena *a = xmalloc(sizeof(*a));
 	a->head = block_new(BLOCK_SIZE);
 	a->cleanups = NULL;
+	a->soft = false;
+	return a;
+}
+
+struct arena *arena_try_new(void)
+{
+	struct arena *a = malloc(sizeof(*a));
+	if (!a)
+		return NULL;
+	a->head = block_try_new(BLOCK_SIZE);
+	if (!a->head) {
+		free(a);
+		return NULL;
+	}
+	a->cleanups = NULL;
+	a->soft = true;
 	return a;
 }
 
@@ -116,7 +145,9 @@ void *arena_alloc(struct arena *a, size_t size)
 	struct block *b = a->head;
 	if (b->size - b->used < size) {
 		size_t bs = size > BLOCK_SIZE / 4 ? size : BLOCK_SIZE;
-		struct block *nb = block_new(bs);
+		struct block *nb = a->soft ? block_try_new(bs) : block_new(bs);
+		if (!nb)
+			return NULL;
 		if (bs == size && b->size - b->used > 0) {
 			/* Big one-off: link it behind the head so the head keeps filling. */
 			nb->next = b->next;
@@ -139,6 +170,8 @@ char *arena_strndup(struct arena *a, const char *s, size_t len)
 	if (!s)
 		return NULL;
 	char *p = arena_alloc(a, len + 1);
+	if (!p)
+		return NULL;
 	memcpy(p, s, len);
 	p[len] = '\0';
 	return p;
@@ -164,6 +197,10 @@ char *arena_printf(struct arena *a, const char *fmt, ...)
 		return arena_strdup(a, "");
 	}
 	char *p = arena_alloc(a, (size_t)n + 1);
+	if (!p) {
+		va_end(ap2);
+		return NULL;
+	}
 	if ((size_t)n < sizeof small)
 		memcpy(p, small, (size_t)n + 1);
 	else

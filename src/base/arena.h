@@ -10,6 +10,11 @@ struct arena;
 /* Aborts on out-of-memory: arena blocks are small and fixed-size, and every
  * size that comes from input is capped by its caller before it gets here. */
 struct arena *arena_new(void);
+/* For code that must survive out-of-memory (the readers of untrusted
+ * files): NULL when the first block cannot be had, and afterwards
+ * arena_alloc, arena_strdup, arena_strndup and arena_printf return NULL
+ * instead of aborting.  arena_cleanup is not for such arenas. */
+struct arena *arena_try_new(void);
 /* Runs the cleanups (newest first), then frees every block.  NULL is fine. */
 void arena_free(struct arena *a);
 /* Frees everything allocated so far but keeps the first block for reuse. */

@@ -182,8 +182,8 @@ enum code csv_reader_open(const char *data, size_t len, const struct sheet_limit
 	}
 	struct csv_reader *c = calloc(1, sizeof(*c));
 	if (!c) {
-		*ret_msg = "out of memory";
-		return CODE_MALFORMED_CSV;
+		*ret_msg = "out of memory while opening the file";
+		return CODE_INTERNAL_ERROR;
 	}
 	c->base.next = csv_next;
 	c->base.free = csv_free;

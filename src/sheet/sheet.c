@@ -14,6 +14,7 @@ struct sheet {
 	size_t data_rows;
 	enum code err;      /* sticky: once failed, always failed */
 	struct buf msg;
+	bool msg_lost;      /* the message could not be stored (out of memory) */
 };
 
 void sheet_limits_default(struct sheet_limits *lim)
@@ -41,7 +42,7 @@ const struct sheet_row *sheet_header(const struct sheet *s)
 
 const char *sheet_message(const struct sheet *s)
 {
-	return buf_str(&s->msg);
+	return s->msg_lost ? "the file could not be read to the end (out of memory)" : buf_str(&s->msg);
 }
 
 void sheet_free(struct sheet *s)
@@ -131,8 +132,14 @@ enum code sheet_open_info(const void *data, size_t len, const struct sheet_limit
 {
 	*ret_sheet = NULL;
 	struct sheet *s = calloc(1, sizeof(*s));
-	if (!s)
-		abort();  /* small and fixed, as the arena does */
+	if (!s) {
+		/* Not a verdict on the file: the caller may retry. */
+		if (ret_message)
+			*ret_message = "out of memory while opening the file";
+		if (ret_info)
+			memset(ret_info, 0, sizeof(*ret_info));
+		return CODE_INTERNAL_ERROR;
+	}
 	s->lim = *lim;
 	buf_init(&s->msg, 1024);
 	const char *what = NULL, *msg = NULL;
@@ -187,10 +194,7 @@ static enum code fail(struct sheet *s, enum code rc, unsigned row, const char *m
 {
 	s->err = rc;
 	buf_clear(&s->msg);
-	if (row)
-		buf_printf(&s->msg, "row %u: %s", row, msg);
-	else
-		buf_puts(&s->msg, msg);
+	s->msg_lost = row ? buf_printf(&s->msg, "row %u: %s", row, msg) != 0 : buf_puts(&s->msg, msg) != 0;
 	return rc;
 }
 

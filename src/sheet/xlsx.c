@@ -77,11 +77,29 @@ static bool type_is(const char *type, const char *suffix)
 }
 
 /* Reads a .rels part; an absent one is an empty list (callers decide). */
+static enum code out_of_memory(const char **ret_msg)
+{
+	*ret_msg = "out of memory while reading the workbook";
+	return CODE_INTERNAL_ERROR;
+}
+
+/* An attribute's copy: false (out of memory) only when there was one. */
+static bool attr_copy(struct arena *a, struct xpart *p, const char *name, const char **ret)
+{
+	const char *v = xpart_attr(p, name);
+	*ret = v ? arena_strdup(a, v) : NULL;
+	return !v || *ret;
+}
+
 static enum code load_rels(struct xzip *z, struct arena *a, const char *name, struct rels *out,
 			   const char **ret_msg)
 {
+	if (!name)
+		return out_of_memory(ret_msg);
 	out->v = arena_alloc(a, MAX_RELS * sizeof(*out->v));
 	out->n = 0;
+	if (!out->v)
+		return out_of_memory(ret_msg);
 	if (!xzip_has(z, name))
 		return CODE_OK;
 	struct xpart p;
@@ -95,9 +113,11 @@ static enum code load_rels(struct xzip *z, struct arena *a, const char *name, st
 		if (mode && !strcasecmp(mode, "External"))
 			continue;
 		struct rel *rl = &out->v[out->n];
-		rl->id = arena_strdup(a, xpart_attr(&p, "Id"));
-		rl->type = arena_strdup(a, xpart_attr(&p, "Type"));
-		rl->target = arena_strdup(a, xpart_attr(&p, "Target"));
+		if (!attr_copy(a, &p, "Id", &rl->id) || !attr_copy(a, &p, "Type", &rl->type) ||
+		    !attr_copy(a, &p, "Target", &rl->target)) {
+			xpart_close(&p);
+			return out_of_memory(ret_msg);
+		}
 		if (rl->id && rl->type && rl->target)
 			out->n++;
 	}
@@ -112,7 +132,9 @@ static const char *resolve(struct arena *a, const char *source, const char *targ
 	const char *slash = strrchr(source, '/');
 	size_t dir = target[0] == '/' ? 0 : slash ? (size_t)(slash - source) + 1 : 0;
 	char *joined = arena_printf(a, "%.*s%s", (int)dir, source, target[0] == '/' ? target + 1 : target);
-	char *out = arena_alloc(a, strlen(joined) + 1);
+	char *out = joined ? arena_alloc(a, strlen(joined) + 1) : NULL;
+	if (!out)
+		return NULL;   /* out of memory: the caller says so */
 	size_t o = 0;
 	for (char *seg = joined; *seg;) {
 		char *end = strchr(seg, '/');
@@ -183,8 +205,10 @@ static enum code read_workbook(struct xzip *z, struct arena *a, const char *wb,
 			const char *id = xpart_attr(&p, "id");
 			const struct rel *rl = id ? find_id(rels, id) : NULL;
 			/* Chart sheets and dialog sheets hold no rows: skip them. */
-			if (rl && type_is(rl->type, "/worksheet"))
-				*ret_sheet = resolve(a, wb, rl->target);
+			if (rl && type_is(rl->type, "/worksheet") && !(*ret_sheet = resolve(a, wb, rl->target))) {
+				xpart_close(&p);
+				return out_of_memory(ret_msg);
+			}
 		} else if (xpart_is(&p, XML_READER_TYPE_END_ELEMENT, "sheets")) {
 			break;
 		}
@@ -212,6 +236,8 @@ static enum code open_package(struct xzip *z, struct arena *a, struct xsst *sst,
 		return rc;
 	const struct rel *main = find_type(&root, "/officeDocument");
 	const char *wb = main ? resolve(a, "", main->target) : "xl/workbook.xml";
+	if (!wb)
+		return out_of_memory(ret_msg);
 	if (!xzip_has(z, wb)) {
 		*ret_msg = "the package has no workbook part";
 		return CODE_MALFORMED_XLSX;
@@ -221,10 +247,16 @@ static enum code open_package(struct xzip *z, struct arena *a, struct xsst *sst,
 	if ((rc = read_workbook(z, a, wb, &wbrels, date1904, ret_sheet, ret_msg)))
 		return rc;
 	const struct rel *strings = find_type(&wbrels, "/sharedStrings");
-	if (strings && (rc = xsst_load(z, resolve(a, wb, strings->target), sst, ret_msg)))
+	const char *part = strings ? resolve(a, wb, strings->target) : NULL;
+	if (strings && !part)
+		return out_of_memory(ret_msg);
+	if (strings && (rc = xsst_load(z, part, sst, ret_msg)))
 		return rc;
 	const struct rel *styles = find_type(&wbrels, "/styles");
-	if (styles && (rc = xstyles_load(z, resolve(a, wb, styles->target), st, ret_msg)))
+	part = styles ? resolve(a, wb, styles->target) : NULL;
+	if (styles && !part)
+		return out_of_memory(ret_msg);
+	if (styles && (rc = xstyles_load(z, part, st, ret_msg)))
 		return rc;
 	return CODE_OK;
 }
@@ -244,8 +276,8 @@ enum code xlsx_reader_open(const char *data, size_t len, const struct sheet_limi
 	struct xstyles st = {0};
 	bool date1904 = false;
 	const char *sheet = NULL;
-	struct arena *a = arena_new();
-	rc = open_package(&z, a, &sst, &st, &date1904, &sheet, ret_msg);
+	struct arena *a = arena_try_new();
+	rc = a ? open_package(&z, a, &sst, &st, &date1904, &sheet, ret_msg) : out_of_memory(ret_msg);
 	if (rc) {
 		xsst_free(&sst);
 		xstyles_free(&st);

@@ -112,8 +112,11 @@ enum code xstyles_load(struct xzip *z, const char *name, struct xstyles *st, con
 	if (xpart_open(z, name, &p, ret_msg))
 		return CODE_MALFORMED_XLSX;
 	struct fmtmap *m = calloc(1, sizeof(*m));
-	if (!m)
-		abort();
+	if (!m) {
+		xpart_close(&p);
+		*ret_msg = "out of memory while reading the workbook's styles";
+		return CODE_INTERNAL_ERROR;
+	}
 	bool in_xfs = false;
 	int r;
 	while ((r = xpart_read(&p, ret_msg)) > 0) {

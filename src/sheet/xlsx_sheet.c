@@ -349,8 +349,13 @@ enum code xsheet_open(struct xzip *z, const char *part, struct xsst *sst, struct
 		      bool date1904, struct sheet_reader **ret, const char **ret_msg)
 {
 	struct xsheet *x = calloc(1, sizeof(*x));
-	if (!x)
-		abort();
+	if (!x) {
+		xsst_free(sst);
+		xstyles_free(st);
+		xzip_close(z);
+		*ret_msg = "out of memory while reading the worksheet";
+		return CODE_INTERNAL_ERROR;
+	}
 	x->base.next = xsheet_next;
 	x->base.free = xsheet_free;
 	x->z = *z;
