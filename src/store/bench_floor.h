@@ -1,18 +1,27 @@
-/* The floor of the import benchmark (bench/bench_import.c): the same rows
- * an import writes, inserted raw.  Exists only for bench/ to measure that
- * floor; the service never calls it and it is not in the core library. */
+/* The floors of the import benchmark (bench/bench_import.c): the same rows
+ * an import writes, inserted raw, and the reads a no-op re-push needs.
+ * Exists only for bench/ to measure those floors; the service never calls
+ * it and it is not in the core library. */
 #ifndef LOADLINE_STORE_BENCH_FLOOR_H
 #define LOADLINE_STORE_BENCH_FLOOR_H
 
 #include "base/codes.h"
 #include "store/store.h"
 
-/* Inserts jobs projects and jobs * loads_per_job loads for org_id in one
- * write transaction on one pooled connection: plain INSERTs of values
- * computed before the transaction starts (ids, dates, a content hash), no
- * look-ups, no per-row results.  Job codes are "F<n>-<random>", so repeated
- * calls never collide.  Returns CODE_OK, or the first storage error (the
+/* Inserts, in one write transaction on one pooled connection, jobs
+ * projects, sites named locations and rows loads (row i in project i % jobs,
+ * picking up at site (7i) % sites and dropping off at (11i + 3) % sites, as
+ * the bench's file does): plain INSERTs of values computed before the
+ * transaction starts (ids, dates, a content hash), no look-ups, no per-row
+ * results.  Job codes and site names carry a random salt, so repeated calls
+ * never collide.  Returns CODE_OK, or the first storage error (the
  * transaction is rolled back). */
-enum code store_bench_raw_insert(struct store *st, const char *org_id, int jobs, int loads_per_job);
+enum code store_bench_raw_insert(struct store *st, const char *org_id, int jobs, int rows, int sites);
+
+/* The no-op floor: in one read transaction, each of the org's projects
+ * looked up by job code and each of its loads by (project, load number),
+ * reading the content hash: what deciding that a re-pushed file changes
+ * nothing needs at least. */
+enum code store_bench_noop_reads(struct store *st, const char *org_id);
 
 #endif
