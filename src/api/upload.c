@@ -1,7 +1,9 @@
 /* POST /api/v1/imports/{kind}: the multipart upload, streamed through the
- * multipart parser (src/http/multipart.c) into a buffer capped at the file
- * limit, fingerprinted as it arrives, then stored with its QUEUED run. */
+ * multipart parser (src/http/multipart.c) into a spool file capped at the
+ * file limit (never whole in memory), fingerprinted as it arrives, then
+ * stored with its QUEUED run. */
 #include <ctype.h>
+#include <errno.h>
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +11,7 @@
 
 #include "app/app.h"
 #include "base/arena.h"
-#include "base/buf.h"
+#include "base/spool.h"
 #include "base/clock.h"
 #include "base/log.h"
 #include "endpoints.h"
@@ -21,7 +23,7 @@
 struct upload {
 	struct multipart *mp;
 	struct http_request *req;
-	struct buf data;
+	struct spool file;
 	crypto_hash_sha256_state hash;
 	int file_parts;
 	bool in_file;          /* the current part is the (first) file part */
@@ -34,7 +36,7 @@ static void upload_cleanup(void *p)
 {
 	struct upload *up = p;
 	multipart_free(up->mp);
-	buf_done(&up->data);
+	spool_close(&up->file);
 }
 
 /* Other form fields are ignored; a second `file` part is answered after
@@ -53,8 +55,9 @@ static bool on_data(void *cls, const char *data, size_t size)
 	struct upload *up = cls;
 	if (!up->in_file)
 		return true;
-	if (buf_append(&up->data, data, size)) {
-		up->too_large = true;
+	int w = spool_write(&up->file, data, size);
+	if (w) {
+		up->too_large = w > 0;
 		return false;
 	}
 	crypto_hash_sha256_update(&up->hash, (const unsigned char *)data, size);
@@ -71,6 +74,7 @@ static bool header_is_empty_body(struct http_request *req)
 #define MULTIPART_OVERHEAD (64 * 1024)
 
 static void too_large(struct http_request *req, struct http_response *res);
+static void spool_failed(struct http_request *req, struct http_response *res, struct upload *up);
 
 static void begin(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
@@ -111,7 +115,14 @@ static void begin(struct api_ctx *ctx, struct http_request *req, struct http_res
 	struct upload *up = arena_alloc(req->arena, sizeof(*up));
 	ctx->state = up;
 	up->req = req;
-	buf_init(&up->data, ctx->app->cfg.max_file_bytes);
+	up->file.fd = -1;
+	if (spool_open(&up->file, ctx->app->cfg.spool_dir, ctx->app->cfg.max_file_bytes)) {
+		log_json("error", "cannot open a spool file", json_pack("{s:s,s:s}", "dir", ctx->app->cfg.spool_dir,
+			 "cause", strerror(errno)));
+		api_problem(req, res, CODE_SERVICE_UNAVAILABLE, "The service cannot store uploads right now (its "
+			    "spool directory is not writable); retry later.", NULL);
+		return;
+	}
 	crypto_hash_sha256_init(&up->hash);
 	crypto_hash_sha256_update(&up->hash, (const unsigned char *)"jobs\n", 5);
 	up->dry_run = dry && !strcmp(dry, "true");
@@ -120,6 +131,16 @@ static void begin(struct api_ctx *ctx, struct http_request *req, struct http_res
 	up->mp = multipart_new(ct, &sink);
 	if (!up->mp)
 		api_problem(req, res, CODE_MALFORMED_MULTIPART, "The multipart boundary is missing or invalid.", NULL);
+}
+
+/* A write to the spool failed: the disk is full (most likely) or broken. */
+static void spool_failed(struct http_request *req, struct http_response *res, struct upload *up)
+{
+	log_json("error", "cannot write an upload to the spool", json_pack("{s:s,s:b}", "cause",
+		 strerror(up->file.error), "diskFull", up->file.error == ENOSPC));
+	api_problem(req, res, CODE_SERVICE_UNAVAILABLE, up->file.error == ENOSPC ? "The service is out of disk "
+		    "space for uploads; retry later (nothing was stored)." : "The service cannot store the upload "
+		    "right now; retry later (nothing was stored).", NULL);
 }
 
 static void too_large(struct http_request *req, struct http_response *res)
@@ -137,6 +158,8 @@ static void body(struct api_ctx *ctx, struct http_request *req, struct http_resp
 		return;
 	if (up->too_large)
 		too_large(req, res);
+	else if (up->file.error)
+		spool_failed(req, res, up);
 	else
 		api_problem(req, res, CODE_MALFORMED_MULTIPART, multipart_error(up->mp), NULL);
 }
@@ -159,8 +182,8 @@ static enum code stage(struct api_ctx *ctx, struct http_request *req, struct run
 		return CODE_OK;
 	const struct config *cfg = &ctx->app->cfg;
 	struct staging s;
-	enum code rc = staging_decide(ctx->app->store, req->arena, run->org_id, up->data.data ? up->data.data : "",
-				      up->data.len, cfg->max_rows, &s);
+	enum code rc = staging_decide(ctx->app->store, req->arena, run->org_id, up->file.map ? up->file.map : "",
+				      up->file.len, cfg->max_rows, &s);
 	if (rc || !s.staged)
 		return rc;
 	run->staged = true;
@@ -190,7 +213,7 @@ static void create_run(struct api_ctx *ctx, struct http_request *req, struct htt
 	crypto_hash_sha256_final(&up->hash, h);
 	sodium_bin2hex(run.fingerprint, sizeof run.fingerprint, h, sizeof h);
 	snprintf(run.file_name, sizeof run.file_name, "%s", up->file_name ? up->file_name : "upload");
-	run.file_size = (int64_t)up->data.len;
+	run.file_size = (int64_t)up->file.len;
 	snprintf(run.file_format, sizeof run.file_format, "%s", fmt == SHEET_XLSX ? "xlsx" : "csv");
 	run.row_count = -1;
 	run.created_at = now_ms();
@@ -201,7 +224,7 @@ static void create_run(struct api_ctx *ctx, struct http_request *req, struct htt
 		return;
 	}
 	char existing[ID_MAX] = "";
-	rc = store_run_create(ctx->app->store, &run, up->data.data ? up->data.data : "", up->data.len, mailp, existing);
+	rc = store_run_create(ctx->app->store, &run, up->file.map ? up->file.map : "", up->file.len, mailp, existing);
 	if (rc == CODE_IMPORT_IN_PROGRESS) {
 		char *url = arena_printf(req->arena, "/api/v1/imports/runs/%s", existing);
 		json_t *extra = json_pack("{s:s}", "existingRunUrl", url);
@@ -234,6 +257,10 @@ static void finish(struct api_ctx *ctx, struct http_request *req, struct http_re
 		too_large(req, res);
 		return;
 	}
+	if (up->file.error) {
+		spool_failed(req, res, up);
+		return;
+	}
 	if (st == MULTIPART_OK && !multipart_parts(up->mp)) {
 		api_problem(req, res, CODE_MALFORMED_MULTIPART, "No part was found between the boundaries the "
 			    "Content-Type announces.", NULL);
@@ -250,8 +277,13 @@ static void finish(struct api_ctx *ctx, struct http_request *req, struct http_re
 	}
 	/* Judged by the bytes, not the part's Content-Type: browsers label CSV
 	 * four different ways. A zero-byte file is accepted and fails EMPTY_FILE. */
+	if (spool_map(&up->file)) {
+		up->file.error = errno;
+		spool_failed(req, res, up);
+		return;
+	}
 	const char *why = NULL;
-	enum sheet_format fmt = up->data.len ? sheet_sniff_explain(up->data.data, up->data.len, &why) : SHEET_CSV;
+	enum sheet_format fmt = up->file.len ? sheet_sniff_explain(up->file.map, up->file.len, &why) : SHEET_CSV;
 	if (fmt == SHEET_UNKNOWN) {
 		api_problem(req, res, CODE_UNSUPPORTED_MIME, arena_printf(req->arena, "%c%s.", toupper((unsigned char)why[0]), why + 1),
 			    NULL);

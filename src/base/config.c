@@ -132,6 +132,9 @@ int config_load(struct config *c)
 	rc |= env_str("LOADLINE_SMTP_URL", c->smtp_url, sizeof c->smtp_url) < 0;
 	rc |= env_str("LOADLINE_MAIL_FROM", c->mail_from, sizeof c->mail_from) < 0;
 	rc |= env_str("LOADLINE_GAZETTEER", c->gazetteer, sizeof c->gazetteer) < 0;
+	const char *tmp = getenv("TMPDIR");
+	copy(c->spool_dir, sizeof c->spool_dir, tmp && *tmp ? tmp : "/tmp");
+	rc |= env_str("LOADLINE_SPOOL_DIR", c->spool_dir, sizeof c->spool_dir) < 0;
 	rc |= env_str("LOADLINE_OIDC_ISSUER", c->oidc_issuer, sizeof c->oidc_issuer) < 0;
 	rc |= env_str("LOADLINE_OIDC_CLIENT_ID", c->oidc_client_id, sizeof c->oidc_client_id) < 0;
 	rc |= env_str("LOADLINE_OIDC_CLIENT_SECRET", c->oidc_client_secret, sizeof c->oidc_client_secret) < 0;

@@ -18,6 +18,7 @@ struct config {
 	char smtp_url[512];      /* LOADLINE_SMTP_URL; empty = outbox only */
 	char mail_from[256];     /* LOADLINE_MAIL_FROM */
 	char oidc_issuer[512];
+	char spool_dir[1024];    /* LOADLINE_SPOOL_DIR; $TMPDIR or /tmp: uploads as they arrive */
 	char gazetteer[1024];    /* LOADLINE_GAZETTEER; "" = next to the program, else {datadir}/loadline */
 	char oidc_client_id[256];
 	char oidc_client_secret[256];

@@ -56,3 +56,26 @@ def test_full_disk_is_a_clear_503_and_recovers(start_server, small_disk):
     r = srv.post("/api/v1/imports/jobs", files={"file": ("after.csv", data, "text/csv")})
     assert r.status_code == 202, r.text
     assert os.path.exists(str(db))
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+def test_full_spool_disk_is_a_clear_503(start_server, small_disk, tmp_path):
+    """Uploads are spooled to LOADLINE_SPOOL_DIR as they arrive (issue 11):
+    when that disk is full, the upload gets 503 saying so, the cause is
+    logged, nothing is stored, and smaller uploads work again once space
+    is freed."""
+    db = tmp_path / "db.sqlite"
+    srv = start_server(db_url="sqlite:%s" % db, workers=0, env={"LOADLINE_SPOOL_DIR": str(small_disk)})
+    filler = small_disk / "filler"
+    subprocess.run(["dd", "if=/dev/zero", "of=%s" % filler, "bs=1M", "count=3"], capture_output=True)
+    data = csv_bytes(rows(2000, job="SPOOL"))
+    r = srv.post("/api/v1/imports/jobs", files={"file": ("big.csv", data, "text/csv")})
+    assert r.status_code == 503, r.text
+    assert r.json()["code"] == "SERVICE_UNAVAILABLE" and "disk space" in r.json()["detail"]
+    logged = [json.loads(line) for line in srv.stderr().splitlines() if line.startswith("{")]
+    assert any(e.get("msg") == "cannot write an upload to the spool" and e.get("diskFull") for e in logged)
+    assert srv.get("/api/v1/imports/runs").json()["data"] == []
+    os.unlink(filler)
+    r = srv.post("/api/v1/imports/jobs", files={"file": ("big.csv", data, "text/csv")})
+    assert r.status_code == 202, r.text
+    assert os.listdir(small_disk) == [], "spool files are anonymous: nothing is left behind"
