@@ -75,7 +75,7 @@ def main():
     binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "loadline"))
     d = tempfile.mkdtemp(prefix="ll-upload-mem-")
     env = dict(os.environ, LOADLINE_DB="sqlite:%s/x.db" % d, LOADLINE_RATE_LIMIT="1000000/1s",
-               LOADLINE_MAX_CONNECTIONS_PER_IP="0")
+               LOADLINE_MAX_CONNECTIONS_PER_IP="0", **({"LOADLINE_HTTP_THREADS": os.environ["UM_THREADS"]} if os.environ.get("UM_THREADS") else {}))
     out = subprocess.run([binary, "admin", "bootstrap"], env=env, capture_output=True, text=True, check=True)
     token = [ln.split()[-1] for ln in out.stdout.splitlines() if ln.startswith("API token:")][0]
     port = free_port()

@@ -54,6 +54,12 @@ int spool_map(struct spool *s)
 	return 0;
 }
 
+void spool_forget(struct spool *s)
+{
+	if (s->map)
+		madvise(s->map, s->len, MADV_DONTNEED);
+}
+
 void spool_close(struct spool *s)
 {
 	if (s->map)

@@ -24,6 +24,11 @@ int spool_open(struct spool *s, const char *dir, size_t cap);
 int spool_write(struct spool *s, const void *p, size_t n);
 /* Maps what was written, read-only: 0 (s->map set, NULL when empty) or -1. */
 int spool_map(struct spool *s);
+/* Drops the mapping's pages from this process's resident memory (they are
+ * read again from the page cache when touched): between two passes over a
+ * big upload, so that uploads waiting for the database do not each hold
+ * theirs. */
+void spool_forget(struct spool *s);
 /* Unmaps and closes; the file is gone.  A closed spool is fine. */
 void spool_close(struct spool *s);
 
