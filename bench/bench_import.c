@@ -673,7 +673,8 @@ static void meter_stop(const struct meter *m, bool client_is_work, double *ret_w
 }
 
 struct result {
-	double floor[REPS], import[REPS], repush[REPS], commit[REPS], noop[REPS];
+	double floor[REPS], import[REPS], repush[REPS], commit[REPS], noop[REPS], setfloor[REPS];
+	bool has_setfloor;
 	double ximport[REPS], xrepush[REPS], xcommit[REPS];
 	double floor_cpu[REPS], import_cpu[REPS], repush_cpu[REPS];
 	double floor_pg[REPS], import_pg[REPS];   /* of which PostgreSQL backends */
@@ -758,6 +759,14 @@ static void bench_backend(const char *url, struct result *r)
 		if (store_bench_noop_reads(st, org_id))
 			die("the no-op floor's reads failed");
 		meter_stop(&m, true, &noop_ms, &noop_cpu);
+		/* PostgreSQL: the bulk loader's floor, COPY + set-based upserts. */
+		double set_ms = 0, set_cpu;
+		bool set_done = false;
+		new_org(st, rep * 2 + 1, org_id, token);
+		meter_start(&m);
+		if (store_bench_copy_floor(st, org_id, JOBS, ROWS, SITES, &set_done))
+			die("the COPY floor failed");
+		meter_stop(&m, true, &set_ms, &set_cpu);
 
 		/* CSV: first import, then the identical re-push. */
 		new_org(st, rep * 2 + 100, org_id, token);
@@ -797,6 +806,8 @@ static void bench_backend(const char *url, struct result *r)
 		meter_stop(&m, false, &xr_ms, &ignore);
 		if (strcmp(xagain.state, "SKIPPED"))
 			die("XLSX re-push of rep %d ended %s", rep, xagain.state);
+		if (set_done)
+			fprintf(out, "  rep %d: COPY + set-based floor %.1f ms\n", rep, set_ms);
 		fprintf(out, "  rep %d: floor %.1f ms, CSV import %.1f ms (cpu %.1f, write txn %.1f), re-push %.1f ms "
 			"(no-op floor %.1f); XLSX (%zu bytes) import %.1f ms (write txn %.1f), re-push %.1f ms\n", rep,
 			floor_ms, import_ms, import_cpu, cm, repush_ms, noop_ms, xlsx.len, x_ms, xcm, xr_ms);
@@ -812,6 +823,8 @@ static void bench_backend(const char *url, struct result *r)
 		r->repush[rep] = repush_ms;
 		r->repush_cpu[rep] = repush_cpu;
 		r->noop[rep] = noop_ms;
+		r->setfloor[rep] = set_ms;
+		r->has_setfloor = set_done;
 		r->ximport[rep] = x_ms;
 		r->xrepush[rep] = xr_ms;
 		r->xcommit[rep] = xcm;
@@ -853,6 +866,12 @@ static void report_goals(const char *backend, const struct result *r)
 {
 	double f = median(r->floor, REPS), im = median(r->import, REPS), xi = median(r->ximport, REPS);
 	double rp = median(r->repush, REPS), no = median(r->noop, REPS);
+	if (r->has_setfloor) {
+		/* On PostgreSQL the goal's floor is the bulk loader's. */
+		double sf = median(r->setfloor, REPS);
+		printf("%s COPY + set-based floor: %.1f ms (row-by-row floor %.1f ms)\n", backend, sf, f);
+		f = sf;
+	}
 	printf("goal %s CSV import <= 2x floor: %.2fx %s\n", backend, im / f, im / f <= 2 ? "HOLDS" : "MISSED");
 	printf("goal %s XLSX import <= 2x floor: %.2fx %s\n", backend, xi / f, xi / f <= 2 ? "HOLDS" : "MISSED");
 	printf("goal %s re-push <= 2x no-op floor: %.2fx %s\n", backend, rp / no, rp / no <= 2 ? "HOLDS" : "MISSED");

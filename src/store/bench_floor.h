@@ -18,6 +18,13 @@
  * transaction is rolled back). */
 enum code store_bench_raw_insert(struct store *st, const char *org_id, int jobs, int rows, int sites);
 
+/* PostgreSQL only (CODE_OK without doing anything elsewhere; *ret_done
+ * says whether it ran): the same projects, locations and loads as
+ * store_bench_raw_insert, the way a bulk loader would write them — rows
+ * streamed with COPY into a temporary staging table, then three set-based
+ * upserts (projects, locations, loads joined to both), in one transaction. */
+enum code store_bench_copy_floor(struct store *st, const char *org_id, int jobs, int rows, int sites, bool *ret_done);
+
 /* The no-op floor: in one read transaction, each of the org's projects
  * looked up by job code and each of its loads by (project, load number),
  * reading the content hash: what deciding that a re-pushed file changes
