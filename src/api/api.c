@@ -99,13 +99,13 @@ void api_json(struct http_request *req, struct http_response *res, int status, j
 	free(s);
 }
 
-void api_json_etag(struct http_request *req, struct http_response *res, json_t *body)
+const char *api_json_etag(struct http_request *req, struct http_response *res, json_t *body)
 {
 	char *s = json_dumps(body, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(body);
 	if (!s) {
 		api_problem(req, res, CODE_INTERNAL_ERROR, NULL, NULL);
-		return;
+		return NULL;
 	}
 	unsigned char h[crypto_hash_sha256_BYTES];
 	crypto_hash_sha256(h, (const unsigned char *)s, strlen(s));
@@ -120,6 +120,7 @@ void api_json_etag(struct http_request *req, struct http_response *res, json_t *
 	http_add_header(req, res, "ETag", etag);
 	http_add_header(req, res, "Cache-Control", "no-cache");
 	free(s);
+	return arena_strdup(req->arena, etag);
 }
 
 /* A small request body, collected for finish (JSON endpoints). */

@@ -64,8 +64,9 @@ const char *api_id(struct api_ctx *ctx, struct http_request *req, struct http_re
 /* Answers with body as JSON (stolen). */
 void api_json(struct http_request *req, struct http_response *res, int status, json_t *body);
 /* Answers 200 with body (stolen) and a strong ETag, or 304 when the
- * request's If-None-Match has that ETag. */
-void api_json_etag(struct http_request *req, struct http_response *res, json_t *body);
+ * request's If-None-Match has that ETag.  Returns the ETag (arena), or NULL
+ * when it answered 500 instead. */
+const char *api_json_etag(struct http_request *req, struct http_response *res, json_t *body);
 
 /* JSON request bodies: an endpoint's body step collects up to
  * API_JSON_BODY_MAX bytes (413 TOO_LARGE beyond); api_body_json then gives

@@ -37,6 +37,28 @@ def test_run_etag_and_304(start_server):
     assert changed.headers.get("ETag") not in (None, etag)
 
 
+def test_terminal_run_304_is_served_from_memory_for_its_org_only(start_server):
+    """Issue 11 goal 6: a finished run never changes, so its ETag is kept in
+    memory and a poll with If-None-Match gets 304 before any database work;
+    the token's organization is still checked (another org's token gets
+    404, never a 304 that would reveal the run), and a stale ETag still gets
+    the body."""
+    srv = start_server(workers=1)
+    run = accepted_run(upload(srv, csv_bytes(rows(2, job="ETAGT"))))
+    done = wait_run(srv, run["id"])
+    r = srv.get(RUNS + run["id"])
+    etag = r.headers["ETag"]
+    for _ in range(3):
+        nm = srv.get(RUNS + run["id"], headers={"If-None-Match": etag})
+        assert nm.status_code == 304 and nm.headers["ETag"] == etag and nm.content == b""
+    other = srv.new_org("Other").token
+    r = srv.get(RUNS + run["id"], headers={"If-None-Match": etag}, token=other)
+    assert r.status_code == 404 and r.json()["code"] == "NOT_FOUND"
+    stale = srv.get(RUNS + run["id"], headers={"If-None-Match": '"0000"'})
+    assert stale.status_code == 200 and stale.json()["state"] == done["state"]
+    assert srv.get(RUNS + run["id"], headers={"If-None-Match": etag}, token=None).status_code == 401
+
+
 def test_queued_run_is_processed_by_a_later_worker(start_server, make_db):
     """Issue 4 item 2: the runs table is the queue: a run accepted by a
     server with no workers is processed when a server with workers starts."""
