@@ -66,7 +66,8 @@ fuzz-smoke: deps $(FUZZ_BUILD)/build.ninja
 TSAN_TESTS ?= tests/api/test_recovery.py tests/api/test_staging.py tests/api/test_imports_staging.py \
 	tests/api/test_imports_runs.py tests/api/test_locations.py tests/api/test_lifecycle.py \
 	tests/api/test_ratelimit.py tests/api/test_robustness.py tests/api/test_connections.py \
-	tests/api/test_imports_lifecycle.py tests/web/test_sso.py tests/web/test_sso_hanging_provider.py
+	tests/api/test_imports_lifecycle.py tests/api/test_reference.py tests/api/test_geocoding.py \
+	tests/api/test_fixup.py tests/web/test_sso.py tests/web/test_sso_hanging_provider.py
 tsan: deps $(TSAN_BUILD)/build.ninja
 	ninja -C $(TSAN_BUILD)
 	meson test -C $(TSAN_BUILD) --print-errorlogs dispatch store http base
