@@ -110,8 +110,12 @@ class PgCluster:
     def start(self):
         if self.port is None:
             self.port = free_port()
-        opts = ("-F -c fsync=off -c synchronous_commit=off -c full_page_writes=off "
-                "-c listen_addresses=127.0.0.1 -p %d -k %s -c max_connections=200"
+        # Fast and not crash-safe, except for a cluster a test crashes on
+        # purpose (durable = True): an acknowledged commit must survive
+        # `pg_ctl stop -m immediate` there.
+        fast = "" if getattr(self, "durable", False) else \
+            "-F -c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+        opts = (fast + "-c listen_addresses=127.0.0.1 -p %d -k %s -c max_connections=200"
                 % (self.port, self.root))
         _run([os.path.join(PG_BIN, "pg_ctl"), "-D", self.data, "-l", self.log,
               "-w", "-t", "60", "-o", opts, "start"])
