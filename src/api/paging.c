@@ -134,3 +134,28 @@ bool position_index(const char *pos, int *ret)
 	*ret = (int)v;
 	return true;
 }
+
+bool time_page_read(struct http_request *req, struct http_response *res, const char *scope, struct time_page *ret)
+{
+	const char *pos;
+	*ret = (struct time_page){0};
+	if (!page_limit(req, res, &ret->limit) || !cursor_read(req, res, scope, &pos))
+		return false;
+	if (pos && !position_split(pos, &ret->after_created, &ret->after_id)) {
+		cursor_invalid(req, res);
+		return false;
+	}
+	return true;
+}
+
+void time_page_answer(struct http_request *req, struct http_response *res, const char *scope,
+		      const struct time_page *p, json_t *data, int got, int64_t last_created, const char *last_id,
+		      const char *extra_query)
+{
+	json_t *next = json_null();
+	if (got > p->limit) {
+		char *pos = position_time_id(req, last_created, last_id);
+		next = json_string(next_page_url(req, cursor_make(req, scope, pos), p->limit, extra_query));
+	}
+	api_json(req, res, 200, json_pack("{s:s,s:o,s:o}", "object", "list", "data", data, "nextPageUrl", next));
+}

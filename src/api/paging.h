@@ -33,4 +33,24 @@ bool position_index(const char *pos, int *ret);
 /* Builds "<path>?cursor=C[&limit=N]" with C percent-safe (base62 and '.', '_'). */
 char *next_page_url(struct http_request *req, const char *cursor, int limit, const char *extra_query);
 
+/* A page of a list ordered by (created_at, id), as the list endpoints read
+ * it: the limit, and the position after which the page starts (after_id
+ * NULL on the first page). */
+struct time_page {
+	int limit;
+	int64_t after_created;
+	const char *after_id;
+};
+
+/* Reads ?limit and ?cursor for the list named scope; answers the problem
+ * and returns false when either is wrong. */
+bool time_page_read(struct http_request *req, struct http_response *res, const char *scope, struct time_page *ret);
+/* Answers 200 with {object: list, data, nextPageUrl}: data (stolen) holds
+ * up to limit items; when the store gave more (got > limit), the next page
+ * starts after the last shown one (last_created, last_id), and
+ * extra_query (may be NULL) is kept in its URL. */
+void time_page_answer(struct http_request *req, struct http_response *res, const char *scope,
+		      const struct time_page *p, json_t *data, int got, int64_t last_created, const char *last_id,
+		      const char *extra_query);
+
 #endif

@@ -137,8 +137,6 @@ const struct endpoint ep_location_get = {.finish = get_location};
 
 static void search_locations(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
-	int limit;
-	const char *pos;
 	const char *q = http_query(req, "q");
 	if (!q)
 		q = "";
@@ -147,36 +145,27 @@ static void search_locations(struct api_ctx *ctx, struct http_request *req, stru
 		return;
 	}
 	char *scope = arena_printf(req->arena, "%s/locations/%s", ctx->org.id, q);
-	if (!page_limit(req, res, &limit) || !cursor_read(req, res, scope, &pos))
+	struct time_page pg;
+	if (!time_page_read(req, res, scope, &pg))
 		return;
-	int64_t after_created = 0;
-	const char *after_id = NULL;
-	if (pos && !position_split(pos, &after_created, &after_id)) {
-		cursor_invalid(req, res);
-		return;
-	}
 	size_t tl;
 	const char *t = norm_trim(q, strlen(q), &tl);
 	char *text = arena_strndup(req->arena, t, tl);
 	char *key = name_key(req->arena, q, strlen(q));
-	struct location_rec *locs = arena_alloc(req->arena, sizeof(*locs) * (size_t)(limit + 1));
+	struct location_rec *locs = arena_alloc(req->arena, sizeof(*locs) * (size_t)(pg.limit + 1));
 	int n = 0;
 	enum code rc = store_locations_search(ctx->app->store, req->arena, ctx->org.id, key ? key : "", text,
-					      after_created, after_id, limit + 1, locs, &n);
+					      pg.after_created, pg.after_id, pg.limit + 1, locs, &n);
 	if (rc) {
 		api_store_failed(req, res, rc);
 		return;
 	}
 	json_t *data = json_array();
-	for (int i = 0; i < n && i < limit; i++)
+	for (int i = 0; i < n && i < pg.limit; i++)
 		json_array_append_new(data, location_json(&locs[i]));
-	json_t *next = json_null();
-	if (n > limit) {
-		char *p = position_time_id(req, locs[limit - 1].created_at, locs[limit - 1].id);
-		char *qq = arena_printf(req->arena, "q=%s", url_encode(req->arena, q, NULL));
-		next = json_string(next_page_url(req, cursor_make(req, scope, p), limit, qq));
-	}
-	api_json(req, res, 200, json_pack("{s:s,s:o,s:o}", "object", "list", "data", data, "nextPageUrl", next));
+	const struct location_rec *last = n > pg.limit ? &locs[pg.limit - 1] : NULL;
+	time_page_answer(req, res, scope, &pg, data, n, last ? last->created_at : 0, last ? last->id : NULL,
+			 arena_printf(req->arena, "q=%s", url_encode(req->arena, q, NULL)));
 }
 
 const struct endpoint ep_locations_search = {.finish = search_locations};

@@ -51,8 +51,6 @@ const struct endpoint ep_reference_get = {.finish = get_one};
 static void list(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
 	enum ref_kind k = kind_of(req);
-	int limit;
-	const char *pos;
 	const char *q = http_query(req, "q");
 	if (!q)
 		q = "";
@@ -61,35 +59,26 @@ static void list(struct api_ctx *ctx, struct http_request *req, struct http_resp
 		return;
 	}
 	char *scope = arena_printf(req->arena, "%s/%s/%s", ctx->org.id, plural(k), q);
-	if (!page_limit(req, res, &limit) || !cursor_read(req, res, scope, &pos))
+	struct time_page pg;
+	if (!time_page_read(req, res, scope, &pg))
 		return;
-	int64_t after_created = 0;
-	const char *after_id = NULL;
-	if (pos && !position_split(pos, &after_created, &after_id)) {
-		cursor_invalid(req, res);
-		return;
-	}
 	/* q matches the way a row's name is matched: by its key, here as a
 	 * substring ("acme" finds "ACME Paving"). */
 	char *key = name_key(req->arena, q, strlen(q));
-	struct ref_rec *recs = arena_alloc(req->arena, sizeof(*recs) * (size_t)(limit + 1));
+	struct ref_rec *recs = arena_alloc(req->arena, sizeof(*recs) * (size_t)(pg.limit + 1));
 	int n = 0;
-	enum code rc = store_ref_search(ctx->app->store, req->arena, k, ctx->org.id, key ? key : "", after_created,
-					after_id, limit + 1, recs, &n);
+	enum code rc = store_ref_search(ctx->app->store, req->arena, k, ctx->org.id, key ? key : "", pg.after_created,
+					pg.after_id, pg.limit + 1, recs, &n);
 	if (rc) {
 		api_store_failed(req, res, rc);
 		return;
 	}
 	json_t *data = json_array();
-	for (int i = 0; i < n && i < limit; i++)
+	for (int i = 0; i < n && i < pg.limit; i++)
 		json_array_append_new(data, ref_json(k, &recs[i]));
-	json_t *next = json_null();
-	if (n > limit) {
-		char *p = position_time_id(req, recs[limit - 1].created_at, recs[limit - 1].id);
-		char *qq = arena_printf(req->arena, "q=%s", url_encode(req->arena, q, NULL));
-		next = json_string(next_page_url(req, cursor_make(req, scope, p), limit, qq));
-	}
-	api_json(req, res, 200, json_pack("{s:s,s:o,s:o}", "object", "list", "data", data, "nextPageUrl", next));
+	const struct ref_rec *last = n > pg.limit ? &recs[pg.limit - 1] : NULL;
+	time_page_answer(req, res, scope, &pg, data, n, last ? last->created_at : 0, last ? last->id : NULL,
+			 arena_printf(req->arena, "q=%s", url_encode(req->arena, q, NULL)));
 }
 
 const struct endpoint ep_reference_list = {.finish = list};

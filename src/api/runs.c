@@ -125,33 +125,22 @@ const struct endpoint ep_run_get = {.finish = get_run};
 
 static void list_runs(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
-	int limit;
-	const char *pos;
-	if (!page_limit(req, res, &limit) || !cursor_read(req, res, ctx->org.id, &pos))
+	struct time_page pg;
+	if (!time_page_read(req, res, ctx->org.id, &pg))
 		return;
-	int64_t after_created = 0;
-	const char *after_id = NULL;
-	if (pos && !position_split(pos, &after_created, &after_id)) {
-		cursor_invalid(req, res);
-		return;
-	}
-	struct run *runs = arena_alloc(req->arena, sizeof(struct run) * (size_t)(limit + 1));
+	struct run *runs = arena_alloc(req->arena, sizeof(struct run) * (size_t)(pg.limit + 1));
 	int n = 0;
-	enum code rc = store_run_list(ctx->app->store, ctx->org.id, after_created, after_id, limit + 1, runs, &n);
+	enum code rc = store_run_list(ctx->app->store, ctx->org.id, pg.after_created, pg.after_id, pg.limit + 1, runs,
+				      &n);
 	if (rc) {
 		api_store_failed(req, res, rc);
 		return;
 	}
 	json_t *data = json_array();
-	for (int i = 0; i < n && i < limit; i++)
+	for (int i = 0; i < n && i < pg.limit; i++)
 		json_array_append_new(data, run_json(&runs[i], ctx->app->cfg.app_url));
-	json_t *next = json_null();
-	if (n > limit) {
-		const struct run *last = &runs[limit - 1];
-		char *p = position_time_id(req, last->created_at, last->id);
-		next = json_string(next_page_url(req, cursor_make(req, ctx->org.id, p), limit, NULL));
-	}
-	api_json(req, res, 200, json_pack("{s:s,s:o,s:o}", "object", "list", "data", data, "nextPageUrl", next));
+	const struct run *last = n > pg.limit ? &runs[pg.limit - 1] : NULL;
+	time_page_answer(req, res, ctx->org.id, &pg, data, n, last ? last->created_at : 0, last ? last->id : NULL, NULL);
 }
 
 const struct endpoint ep_run_list = {.finish = list_runs};

@@ -26,13 +26,9 @@ static void locations(struct web_req *w)
 	const char *q = web_query(w, "q");
 	if (!q || strlen(q) > QUERY_MAX)
 		q = "";
-	int64_t after_created = 0;
-	const char *after_id = NULL, *after = web_query(w, "after");
-	if (after) {
-		char *us = strchr(after, '_');
-		after_created = strtoll(after, NULL, 10);
-		after_id = us ? us + 1 : "";
-	}
+	int64_t after_created;
+	const char *after_id;
+	web_after(w, &after_created, &after_id);
 	size_t tl;
 	const char *t = norm_trim(q, strlen(q), &tl);
 	char *text = arena_strndup(w->a, t, tl);

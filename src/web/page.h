@@ -70,6 +70,9 @@ void web_raw(struct web_req *w, int status, const char *content_type, const char
 const char *web_param(const struct web_req *w, const char *name);
 const char *web_query(const struct web_req *w, const char *name);
 const char *web_field(const struct web_req *w, const char *name);
+/* ?after=<created_at>_<id>: where a page of a list ordered by (created_at,
+ * id) starts (0 and NULL when absent). */
+void web_after(const struct web_req *w, int64_t *ret_created, const char **ret_id);
 bool web_is_admin(const struct web_req *w);
 /* The CSRF token forms of this session carry ("" when signed out). */
 const char *web_csrf_token(const struct web_req *w);

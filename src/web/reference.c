@@ -45,13 +45,9 @@ static void render(struct web_req *w, int status, const char *error, const char 
 	const char *q = web_query(w, "q");
 	if (!q || strlen(q) > QUERY_MAX)
 		q = "";
-	int64_t after_created = 0;
-	const char *after_id = NULL, *after = web_query(w, "after");
-	if (after) {
-		char *us = strchr(after, '_');
-		after_created = strtoll(after, NULL, 10);
-		after_id = us ? us + 1 : "";
-	}
+	int64_t after_created;
+	const char *after_id;
+	web_after(w, &after_created, &after_id);
 	char *key = name_key(w->a, q, strlen(q));
 	struct ref_rec *recs = arena_alloc(w->a, sizeof(*recs) * (PER_PAGE + 1));
 	int n = 0;

@@ -3,6 +3,7 @@
 #include "web.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -164,6 +165,18 @@ const char *web_query(const struct web_req *w, const char *name)
 {
 	const char *v = http_query(w->req, name);
 	return v && form_text_ok(v, strlen(v)) ? v : NULL;
+}
+
+void web_after(const struct web_req *w, int64_t *ret_created, const char **ret_id)
+{
+	const char *after = web_query(w, "after");
+	*ret_created = 0;
+	*ret_id = NULL;
+	if (after) {
+		const char *us = strchr(after, '_');
+		*ret_created = strtoll(after, NULL, 10);
+		*ret_id = us ? us + 1 : "";
+	}
 }
 
 const char *web_field(const struct web_req *w, const char *name)
