@@ -159,3 +159,15 @@ void time_page_answer(struct http_request *req, struct http_response *res, const
 	}
 	api_json(req, res, 200, json_pack("{s:s,s:o,s:o}", "object", "list", "data", data, "nextPageUrl", next));
 }
+
+const char *page_search_text(struct http_request *req, struct http_response *res)
+{
+	const char *q = http_query(req, "q");
+	if (!q)
+		return "";
+	if (strlen(q) > 200) {
+		api_problem(req, res, CODE_INVALID_REQUEST, "q is longer than 200 characters.", NULL);
+		return NULL;
+	}
+	return q;
+}

@@ -33,6 +33,10 @@ bool position_index(const char *pos, int *ret);
 /* Builds "<path>?cursor=C[&limit=N]" with C percent-safe (base62 and '.', '_'). */
 char *next_page_url(struct http_request *req, const char *cursor, int limit, const char *extra_query);
 
+/* The ?q of a searchable list: "" when absent; NULL after answering 400
+ * INVALID_REQUEST when it is longer than 200 characters. */
+const char *page_search_text(struct http_request *req, struct http_response *res);
+
 /* A page of a list ordered by (created_at, id), as the list endpoints read
  * it: the limit, and the position after which the page starts (after_id
  * NULL on the first page). */

@@ -137,13 +137,9 @@ const struct endpoint ep_location_get = {.finish = get_location};
 
 static void search_locations(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
-	const char *q = http_query(req, "q");
+	const char *q = page_search_text(req, res);
 	if (!q)
-		q = "";
-	if (strlen(q) > 200) {
-		api_problem(req, res, CODE_INVALID_REQUEST, "q is longer than 200 characters.", NULL);
 		return;
-	}
 	char *scope = arena_printf(req->arena, "%s/locations/%s", ctx->org.id, q);
 	struct time_page pg;
 	if (!time_page_read(req, res, scope, &pg))

@@ -51,13 +51,9 @@ const struct endpoint ep_reference_get = {.finish = get_one};
 static void list(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
 	enum ref_kind k = kind_of(req);
-	const char *q = http_query(req, "q");
+	const char *q = page_search_text(req, res);
 	if (!q)
-		q = "";
-	if (strlen(q) > 200) {
-		api_problem(req, res, CODE_INVALID_REQUEST, "q is longer than 200 characters.", NULL);
 		return;
-	}
 	char *scope = arena_printf(req->arena, "%s/%s/%s", ctx->org.id, plural(k), q);
 	struct time_page pg;
 	if (!time_page_read(req, res, scope, &pg))
