@@ -271,8 +271,8 @@ static void geocode_location(const struct geocoder *g, struct location *loc)
 	loc->geocode_precision = geo_precision_name(res.precision);
 	if (res.status == GEO_FOUND) {
 		loc->has_coords = true;
-		loc->lat_e6 = (int64_t)(res.lat * 1e6 + (res.lat < 0 ? -0.5 : 0.5));
-		loc->lon_e6 = (int64_t)(res.lon * 1e6 + (res.lon < 0 ? -0.5 : 0.5));
+		loc->lat_e6 = geo_e6(res.lat);
+		loc->lon_e6 = geo_e6(res.lon);
 	} else if (res.status == GEO_STATE_MISMATCH) {
 		fprintf(stderr, "loadline: warning: ADDRESS_ZIP_STATE_MISMATCH: ZIP %s is in %s (%s), not in %s; the "
 			"location is saved without coordinates\n", loc->zip, res.found_state, res.found_city, loc->state);

@@ -60,3 +60,8 @@ double geo_distance_miles(double lat1, double lon1, double lat2, double lon2)
 	double a = sin(dlat / 2) * sin(dlat / 2) + cos(lat1 * rad) * cos(lat2 * rad) * sin(dlon / 2) * sin(dlon / 2);
 	return 2 * r * asin(fmin(1.0, sqrt(a)));
 }
+
+int64_t geo_e6(double degrees)
+{
+	return (int64_t)(degrees * 1e6 + (degrees < 0 ? -0.5 : 0.5));
+}

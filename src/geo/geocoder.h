@@ -5,6 +5,7 @@
 #define LOADLINE_GEO_GEOCODER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum geo_precision { GEO_PRECISION_NONE, GEO_PRECISION_ZIP, GEO_PRECISION_STREET };
 
@@ -48,6 +49,10 @@ const char *geo_default_path(char *buf, size_t len);
 
 /* "zip", "street" or "none": geocode.precision on the wire. */
 const char *geo_precision_name(enum geo_precision p);
+
+/* Degrees as the integer millionths the store keeps, rounded half away
+ * from zero. */
+int64_t geo_e6(double degrees);
 
 /* Great-circle distance in statute miles (haversine, mean Earth radius). */
 double geo_distance_miles(double lat1, double lon1, double lat2, double lon2);

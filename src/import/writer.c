@@ -163,8 +163,8 @@ static void geocode(struct write_ctx *w, struct row *r, enum field_group g, stru
 	switch (res.status) {
 	case GEO_FOUND:
 		loc->geo.has_coords = true;
-		loc->geo.lat_e6 = (int64_t)(res.lat * 1e6 + (res.lat < 0 ? -0.5 : 0.5));
-		loc->geo.lon_e6 = (int64_t)(res.lon * 1e6 + (res.lon < 0 ? -0.5 : 0.5));
+		loc->geo.lat_e6 = geo_e6(res.lat);
+		loc->geo.lon_e6 = geo_e6(res.lon);
 		loc->geo.precision = geo_precision_name(res.precision);
 		return;
 	case GEO_NO_ZIP:
