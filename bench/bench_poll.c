@@ -9,6 +9,8 @@
 #include <fcntl.h>
 #include <microhttpd.h>
 #include <sched.h>
+#include <stdbool.h>
+#include <time.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,10 +107,34 @@ static enum MHD_Result bare(void *cls, struct MHD_Connection *c, const char *url
 	return ret;
 }
 
+/* Goal 7: the rate limiter exact at 1,000,000 requests per second, and
+ * what a decision costs. */
+static void limiter_goal(void)
+{
+	struct ratelimit *rl = ratelimit_new(1000000, 1000);
+	int64_t t = 5000000;
+	long got[3] = {0, 0, 0};
+	const int64_t at[3] = {t, t + 1, t + 1001};
+	struct timespec a, b;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	for (int i = 0; i < 3; i++)
+		while (ratelimit_take(rl, "k", at[i]).allowed)
+			got[i]++;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	long total = got[0] + got[1] + got[2] + 3;
+	double ns = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / (double)total;
+	bool exact = got[0] == 1000000 && got[1] == 1000 && got[2] == 1000000;
+	printf("rate limiter at 1,000,000/1s: %ld at once, %ld after 1 ms, %ld after 1 s more (want 1000000, 1000, "
+	       "1000000); %.0f ns a decision\n", got[0], got[1], got[2], ns);
+	printf("goal rate limiter exact at any rate: %s\n", exact ? "HOLDS" : "MISSED");
+	ratelimit_free(rl);
+}
+
 static struct app app;
 
 int main(void)
 {
+	limiter_goal();
 	cpu_set_t one;
 	CPU_ZERO(&one);
 	CPU_SET(0, &one);
