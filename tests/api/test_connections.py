@@ -2,8 +2,13 @@
 connections from one client must not lock everyone out, and the service
 recovers the moment they close.  Per-IP limit (LOADLINE_MAX_CONNECTIONS_PER_IP)
 and a short idle time-out (LOADLINE_IDLE_TIMEOUT)."""
+import base64
+import secrets
 import socket
+import threading
 import time
+
+from harness.jobs import xlsx_bytes
 
 LIMIT = 40
 
@@ -102,3 +107,50 @@ def test_recovery_the_moment_the_sockets_close(start_server):
             pass
         assert time.monotonic() < deadline, "still locked out after every socket closed"
         time.sleep(0.05)
+
+
+def test_health_stays_fast_under_heavy_xlsx_uploads(start_server):
+    """Issue 12 (found from outside): 16 concurrent 765 KB XLSX uploads from
+    one token made /healthz take 16 s.  Uploads are spooled as they arrive
+    and no more are staged and stored at once than there are cores, so the
+    other HTTP threads stay free: /healthz answers within a second
+    throughout (ASan build)."""
+    srv = start_server(workers=0, env={"LOADLINE_RATE_LIMIT": "100000/60s",
+                                       "LOADLINE_MAX_CONNECTIONS_PER_IP": "0"})
+
+    def workbook(i):
+        t = [["jobCode", "loadNo", "loadDate"] + ["c%d" % c for c in range(15)]]
+        for r in range(750):
+            t.append(["J%d" % i, str(r), "2026-11-02"] +
+                     [base64.b64encode(secrets.token_bytes(45)).decode() for _ in range(15)])
+        return xlsx_bytes(t)
+
+    files = [workbook(i) for i in range(16)]
+    assert len(files[0]) > 500000
+    latencies, stop = [], threading.Event()
+
+    def health():
+        while not stop.is_set():
+            t0 = time.monotonic()
+            r = srv.get("/healthz", token=None)
+            latencies.append(time.monotonic() - t0)
+            assert r.status_code == 200
+            time.sleep(0.05)
+
+    codes = []
+
+    def push(data):
+        codes.append(srv.post("/api/v1/imports/jobs", files={"file": ("big.xlsx", data)}).status_code)
+
+    h = threading.Thread(target=health)
+    h.start()
+    pushers = [threading.Thread(target=push, args=(f,)) for f in files]
+    for t in pushers:
+        t.start()
+    for t in pushers:
+        t.join()
+    stop.set()
+    h.join()
+    assert codes == [202] * 16, codes
+    assert len(latencies) >= 3
+    assert max(latencies) < 1.0, "healthz took %.2f s under load" % max(latencies)
