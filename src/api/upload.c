@@ -176,34 +176,27 @@ static void accepted(struct http_request *req, struct http_response *res, const 
 	http_add_header(req, res, "Retry-After", "5");
 }
 
-/* A live upload of a shape the org has not mapped is staged for review,
- * with its approval mail queued in the same transaction. */
-static enum code stage(struct api_ctx *ctx, struct http_request *req, struct run *run, struct upload *up,
-		       struct outbox_mail *mail, struct outbox_mail **ret_mail)
+/* A live upload of a shape the org has not mapped is staged for review.
+ * Only its header row is read here; a worker reads the rest (its row count
+ * for the approval mail, and whether it can import at all) before the mail
+ * is queued (staging_triage). */
+static enum code stage(struct api_ctx *ctx, struct http_request *req, struct run *run, struct upload *up)
 {
 	if (run->dry_run)
 		return CODE_OK;
 	const struct config *cfg = &ctx->app->cfg;
 	struct staging s;
 	enum code rc = staging_decide(ctx->app->store, req->arena, run->org_id, up->file.map ? up->file.map : "",
-				      up->file.len, cfg->max_rows, &s);
+				      up->file.len, &s);
 	if (rc || !s.staged)
 		return rc;
 	run->staged = true;
 	snprintf(run->shape_key, sizeof run->shape_key, "%s", s.shape_key);
 	run->expires_at = run->created_at + cfg->staging_ttl_ms;
-	run->row_count = s.rows;
-	const char *to = NULL;
-	if ((rc = store_approver_list(ctx->app->store, req->arena, run->org_id, &to)))
-		return rc;
-	if (*to) {
-		staging_mail(req->arena, run, &s, to, cfg->app_url, mail);
-		*ret_mail = mail;
-	}
 	return CODE_OK;
 }
 
-/* Reading an upload to stage it and storing it take CPU and a few MB each;
+/* Reading an upload's header and storing it take CPU and a few MB each;
  * more of them at once than there are cores only adds memory (32 uploads
  * finishing together on 8 HTTP threads peaked near 100 MB; one per core,
  * near 55 MB).  The other HTTP threads wait here, holding nothing big. */
@@ -246,8 +239,7 @@ static void create_run_locked(struct api_ctx *ctx, struct http_request *req, str
 	snprintf(run.file_format, sizeof run.file_format, "%s", fmt == SHEET_XLSX ? "xlsx" : "csv");
 	run.row_count = -1;
 	run.created_at = now_ms();
-	struct outbox_mail mail, *mailp = NULL;
-	enum code rc = stage(ctx, req, &run, up, &mail, &mailp);
+	enum code rc = stage(ctx, req, &run, up);
 	/* The insert below may wait for the database's write lock: meanwhile
 	 * this upload keeps none of its pages resident. */
 	spool_forget(&up->file);
@@ -256,7 +248,7 @@ static void create_run_locked(struct api_ctx *ctx, struct http_request *req, str
 		return;
 	}
 	char existing[ID_MAX] = "";
-	rc = store_run_create(ctx->app->store, &run, up->file.map ? up->file.map : "", up->file.len, mailp, existing);
+	rc = store_run_create(ctx->app->store, &run, up->file.map ? up->file.map : "", up->file.len, existing);
 	if (rc == CODE_IMPORT_IN_PROGRESS) {
 		char *url = arena_printf(req->arena, "/api/v1/imports/runs/%s", existing);
 		json_t *extra = json_pack("{s:s}", "existingRunUrl", url);
@@ -269,11 +261,7 @@ static void create_run_locked(struct api_ctx *ctx, struct http_request *req, str
 		api_store_failed(req, res, rc);
 		return;
 	}
-	if (mailp)
-		app_hook_call(&ctx->app->mail_queued);
-	else if (run.staged)
-		log_json("warn", "run staged but the org has no approvers", json_pack("{s:s}", "runId", run.id));
-	app_hook_call(&ctx->app->run_queued);
+	app_hook_call(&ctx->app->run_queued);   /* runs to process, or staged ones to triage */
 	accepted(req, res, &run);
 }
 

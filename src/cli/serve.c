@@ -76,8 +76,10 @@ static void background_start(struct app *app, struct background *bg)
 			     .geo = app->geo},
 		.lease_ms = c->lease_ms, .run_timeout_ms = c->run_timeout_ms, .sweep_interval_ms = c->sweep_interval_ms,
 	};
-	bg->workers = workers_start(app->store, &wo, c->workers);
 	bg->mailer = mailer_start(app->store, c->smtp_url, c->mail_from);
+	wo.staging = (struct staging_opts){.max_rows = c->max_rows, .app_url = c->app_url,
+					   .mail_queued = mailer_notify, .mail_arg = bg->mailer};
+	bg->workers = workers_start(app->store, &wo, c->workers);
 	app->run_queued = (struct app_hook){workers_notify, bg->workers};
 	app->mail_queued = (struct app_hook){mailer_notify, bg->mailer};
 }

@@ -1,12 +1,15 @@
-/* The staging decision at upload time and the approval email. */
+/* The staging decision (at upload, then its triage in a worker) and the
+ * approval email. */
 #include "staging.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/text.h"
 #include "base/buf.h"
 #include "base/clock.h"
+#include "base/log.h"
 #include "mapping.h"
 
 static const char *column_list(struct arena *a, const struct sheet_row *h)
@@ -26,34 +29,89 @@ static const char *column_list(struct arena *a, const struct sheet_row *h)
 }
 
 enum code staging_decide(struct store *st, struct arena *a, const char *org_id, const void *data, size_t len,
-			 int max_rows, struct staging *ret)
+			 struct staging *ret)
 {
 	memset(ret, 0, sizeof(*ret));
 	ret->rows = -1;
 	struct sheet_limits lim;
 	sheet_limits_default(&lim);
-	lim.max_rows = (size_t)max_rows;
 	struct sheet *sh = NULL;
 	const char *msg;
 	if (sheet_open(data, len, &lim, &sh, &msg)) {
 		sheet_free(sh);
 		return CODE_OK;
 	}
+	struct colmap map;
+	enum mapping_source source;
+	enum code rc = mapping_resolve(st, a, org_id, sheet_header(sh), &map, ret->shape_key, &source);
+	ret->staged = !rc && source == MAPPING_PROPOSED;
+	sheet_free(sh);
+	return rc;
+}
+
+/* Reads the whole file: its data rows and header texts, or false when it
+ * would fail (does not parse, too many rows).  A read that ran out of
+ * memory is transient: *ret_rc says so. */
+static bool count_rows(struct arena *a, const unsigned char *data, size_t len, int max_rows,
+		       struct staging *s, enum code *ret_rc)
+{
+	*ret_rc = CODE_OK;
+	struct sheet_limits lim;
+	sheet_limits_default(&lim);
+	lim.max_rows = (size_t)max_rows;
+	struct sheet *sh = NULL;
+	const char *msg;
+	enum code prc = sheet_open(data, len, &lim, &sh, &msg);
 	const struct sheet_row *row;
 	int n = 0;
-	enum code prc;
-	while ((prc = sheet_next_row(sh, &row)) == CODE_OK && row)
+	while (prc == CODE_OK && (prc = sheet_next_row(sh, &row)) == CODE_OK && row)
 		n++;
-	enum code rc = CODE_OK;
 	if (prc == CODE_OK) {
-		struct colmap map;
-		enum mapping_source source;
-		rc = mapping_resolve(st, a, org_id, sheet_header(sh), &map, ret->shape_key, &source);
-		ret->staged = !rc && source == MAPPING_PROPOSED;
-		ret->rows = n;
-		ret->columns = column_list(a, sheet_header(sh));
+		s->rows = n;
+		s->columns = column_list(a, sheet_header(sh));
 	}
 	sheet_free(sh);
+	if (prc == CODE_INTERNAL_ERROR)
+		*ret_rc = prc;
+	return prc == CODE_OK;
+}
+
+enum code staging_triage(struct store *st, const struct staging_opts *o, const struct run *run, const char *owner)
+{
+	unsigned char *file = NULL;
+	size_t len = 0;
+	enum code rc = store_run_file(st, run->id, &file, &len);
+	if (rc)
+		return rc;
+	struct arena *a = arena_new();
+	struct staging s = {.staged = true, .rows = -1};
+	bool readable = count_rows(a, file, len, o->max_rows, &s, &rc);
+	free(file);
+	if (rc) {
+		arena_free(a);
+		return rc;
+	}
+	if (!readable) {
+		rc = store_run_unstage(st, run->id, owner);
+		log_json("info", "staged run unstaged: its file cannot import", json_pack("{s:s}", "runId", run->id));
+		arena_free(a);
+		return rc;
+	}
+	const char *to = NULL;
+	struct outbox_mail mail, *mailp = NULL;
+	rc = store_approver_list(st, a, run->org_id, &to);
+	if (!rc && *to) {
+		staging_mail(a, run, &s, to, o->app_url, &mail);
+		mailp = &mail;
+	}
+	bool done = false;
+	if (!rc)
+		rc = store_run_triaged(st, run->id, owner, s.rows, mailp, &done);
+	if (!rc && done && mailp && o->mail_queued)
+		o->mail_queued(o->mail_arg);
+	else if (!rc && done && !mailp)
+		log_json("warn", "run staged but the org has no approvers", json_pack("{s:s}", "runId", run->id));
+	arena_free(a);
 	return rc;
 }
 

@@ -71,11 +71,28 @@ static void process_one(struct worker *w, const struct run *run)
 	}
 }
 
+/* A run staged at upload gets its file read whole here (its row count for
+ * the approval mail), not on an HTTP thread.  Quick: it goes first. */
+static bool triage_one(struct worker *w)
+{
+	struct workers *all = w->all;
+	struct run run;
+	if (store_run_triage_claim(all->st, w->owner, all->opts.lease_ms, &run))
+		return false;
+	enum code rc = staging_triage(all->st, &all->opts.staging, &run, w->owner);
+	if (rc)
+		log_json("warn", "triage will be retried", json_pack("{s:s,s:s}", "runId", run.id, "reason",
+			 code_name(rc)));
+	return true;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct workers *all = w->all;
 	while (!waiter_stopping(&all->w)) {
+		if (triage_one(w))
+			continue;
 		struct run run;
 		enum code rc = store_run_claim(all->st, w->owner, all->opts.lease_ms, &run);
 		if (rc == CODE_OK) {

@@ -4,12 +4,14 @@
 #define LOADLINE_IMPORT_WORKER_H
 
 #include "import/pipeline.h"
+#include "import/staging.h"
 #include "store/store.h"
 
 struct workers;
 
 struct worker_opts {
 	struct pipeline_opts pipeline;
+	struct staging_opts staging;  /* the triage of runs staged at upload */
 	int64_t lease_ms;            /* LOADLINE_LEASE: a claim lasts this long unrenewed */
 	int64_t run_timeout_ms;      /* LOADLINE_RUN_TIMEOUT: the stuck-run reaper's limit */
 	int64_t sweep_interval_ms;   /* LOADLINE_SWEEP_INTERVAL */

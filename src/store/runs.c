@@ -60,7 +60,7 @@ static enum code find_active(struct db *db, const struct run *run, char ret_id[I
 }
 
 enum code store_run_create(struct store *st, struct run *run, const void *file, size_t len,
-			   const struct outbox_mail *mail, char ret_existing_id[ID_MAX])
+			   char ret_existing_id[ID_MAX])
 {
 	struct db *db = store_acquire(st);
 	if (!db)
@@ -90,10 +90,6 @@ enum code store_run_create(struct store *st, struct run *run, const void *file, 
 	struct db_param f[] = {P_TXT(run->id), P_BLOB(file, len)};
 	if (!rc)
 		rc = db_exec(db, "INSERT INTO run_files (run_id, content) VALUES ($1, $2)", f, 2, NULL);
-	/* The approval mail is queued in the same transaction as the staged
-	 * run: neither exists without the other. */
-	if (!rc && mail)
-		rc = outbox_insert_db(db, mail);
 	rc = db_finish(db, rc);
 	if (rc == CODE_INTERNAL_ERROR)
 		log_msg("error", "run create failed: %s", db_errmsg(db));
@@ -170,6 +166,66 @@ enum code store_run_claim(struct store *st, const char *owner, int64_t lease_ms,
 	db_res_free(r);
 	store_release(st, db);
 	return rc;
+}
+
+enum code store_run_triage_claim(struct store *st, const char *owner, int64_t lease_ms, struct run *ret)
+{
+	int64_t now = now_ms();
+	struct db *db = store_acquire(st);
+	if (!db)
+		return CODE_SERVICE_UNAVAILABLE;
+	const char *lock = db_kind(db) == DB_POSTGRES ? " FOR UPDATE SKIP LOCKED" : "";
+	char sql[1024];
+#define TRIAGE_WAITING "state = 'QUEUED' AND staged = 1 AND row_count IS NULL " \
+	"AND (lease_until IS NULL OR lease_until < $2)"
+	snprintf(sql, sizeof sql,
+		 "UPDATE runs SET lease_owner = $1, lease_until = $2 + $3 "
+		 "WHERE id = (SELECT id FROM runs WHERE " TRIAGE_WAITING " ORDER BY created_at LIMIT 1%s) "
+		 "AND " TRIAGE_WAITING " RETURNING " RUN_COLS, lock);
+#undef TRIAGE_WAITING
+	struct db_param p[] = {P_TXT(owner), P_INT(now), P_INT(lease_ms)};
+	struct db_res *r = NULL;
+	enum code rc = db_exec(db, sql, p, 3, &r);
+	if ((rc = db_one_row(rc, r)) == CODE_OK)
+		row_to_run(r, 0, ret);
+	db_res_free(r);
+	store_release(st, db);
+	return rc;
+}
+
+enum code store_run_triaged(struct store *st, const char *id, const char *owner, int rows,
+			    const struct outbox_mail *mail, bool *ret_done)
+{
+	*ret_done = false;
+	struct db *db = store_acquire(st);
+	if (!db)
+		return CODE_SERVICE_UNAVAILABLE;
+	struct db_param p[] = {P_INT(rows), P_TXT(id), P_TXT(owner)};
+	struct db_res *r = NULL;
+	enum code rc = db_begin_write(db);
+	if (!rc)
+		rc = db_exec(db, "UPDATE runs SET row_count = $1, lease_owner = NULL, lease_until = NULL "
+			     "WHERE id = $2 AND lease_owner = $3 AND state = 'QUEUED' AND staged = 1 "
+			     "AND row_count IS NULL RETURNING id", p, 3, &r);
+	*ret_done = !rc && db_res_rows(r) == 1;
+	db_res_free(r);
+	/* The approval mail exists only with its triaged run. */
+	if (!rc && *ret_done && mail)
+		rc = outbox_insert_db(db, mail);
+	rc = db_finish(db, rc);
+	if (rc)
+		*ret_done = false;
+	store_release(st, db);
+	return rc;
+}
+
+enum code store_run_unstage(struct store *st, const char *id, const char *owner)
+{
+	/* updated_at starts the stuck-run clock of a claimable QUEUED run. */
+	struct db_param p[] = {P_INT(now_ms()), P_TXT(id), P_TXT(owner)};
+	return store_exec1(st, "UPDATE runs SET staged = 0, expires_at = NULL, lease_owner = NULL, "
+			   "lease_until = NULL, updated_at = $1 WHERE id = $2 AND lease_owner = $3 "
+			   "AND state = 'QUEUED' AND staged = 1", p, 3, NULL);
 }
 
 enum code store_run_heartbeat(struct store *st, const char *id, const char *owner, int64_t lease_ms)

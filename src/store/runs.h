@@ -42,12 +42,12 @@ enum { COUNT_SUCCEEDED, COUNT_WARNINGS, COUNT_FAILED, COUNT_SKIPPED };
 struct outbox_mail;
 
 /* Creates a QUEUED run (staged when run->staged, with shape_key and
- * expires_at) and stores its file and, when mail is not NULL, queues that
- * mail — all atomically.  When a run with the same org and fingerprint is
+ * expires_at; its approval mail comes with its triage) and stores its
+ * file, atomically.  When a run with the same org and fingerprint is
  * QUEUED or RUNNING, returns CODE_IMPORT_IN_PROGRESS with that run's id in
  * ret_existing_id. */
 enum code store_run_create(struct store *st, struct run *run, const void *file, size_t len,
-			   const struct outbox_mail *mail, char ret_existing_id[ID_MAX]);
+			   char ret_existing_id[ID_MAX]);
 /* CODE_NOT_FOUND unless the run exists in org_id (org_id NULL: any org). */
 enum code store_run_get(struct store *st, const char *org_id, const char *id, struct run *ret);
 /* Runs of an org, newest first, after the (created_at, id) cursor when given. */
@@ -59,6 +59,21 @@ enum code store_run_file(struct store *st, const char *id, unsigned char **ret, 
 /* Claims the oldest runnable run (QUEUED and not staged, or RUNNING with an
  * expired lease) for owner until now + lease_ms; CODE_NOT_FOUND when none. */
 enum code store_run_claim(struct store *st, const char *owner, int64_t lease_ms, struct run *ret);
+/* Triage (the rest of the staging decision, off the HTTP threads): claims
+ * the oldest run staged at upload whose file has not been read whole yet
+ * (QUEUED, staged, row_count NULL), for owner until now + lease_ms, without
+ * changing its state; CODE_NOT_FOUND when none. */
+enum code store_run_triage_claim(struct store *st, const char *owner, int64_t lease_ms, struct run *ret);
+/* The triaged run keeps waiting for review: records its row count, drops
+ * the triage lease and queues its approval mail (NULL: nobody to tell), in
+ * one transaction, while owner holds it and it is still staged.  *ret_done
+ * says whether it was (a confirmed or cancelled run is left alone). */
+enum code store_run_triaged(struct store *st, const char *id, const char *owner, int rows,
+			    const struct outbox_mail *mail, bool *ret_done);
+/* The staged run's file will fail anyway (it does not parse, or has too
+ * many rows): the run is no longer staged, and a worker claims it and fails
+ * it with the file's code. */
+enum code store_run_unstage(struct store *st, const char *id, const char *owner);
 /* Extends the lease while owner still holds the run. */
 enum code store_run_heartbeat(struct store *st, const char *id, const char *owner, int64_t lease_ms);
 /* Lets another claim happen soon (after a transient failure). */

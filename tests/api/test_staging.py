@@ -52,10 +52,21 @@ def custom_file(n=2, salt=""):
 
 
 def outbox(srv):
-    """The org's mails as the outbox holds them (one line each): a mail is
-    queued in the same transaction as its staged run, so this is exact at
-    once, whether or not the mailer has sent it yet."""
+    """The org's mails as the outbox holds them (one line each), whether or
+    not the mailer has sent them yet.  A staged run's mail is queued by the
+    worker that triages it (reads the whole file), in the same transaction
+    that records its row count."""
     return [line for line in srv.cli.admin("outbox", "--org", srv.org.id).out.splitlines() if line.strip()]
+
+
+def wait_outbox(srv, pred, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        lines = outbox(srv)
+        if pred(lines):
+            return lines
+        assert time.monotonic() < deadline, lines
+        time.sleep(0.1)
 
 
 def parse_ts(s):
@@ -158,6 +169,7 @@ def test_confirm_releases_every_run_of_the_shape_and_later_pushes_skip_review(st
     srv = start_server(env=env_for(smtp))
     a = upload(srv, custom_file(2))
     b = upload(srv, custom_file(3, salt="b"))
+    smtp.inbox.wait(2)   # both triaged and their approvers told, as before a real review
     released = srv.cli.admin("confirm-run", a["id"], "--map",
                              "Job #=jobCode,Load Number=loadNo,Ship Date=loadDate,Remarks=notes",
                              "--email", srv.org.admin_email).line
@@ -220,8 +232,8 @@ def test_no_smtp_url_keeps_mail_in_outbox(start_server):
     """PRODUCT §1: with no LOADLINE_SMTP_URL, mails stay in the outbox."""
     srv = start_server()
     run = upload(srv, custom_file())
-    out = srv.cli.admin("outbox", "--org", srv.org.id).out
-    assert run["id"] in out and " queued " in out
+    lines = wait_outbox(srv, lambda lines: any(run["id"] in line for line in lines))
+    assert len(lines) == 1 and " queued " in lines[0], lines
 
 
 def test_uploaded_text_cannot_add_lines_or_headers_to_the_mail(start_server, smtp):
@@ -249,3 +261,40 @@ def test_uploaded_text_cannot_add_lines_or_headers_to_the_mail(start_server, smt
     assert len(columns) == 1 and "Bcc: victim@evil.test" in columns[0] and "Click http" in columns[0], columns
     files = [line for line in lines if line.startswith("File:")]
     assert files == ["File:     week 47 Subject: hi.csv"], files
+
+
+def test_staged_run_is_triaged_off_the_http_thread(start_server, smtp):
+    """Issue 12/11: the upload reads only the header row to stage a run
+    (rowCount null in the 202); a worker reads the whole file, records its
+    row count while the run keeps waiting for review, then queues the mail."""
+    srv = start_server(env=env_for(smtp))
+    run = upload(srv, custom_file(7), name="seven.csv")
+    assert run["state"] == "QUEUED" and run["nextAction"]["type"] == "review_in_app"
+    assert run["rowCount"] is None, "the HTTP thread read only the header row"
+    triaged = wait_run(srv, run["id"], lambda r: r["rowCount"] is not None)
+    assert triaged["rowCount"] == 7
+    assert triaged["state"] == "QUEUED" and triaged["nextAction"] == run["nextAction"]
+    (_, m), = smtp.inbox.wait(1)
+    assert m["X-Loadline-Run"] == run["id"] and "7 rows" in m["Subject"]
+
+
+@pytest.mark.parametrize("case", ["too_many_rows", "malformed"])
+def test_staged_file_that_cannot_import_fails_with_its_code_and_no_mail(start_server, smtp, case):
+    """A file of a new shape that would fail anyway (more rows than the
+    limit, or a parse error after its header) is not left for an admin to
+    review: its triage unstages it and the run fails with the file's code,
+    and no approver gets a mail for it."""
+    srv = start_server(env=env_for(smtp, LOADLINE_MAX_ROWS="5"))
+    if case == "too_many_rows":
+        text, code = custom_file(6), "TOO_MANY_ROWS"
+    else:
+        text, code = custom_file(2) + 'JOB1,"L9,2026-11-01,unterminated\n', "MALFORMED_CSV"
+    run = upload(srv, text)
+    done = wait_run(srv, run["id"], terminal)
+    assert done["state"] == "FAILED" and done["error"]["code"] == code, done
+    assert "nextAction" not in done
+    # Positive control: a good file of the same new shape does get its mail.
+    good = upload(srv, custom_file(3, salt="g"))
+    (_, m), = smtp.inbox.wait(1)
+    assert m["X-Loadline-Run"] == good["id"]
+    assert all(run["id"] not in line for line in outbox(srv))

@@ -96,9 +96,9 @@ static void runs(struct store *st)
 	char existing[ID_MAX] = "";
 	struct run a = new_run(o.id, "f1"), b = new_run(o.id, "f1");
 	const char file[] = "jobCode,loadNo,loadDate\nJ,1,2026-11-01\n";
-	assert_int_equal(store_run_create(st, &a, file, sizeof file - 1, NULL, existing), CODE_OK);
+	assert_int_equal(store_run_create(st, &a, file, sizeof file - 1, existing), CODE_OK);
 	/* The same file while the first is active: refused, naming the first. */
-	assert_int_equal(store_run_create(st, &b, file, sizeof file - 1, NULL, existing), CODE_IMPORT_IN_PROGRESS);
+	assert_int_equal(store_run_create(st, &b, file, sizeof file - 1, existing), CODE_IMPORT_IN_PROGRESS);
 	assert_string_equal(existing, a.id);
 	unsigned char *data = NULL;
 	size_t len = 0;
@@ -131,7 +131,26 @@ static void runs(struct store *st)
 	assert_int_equal(got.counts[0], 1);
 	assert_int_equal(store_run_get(st, "org_other", a.id, &got), CODE_NOT_FOUND);
 	/* Terminal now: the same file may run again. */
-	assert_int_equal(store_run_create(st, &b, file, sizeof file - 1, NULL, existing), CODE_OK);
+	assert_int_equal(store_run_create(st, &b, file, sizeof file - 1, existing), CODE_OK);
+
+	/* A staged run whose file cannot import is unstaged by its triage
+	 * holder only, then claimable like any queued run. */
+	assert_int_equal(store_run_claim(st, "w1", 30000, &claimed), CODE_OK);   /* b out of the way */
+	struct run s = new_run(o.id, "f-staged");
+	s.staged = true;
+	snprintf(s.shape_key, sizeof s.shape_key, "shape");
+	s.expires_at = s.created_at + 60000;
+	assert_int_equal(store_run_create(st, &s, file, sizeof file - 1, existing), CODE_OK);
+	assert_int_equal(store_run_claim(st, "w2", 30000, &claimed), CODE_NOT_FOUND);   /* staged */
+	assert_int_equal(store_run_triage_claim(st, "w2", 30000, &claimed), CODE_OK);
+	assert_int_equal(store_run_unstage(st, s.id, "w3"), CODE_OK);
+	assert_int_equal(store_run_get(st, o.id, s.id, &got), CODE_OK);
+	assert_true(got.staged);
+	assert_int_equal(store_run_unstage(st, s.id, "w2"), CODE_OK);
+	assert_int_equal(store_run_get(st, o.id, s.id, &got), CODE_OK);
+	assert_false(got.staged);
+	assert_int_equal(store_run_claim(st, "w2", 30000, &claimed), CODE_OK);
+	assert_string_equal(claimed.id, s.id);
 }
 
 static void outbox_and_secrets(struct store *st)
@@ -150,9 +169,27 @@ static void outbox_and_secrets(struct store *st)
 	r.expires_at = r.created_at + 60000;
 	snprintf(m.run_id, sizeof m.run_id, "%s", r.id);
 	char existing[ID_MAX];
-	assert_int_equal(store_run_create(st, &r, "x", 1, &m, existing), CODE_OK);
+	const char file[] = "jobCode,loadNo\nJ,1\n";
+	assert_int_equal(store_run_create(st, &r, file, sizeof file - 1, existing), CODE_OK);
 	struct arena *a = arena_new();
 	struct outbox_mail got;
+	/* Staged at upload: no mail until a worker has triaged it. */
+	assert_int_equal(store_outbox_claim(st, a, 60000, &got), CODE_NOT_FOUND);
+	struct run t;
+	assert_int_equal(store_run_triage_claim(st, "w1", 30000, &t), CODE_OK);
+	assert_string_equal(t.id, r.id);
+	assert_int_equal(t.state, RUN_QUEUED);   /* triage does not change the state */
+	assert_int_equal(store_run_triage_claim(st, "w2", 30000, &t), CODE_NOT_FOUND);   /* held */
+	bool done = true;
+	assert_int_equal(store_run_triaged(st, r.id, "w2", 1, &m, &done), CODE_OK);   /* not its holder */
+	assert_false(done);
+	assert_int_equal(store_outbox_claim(st, a, 60000, &got), CODE_NOT_FOUND);
+	assert_int_equal(store_run_triaged(st, r.id, "w1", 1, &m, &done), CODE_OK);
+	assert_true(done);
+	assert_int_equal(store_run_get(st, o.id, r.id, &t), CODE_OK);
+	assert_int_equal(t.row_count, 1);
+	assert_true(t.staged);
+	assert_int_equal(store_run_triage_claim(st, "w2", 30000, &t), CODE_NOT_FOUND);   /* triaged once */
 	assert_int_equal(store_outbox_claim(st, a, 60000, &got), CODE_OK);
 	assert_string_equal(got.run_id, r.id);
 	assert_string_equal(got.recipients, "a@x.test,b@y.test");

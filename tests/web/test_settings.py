@@ -1,5 +1,6 @@
 """Settings → API keys and Settings → Communications (PRODUCT §7; SPEC
 "Authentication" 2 and 5)."""
+import time
 import re
 
 from web.webtools import Web, add_member, custom_csv, forms, signin, text_of, upload
@@ -111,6 +112,10 @@ def test_communications_recipients_roundtrip(server):
     f = w.form(COMMS, COMMS)
     assert f["fields"]["recipients"].split() == ["Lead@Acme.test", "ops@acme.test"]
     run = upload(server, custom_csv(2))
+    deadline = time.monotonic() + 30   # the mail is queued once a worker has triaged the run
+    while not [l for l in server.cli.admin("outbox", "--org", server.org.id).out.splitlines() if run["id"] in l]:
+        assert time.monotonic() < deadline, "no approval mail queued"
+        time.sleep(0.1)
     out = server.cli.admin("outbox", "--org", server.org.id).out
     line = [l for l in out.splitlines() if run["id"] in l][0]
     assert "to=Lead@Acme.test,ops@acme.test" in line
