@@ -51,7 +51,9 @@ int duration_parse(const char *s, int64_t *ret_ms)
 	if (errno || v < 0)
 		return -1;
 	long long mult = 1000;
-	if (*end == 's')
+	if (end[0] == 'm' && end[1] == 's')
+		mult = 1, end += 2;
+	else if (*end == 's')
 		end++;
 	else if (*end == 'm')
 		mult = 60 * 1000, end++;

@@ -112,6 +112,7 @@ int config_load(struct config *c)
 	c->run_timeout_ms = 30LL * 60 * 1000;
 	c->sweep_interval_ms = 30000;
 	c->lease_ms = 30000;
+	c->worker_poll_ms = 250;
 	c->session_ttl_ms = 12LL * 3600 * 1000;
 	c->workers = 2;
 	c->http_threads = 8;
@@ -161,6 +162,7 @@ int config_load(struct config *c)
 	rc |= env_duration("LOADLINE_RUN_TIMEOUT", &c->run_timeout_ms) < 0;
 	rc |= env_duration("LOADLINE_SWEEP_INTERVAL", &c->sweep_interval_ms) < 0;
 	rc |= env_duration("LOADLINE_LEASE", &c->lease_ms) < 0;
+	rc |= env_duration("LOADLINE_WORKER_POLL", &c->worker_poll_ms) < 0;
 	rc |= env_duration("LOADLINE_SESSION_TTL", &c->session_ttl_ms) < 0;
 	rc |= env_duration("LOADLINE_IDLE_TIMEOUT", &c->idle_timeout_ms) < 0;
 	config_derive_urls(c);

@@ -29,6 +29,7 @@ struct config {
 	int64_t staging_ttl_ms;  /* LOADLINE_STAGING_TTL 72h */
 	int64_t run_timeout_ms;  /* LOADLINE_RUN_TIMEOUT 30m */
 	int64_t sweep_interval_ms; /* LOADLINE_SWEEP_INTERVAL 30s */
+	int64_t worker_poll_ms;    /* LOADLINE_WORKER_POLL 250ms: an idle worker's look at the queue */
 	int64_t lease_ms;        /* LOADLINE_LEASE 30s: a worker's claim on a run */
 	int64_t session_ttl_ms;  /* LOADLINE_SESSION_TTL 12h: a web sign-in lasts this long */
 	int workers;             /* serve --workers, default 2 */

@@ -21,7 +21,6 @@
 #include "sweeper.h"
 #include "store/runs.h"
 
-#define POLL_MS 250
 #define RETRY_MS 1000
 #define MAX_WORKERS 64
 
@@ -37,7 +36,8 @@ struct workers {
 	struct worker_opts opts;
 	int n;
 	struct worker workers[MAX_WORKERS];
-	pthread_t heartbeat, sweeper;
+	pthread_t heartbeat, sweeper, listener;
+	struct runs_listener *runs_listener;   /* PostgreSQL: other processes' new runs; else NULL */
 	struct waiter w;   /* its lock also guards each worker's run_id */
 };
 
@@ -101,7 +101,7 @@ static void *worker_main(void *arg)
 		}
 		if (rc != CODE_NOT_FOUND)
 			log_json("warn", "claim failed", json_pack("{s:s,s:s}", "worker", w->owner, "reason", code_name(rc)));
-		if (!waiter_nap(&all->w, rc == CODE_NOT_FOUND ? POLL_MS : RETRY_MS))
+		if (!waiter_nap(&all->w, rc == CODE_NOT_FOUND ? all->opts.poll_ms : RETRY_MS))
 			break;
 	}
 	return NULL;
@@ -133,6 +133,21 @@ static void *sweeper_main(void *arg)
 	return NULL;
 }
 
+/* Wakes this process's idle workers when another process (a `serve`)
+ * makes a run claimable, instead of their next poll. */
+static void *listener_main(void *arg)
+{
+	struct workers *all = arg;
+	while (!waiter_stopping(&all->w)) {
+		int r = store_runs_listener_wait(all->runs_listener, 500);
+		if (r > 0)
+			waiter_wake(&all->w);
+		else if (r < 0 && !waiter_nap(&all->w, RETRY_MS))
+			break;
+	}
+	return NULL;
+}
+
 struct workers *workers_start(struct store *st, const struct worker_opts *o, int n)
 {
 	struct workers *all = calloc(1, sizeof(*all));
@@ -152,6 +167,8 @@ struct workers *workers_start(struct store *st, const struct worker_opts *o, int
 	}
 	thread_start(&all->heartbeat, heartbeat_main, all);
 	thread_start(&all->sweeper, sweeper_main, all);
+	if (all->n > 0 && (all->runs_listener = store_runs_listen(st)))
+		thread_start(&all->listener, listener_main, all);
 	return all;
 }
 
@@ -164,6 +181,10 @@ void workers_stop(struct workers *all)
 		pthread_join(all->workers[i].thread, NULL);
 	pthread_join(all->heartbeat, NULL);
 	pthread_join(all->sweeper, NULL);
+	if (all->runs_listener) {
+		pthread_join(all->listener, NULL);
+		store_runs_listener_close(all->runs_listener);
+	}
 	waiter_done(&all->w);
 	free(all);
 }

@@ -15,6 +15,8 @@ struct worker_opts {
 	int64_t lease_ms;            /* LOADLINE_LEASE: a claim lasts this long unrenewed */
 	int64_t run_timeout_ms;      /* LOADLINE_RUN_TIMEOUT: the stuck-run reaper's limit */
 	int64_t sweep_interval_ms;   /* LOADLINE_SWEEP_INTERVAL */
+	int64_t poll_ms;             /* LOADLINE_WORKER_POLL: idle workers look at the queue this often
+				      * (besides being woken: same process, or LISTEN/NOTIFY) */
 };
 
 /* Starts n worker threads (n may be 0) plus the heartbeat and sweeper

@@ -100,6 +100,11 @@ enum code db_script(struct db *db, const char *sql)
 	return db->ops->script(db, sql);
 }
 
+int db_wait_notify(struct db *db, int timeout_ms)
+{
+	return db->ops->wait_notify ? db->ops->wait_notify(db, timeout_ms) : -1;
+}
+
 const char *db_errmsg(const struct db *db)
 {
 	return db->err;

@@ -69,6 +69,10 @@ enum code db_exec(struct db *db, const char *sql, const struct db_param *params,
 /* Runs a script of several statements without parameters (migrations). */
 enum code db_script(struct db *db, const char *sql);
 const char *db_errmsg(const struct db *db);
+/* On a connection that ran LISTEN (PostgreSQL): waits up to timeout_ms for
+ * a notification.  1 when one (or more) arrived, 0 on time-out, -1 when the
+ * connection is lost or the backend has no notifications (SQLite). */
+int db_wait_notify(struct db *db, int timeout_ms);
 
 /* The last failed statement (or connection attempt) of the calling thread:
  * what the edge that answers the failure logs, and whether it was the disk

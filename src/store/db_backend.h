@@ -39,6 +39,8 @@ struct db_ops {
 	enum code (*exec)(struct db *db, const char *sql, const struct db_param *p, int n,
 			  struct db_res **ret);
 	enum code (*script)(struct db *db, const char *sql);
+	/* NULL where the backend has no notifications (SQLite). */
+	int (*wait_notify)(struct db *db, int timeout_ms);
 	const char *begin_write_sql;
 };
 

@@ -1,5 +1,7 @@
 /* PostgreSQL backend (libpq): text results, binary only for blob params. */
+#include <errno.h>
 #include <libpq-fe.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,7 +270,38 @@ static enum code pg_script(struct db *db, const char *sql)
 	return rc;
 }
 
+static int pg_wait_notify(struct db *db, int timeout_ms)
+{
+	PGconn *c = db->conn;
+	if (!c || PQstatus(c) != CONNECTION_OK)
+		return -1;
+	PGnotify *n;
+	int got = 0;
+	if (!PQconsumeInput(c))
+		return -1;
+	while ((n = PQnotifies(c))) {
+		got = 1;
+		PQfreemem(n);
+	}
+	if (got)
+		return 1;
+	struct pollfd pfd = {.fd = PQsocket(c), .events = POLLIN};
+	int r = poll(&pfd, 1, timeout_ms);
+	if (r < 0)
+		return errno == EINTR ? 0 : -1;
+	if (r == 0)
+		return 0;
+	if (!PQconsumeInput(c))
+		return -1;
+	while ((n = PQnotifies(c))) {
+		got = 1;
+		PQfreemem(n);
+	}
+	return got;
+}
+
 const struct db_ops db_pg_ops = {
+	.wait_notify = pg_wait_notify,
 	.open = pg_open,
 	.close = pg_close,
 	.ensure = pg_ensure,

@@ -90,6 +90,8 @@ enum code store_run_create(struct store *st, struct run *run, const void *file, 
 	struct db_param f[] = {P_TXT(run->id), P_BLOB(file, len)};
 	if (!rc)
 		rc = db_exec(db, "INSERT INTO run_files (run_id, content) VALUES ($1, $2)", f, 2, NULL);
+	if (!rc)
+		runs_notify(db);   /* to process, or (staged) to triage */
 	rc = db_finish(db, rc);
 	if (rc == CODE_INTERNAL_ERROR)
 		log_msg("error", "run create failed: %s", db_errmsg(db));
@@ -223,9 +225,16 @@ enum code store_run_unstage(struct store *st, const char *id, const char *owner)
 {
 	/* updated_at starts the stuck-run clock of a claimable QUEUED run. */
 	struct db_param p[] = {P_INT(now_ms()), P_TXT(id), P_TXT(owner)};
-	return store_exec1(st, "UPDATE runs SET staged = 0, expires_at = NULL, lease_owner = NULL, "
-			   "lease_until = NULL, updated_at = $1 WHERE id = $2 AND lease_owner = $3 "
-			   "AND state = 'QUEUED' AND staged = 1", p, 3, NULL);
+	struct db *db = store_acquire(st);
+	if (!db)
+		return CODE_SERVICE_UNAVAILABLE;
+	enum code rc = db_exec(db, "UPDATE runs SET staged = 0, expires_at = NULL, lease_owner = NULL, "
+			       "lease_until = NULL, updated_at = $1 WHERE id = $2 AND lease_owner = $3 "
+			       "AND state = 'QUEUED' AND staged = 1", p, 3, NULL);
+	if (!rc)
+		runs_notify(db);
+	store_release(st, db);
+	return rc;
 }
 
 enum code store_run_heartbeat(struct store *st, const char *id, const char *owner, int64_t lease_ms)

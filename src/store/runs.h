@@ -74,6 +74,15 @@ enum code store_run_triaged(struct store *st, const char *id, const char *owner,
  * many rows): the run is no longer staged, and a worker claims it and fails
  * it with the file's code. */
 enum code store_run_unstage(struct store *st, const char *id, const char *owner);
+/* Cross-process wake-ups (src/store/wakeup.c): on PostgreSQL a connection
+ * of its own LISTENs for runs becoming claimable (created, released from
+ * review, unstaged); NULL on SQLite. */
+struct runs_listener;
+struct runs_listener *store_runs_listen(struct store *st);
+/* Waits up to timeout_ms: 1 notified, 0 time-out, -1 connection lost (the
+ * next call connects and LISTENs again). */
+int store_runs_listener_wait(struct runs_listener *l, int timeout_ms);
+void store_runs_listener_close(struct runs_listener *l);
 /* Extends the lease while owner still holds the run. */
 enum code store_run_heartbeat(struct store *st, const char *id, const char *owner, int64_t lease_ms);
 /* Lets another claim happen soon (after a transient failure). */

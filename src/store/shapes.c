@@ -41,6 +41,8 @@ enum code store_shape_confirm(struct store *st, const char *org_id, const char *
 	if (!rc)
 		*ret_released = db_res_rows(r);
 	db_res_free(r);
+	if (!rc && *ret_released)
+		runs_notify(db);
 	rc = db_finish(db, rc);
 	store_release(st, db);
 	return rc;

@@ -92,6 +92,14 @@ struct db *store_acquire(struct store *st)
 	}
 }
 
+enum code store_open_db(struct store *st, struct db **ret, char *err, size_t errlen)
+{
+	pthread_mutex_lock(&st->lock);
+	struct db_session session = st->session;
+	pthread_mutex_unlock(&st->lock);
+	return db_open(st->url, &session, ret, err, errlen);
+}
+
 void store_release(struct store *st, struct db *db)
 {
 	if (!db)

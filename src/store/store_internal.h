@@ -21,6 +21,12 @@ struct store_tx;
 /* The connection a transaction runs on. */
 struct db *store_tx_db(struct store_tx *tx);
 
+/* Opens a connection of its own (not pooled) with the pool's settings. */
+enum code store_open_db(struct store *st, struct db **ret, char *err, size_t errlen);
+/* Sends the runs channel's notification (PostgreSQL; nothing on SQLite),
+ * delivered when db's transaction commits: a run became claimable. */
+void runs_notify(struct db *db);
+
 struct outbox_mail;
 /* Inserts a queued mail on db (inside the caller's transaction). */
 enum code outbox_insert_db(struct db *db, const struct outbox_mail *m);

@@ -130,6 +130,32 @@ def test_worker_processes_share_the_queue_each_run_once(start_server):
 
 
 @pytest.mark.parametrize("backend", ["postgres"], indirect=True)
+def test_worker_process_is_woken_by_notification_not_its_poll(start_server):
+    """Issue 11: a run queued by `serve` wakes an idle `worker` process at
+    once (LISTEN/NOTIFY), for processing and for the triage of a staged
+    run, instead of waiting for its poll — here set to 10 minutes, so only
+    a notification can explain a prompt start."""
+    srv = start_server(workers=0)
+    procs = start_workers(srv.db_url, 1, 1, {"LOADLINE_WORKER_POLL": "10m"})
+    try:
+        time.sleep(1.0)   # the worker has made its first (empty) look and naps
+        for i in range(3):
+            run_id = upload(srv, jobs_csv(5, job="WAKE%d" % i))
+            run = wait_state(srv, run_id, TERMINAL, timeout=30)
+            assert run["state"] == "SUCCEEDED", run
+        staged = srv.post("/api/v1/imports/jobs", files={"file": ("s.csv", b"Job #,Load Number,Ship Date\nJ,1,2026-11-01\n",
+                                                                   "text/csv")}).json()
+        assert staged["rowCount"] is None and "nextAction" in staged
+        deadline = time.monotonic() + 30
+        while srv.get("/api/v1/imports/runs/" + staged["id"]).json()["rowCount"] is None:
+            assert time.monotonic() < deadline, "the staged run was not triaged"
+            time.sleep(0.05)
+    finally:
+        results = stop_workers(procs)
+    assert_workers_clean(results)
+
+
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)
 def test_frozen_worker_holds_nobody_up(start_server):
     """Issue 12 (found from outside): a worker frozen mid-run (kill -STOP,
     not dead) keeps its transaction open.  Worker sessions bound their waits

@@ -313,6 +313,11 @@ static void test_duration_and_html(void **state)
 	assert_int_equal(ms, 2000);
 	assert_int_equal(duration_parse("30", &ms), 0);
 	assert_int_equal(ms, 30000);
+	assert_int_equal(duration_parse("250ms", &ms), 0);
+	assert_int_equal(ms, 250);
+	assert_int_equal(duration_parse("5m", &ms), 0);
+	assert_int_equal(ms, 300000);
+	assert_int_equal(duration_parse("5mss", &ms), -1);
 	assert_int_equal(duration_parse("-1s", &ms), -1);
 	assert_int_equal(duration_parse("5d", &ms), -1);
 	assert_int_equal(duration_parse("99999999999999999999h", &ms), -1);
