@@ -50,6 +50,33 @@ def jobs_file(i):
     return (header + "".join(lines)).encode()
 
 
+def proc_cpu_s(pid):
+    """CPU seconds (user + system) of one process, 0 when it is gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def postgres_cpu_s(data_dir):
+    """CPU of the cluster: the postmaster and every child of it."""
+    with open(os.path.join(data_dir, "postmaster.pid")) as f:
+        master = int(f.readline())
+    total = proc_cpu_s(master)
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open("/proc/%s/stat" % name) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == master:
+                total += proc_cpu_s(int(name))
+    return total
+
+
 def main():
     binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "loadline"))
     pg = PgCluster()
@@ -83,6 +110,7 @@ def main():
             assert r.status_code == 202, r.text
             return r.json()["id"]
 
+        cpu0 = [proc_cpu_s(p.pid) for p in procs] + [postgres_cpu_s(pg.data), time.process_time()]
         t0 = time.monotonic()
         with concurrent.futures.ThreadPoolExecutor(8) as ex:
             ids = list(ex.map(push, range(FILES)))
@@ -102,6 +130,8 @@ def main():
             if pending:
                 time.sleep(0.05)
         elapsed = time.monotonic() - t0
+        cpu1 = [proc_cpu_s(p.pid) for p in procs] + [postgres_cpu_s(pg.data), time.process_time()]
+        spent = [b - a for a, b in zip(cpu0, cpu1)]
         dbname = db.rsplit("/", 1)[1]
         deadlocks = int(pg.psql("SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()",
                                 db=dbname)) - deadlocks0
@@ -115,6 +145,10 @@ def main():
                                                          "HOLDS" if rate >= GOAL_FILES_PER_S else "MISSED"))
         print("  deadlocks %d (goal 0): %s" % (deadlocks, "HOLDS" if deadlocks == 0 else "MISSED"))
         print("  loads %d of %d, max attempts %d, runs not as expected %d" % (loads, FILES * ROWS, attempts, len(bad)))
+        print("  CPU per file: serve %.1f ms, workers %.1f ms, PostgreSQL %.1f ms, this client %.1f ms; "
+              "total %.1f ms = %.0f files/s on 2 idle cores" % (spent[0] * 1000 / FILES, sum(spent[1:-2]) * 1000 / FILES,
+                                                               spent[-2] * 1000 / FILES, spent[-1] * 1000 / FILES,
+                                                               sum(spent) * 1000 / FILES, 2 * FILES / sum(spent)))
         print("  load average %.2f %.2f %.2f" % load)
         ok = deadlocks == 0 and loads == FILES * ROWS and attempts == 1 and not bad
         if not ok:
