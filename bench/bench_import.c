@@ -948,6 +948,10 @@ static void xlsx_vs_openpyxl(void)
 		py_s = -1;
 	if (p)
 		pclose(p);
+	/* LOADLINE_BENCH_KEEP_XLSX=PATH keeps a copy (profiling, bench_sheet --time). */
+	const char *keep = getenv("LOADLINE_BENCH_KEEP_XLSX");
+	if (keep && rename(path, keep))
+		perror(keep);
 	unlink(path);
 	printf("\nXLSX reader on the %d x %d bench workbook (%zu bytes): %.2f ms CPU, %ld cells\n", ROWS + 1, NCOLS,
 	       x.len, c_ms, cells);
