@@ -294,6 +294,8 @@ static void start_cell(struct xsheet *x, int nattrs, const xmlChar **attrs)
 	buf_clear(&x->val);
 }
 
+#define CELL_REC 18  /* 'C', column (4), style (8), type (1), length (4) */
+
 static void end_cell(struct xsheet *x)
 {
 	x->c = 0;
@@ -301,16 +303,18 @@ static void end_cell(struct xsheet *x)
 		return;
 	if (x->type == T_TEXT)
 		buf_unescape_xstring(&x->val, 0);
+	/* One record in two appends: this runs for every cell. */
 	uint32_t col = (uint32_t)x->col, len = (uint32_t)x->val.len;
 	uint64_t style = x->style;
-	uint8_t type = (uint8_t)x->type;
-	q_put(x, "C", 1);
-	q_put(x, &col, sizeof(col));
-	q_put(x, &style, sizeof(style));
-	q_put(x, &type, 1);
-	q_put(x, &len, sizeof(len));
-	q_put(x, x->val.len ? x->val.data : "", x->val.len);
-	q_put(x, "", 1);
+	char rec[CELL_REC];
+	rec[0] = 'C';
+	memcpy(rec + 1, &col, 4);
+	memcpy(rec + 5, &style, 8);
+	rec[13] = (char)x->type;
+	memcpy(rec + 14, &len, 4);
+	q_put(x, rec, sizeof(rec));
+	/* The text with the NUL the buffer keeps after it. */
+	q_put(x, x->val.len ? x->val.data : "", x->val.len + 1);
 }
 
 static void sax_start(void *ctx, const xmlChar *local, const xmlChar *prefix, const xmlChar *uri,
@@ -399,16 +403,16 @@ static enum code deliver_row(struct xsheet *x, struct rowbuf *rb, const char **r
 	x->q_pos++;  /* 'R' */
 	q_get(x, &number, sizeof(number));
 	rb->number = number;
-	while (x->q.data[x->q_pos++] == 'C') {
+	while (x->q.data[x->q_pos] == 'C') {
+		const char *rec = x->q.data + x->q_pos;
 		uint32_t col, len;
 		uint64_t style;
-		uint8_t type;
-		q_get(x, &col, sizeof(col));
-		q_get(x, &style, sizeof(style));
-		q_get(x, &type, 1);
-		q_get(x, &len, sizeof(len));
-		const char *v = x->q.data + x->q_pos;
-		x->q_pos += (size_t)len + 1;
+		memcpy(&col, rec + 1, 4);
+		memcpy(&style, rec + 5, 8);
+		uint8_t type = (uint8_t)rec[13];
+		memcpy(&len, rec + 14, 4);
+		const char *v = rec + CELL_REC;
+		x->q_pos += CELL_REC + (size_t)len + 1;
 		if (rowbuf_pad(rb, col)) {
 			*ret_msg = "a row is larger than the expansion limit";
 			return CODE_MALFORMED_XLSX;
@@ -417,6 +421,7 @@ static enum code deliver_row(struct xsheet *x, struct rowbuf *rb, const char **r
 		if (e)
 			return e;
 	}
+	x->q_pos++;  /* 'E' */
 	return CODE_OK;
 }
 
