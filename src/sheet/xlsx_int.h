@@ -93,6 +93,7 @@ bool xpart_is(struct xpart *p, int type, const char *local);
  * with xsax_fail (an error) or xsax_stop (the rest of the part is not
  * needed). */
 #define XSAX_CHUNK 16384
+#define XSAX_FIRST_CHUNK 4096
 struct xsax {
 	struct xentry e;
 	xmlParserCtxtPtr ctxt;

@@ -69,14 +69,20 @@ static int parse_ref(const char *ref, size_t *ret_col, unsigned *ret_row)
 	return 0;
 }
 
+/* Decimal digits only, at most max (strtoul without its locale, sign and
+ * space handling, and without errno: this runs for every cell). */
 static int parse_uint(const char *s, unsigned long max, unsigned long *ret)
 {
 	if (!s || *s < '0' || *s > '9')
 		return -1;
-	errno = 0;
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
-	if (errno || *end || v > max)
+	unsigned long v = 0;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned d = (unsigned)(*s - '0');
+		if (v > (max - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	if (*s)
 		return -1;
 	*ret = v;
 	return 0;

@@ -214,8 +214,10 @@ int xsax_feed(struct xsax *s, const char **ret_msg)
 	}
 	if (s->finished || s->stopped)
 		return 0;
+	/* A small first chunk: opening a workbook needs only its header row
+	 * and the shared strings it uses, which come first. */
 	char chunk[XSAX_CHUNK];
-	int n = xentry_read(&s->e, chunk, sizeof(chunk));
+	int n = xentry_read(&s->e, chunk, s->ctxt ? XSAX_CHUNK : XSAX_FIRST_CHUNK);
 	if (n < 0) {
 		*ret_msg = s->err = s->e.z->err ? s->e.z->err : "a part of the workbook is corrupt";
 		return -1;
