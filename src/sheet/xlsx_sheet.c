@@ -448,7 +448,8 @@ static enum code xsheet_next(struct sheet_reader *r, struct rowbuf *rb, bool *re
 			break;
 		/* Keep the row in progress, drop what was delivered. */
 		size_t keep = x->q.len - x->q_ready;
-		memmove(x->q.data, x->q.data + x->q_ready, keep);
+		if (keep && x->q_ready)
+			memmove(x->q.data, x->q.data + x->q_ready, keep);
 		x->q.len = keep;
 		x->q_ready = x->q_pos = 0;
 		const char *msg;
