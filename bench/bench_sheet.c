@@ -384,7 +384,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--rss"))
 		return peak_rss(argv[2]);
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "--time"))
-		return time_file(argv[2], argc == 4 ? atoi(argv[3]) : RUNS);
+		return time_file(argv[2], argc == 4 ? (int)strtol(argv[3], NULL, 10) : RUNS);
 	if (argc == 3 && !strcmp(argv[1], "--write"))
 		write_dir = argv[2];
 	printf("best of %d runs, thread CPU time; MB = 10^6 bytes of the file as uploaded; ratio = reader time / floor time\n", RUNS);
