@@ -364,6 +364,8 @@ static int time_file(const char *path, int n)
 		return 1;
 	double all = -1, head = -1;
 	size_t rows = 0;
+	if (n < 1)
+		n = 1;
 	for (int i = 0; i < n; i++) {
 		double t = read_sheet(b.data, b.len, &rows);
 		double h = open_header(b.data, b.len);
