@@ -224,7 +224,7 @@ static enum code read_workbook(struct xzip *z, struct arena *a, const char *wb,
 }
 
 /* Everything up to the worksheet stream; the arena holds names and rels. */
-static enum code open_package(struct xzip *z, struct arena *a, struct xsst *sst,
+static enum code open_package(struct xzip *z, struct arena *a, const char **ret_sst,
 			      struct xstyles *st, bool *date1904, const char **ret_sheet,
 			      const char **ret_msg)
 {
@@ -250,8 +250,7 @@ static enum code open_package(struct xzip *z, struct arena *a, struct xsst *sst,
 	const char *part = strings ? resolve(a, wb, strings->target) : NULL;
 	if (strings && !part)
 		return out_of_memory(ret_msg);
-	if (strings && (rc = xsst_load(z, part, sst, ret_msg)))
-		return rc;
+	*ret_sst = part;  /* read lazily, by the worksheet stream */
 	const struct rel *styles = find_type(&wbrels, "/styles");
 	part = styles ? resolve(a, wb, styles->target) : NULL;
 	if (styles && !part)
@@ -272,18 +271,16 @@ enum code xlsx_reader_open(const char *data, size_t len, const struct sheet_limi
 	enum code rc = xzip_open(&z, data, len, lim, ret_msg);
 	if (rc)
 		return rc;
-	struct xsst sst = {0};
 	struct xstyles st = {0};
 	bool date1904 = false;
-	const char *sheet = NULL;
+	const char *sheet = NULL, *sst = NULL;
 	struct arena *a = arena_try_new();
 	rc = a ? open_package(&z, a, &sst, &st, &date1904, &sheet, ret_msg) : out_of_memory(ret_msg);
 	if (rc) {
-		xsst_free(&sst);
 		xstyles_free(&st);
 		xzip_close(&z);
 	} else {
-		rc = xsheet_open(&z, sheet, &sst, &st, date1904, ret, ret_msg);
+		rc = xsheet_open(&z, sheet, sst, &st, date1904, ret, ret_msg);
 	}
 	arena_free(a);
 	return rc;

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <libxml/parser.h>
 #include <libxml/xmlreader.h>
 #include <zip.h>
 
@@ -49,6 +50,13 @@ bool xzip_has(struct xzip *z, const char *name);
 /* 1 when some part's name ends in "." ext (without case). */
 bool xzip_has_extension(struct xzip *z, const char *ext);
 
+/* Opens one part for bounded inflating; -1 (with *ret_msg) when it is
+ * absent or cannot be opened.  xentry_read is libxml2's I/O callback shape:
+ * bytes inflated (0 at the end), -1 on error with z->err set. */
+int xentry_open(struct xzip *z, const char *name, struct xentry *e, const char **ret_msg);
+int xentry_read(void *ctx, char *out, int len);
+void xentry_close(struct xentry *e);
+
 /* An XML part streamed through libxml2's reader with no DTD, no entities,
  * no network.  xml_open returns -1 (with *ret_msg) when the part is absent
  * or cannot be opened. */
@@ -76,11 +84,52 @@ int xpart_text(struct xpart *p, struct buf *out, bool runs, const char **ret_msg
 /* True when the current node is an element (or end element) named local. */
 bool xpart_is(struct xpart *p, int type, const char *local);
 
-/* Shared strings: texts back to back (NUL after each) and their offsets. */
+/* An XML part pushed through libxml2's SAX2 parser one inflated chunk at a
+ * time (xmlCreatePushParserCtxt / xmlParseChunk): no reader nodes are
+ * built, the callbacks see each element once.  Same safety as xpart: no
+ * DTD (the prologue scan, and the internalSubset callback), no entity other
+ * than the five predefined ones (getEntity refuses), no network, no HUGE.
+ * The handler's callbacks get `user` as their context; they stop the parse
+ * with xsax_fail (an error) or xsax_stop (the rest of the part is not
+ * needed). */
+#define XSAX_CHUNK 16384
+#define XSAX_FIRST_CHUNK 4096
+struct xsax {
+	struct xentry e;
+	xmlParserCtxtPtr ctxt;
+	const xmlSAXHandler *handler;
+	void *user;
+	const char *err;     /* set by xsax_fail */
+	bool stopped, finished;
+};
+/* The handler's security callbacks (internalSubset, getEntity, serror) are
+ * filled in here; `h` must live as long as s. */
+int xsax_open(struct xzip *z, const char *name, struct xsax *s, xmlSAXHandler *h, void *user,
+	      const char **ret_msg);
+/* Parses the next chunk: 1 when more of the part remains, 0 when the part
+ * is complete (or xsax_stop was called), -1 on error (*ret_msg says which). */
+int xsax_feed(struct xsax *s, const char **ret_msg);
+void xsax_fail(struct xsax *s, const char *msg);
+void xsax_stop(struct xsax *s);
+void xsax_close(struct xsax *s);
+/* An attribute value from a SAX2 attribute array (not NUL-terminated) into
+ * dst, NUL-terminated; "!" when it does not fit (fails every check). */
+void xsax_attr_copy(char *dst, size_t size, const xmlChar *start, const xmlChar *end);
+
+/* Shared strings: texts back to back (NUL after each) and their offsets,
+ * parsed lazily: only as far as the highest index asked for so far. */
 struct xsst {
 	struct buf pool;
 	size_t *offs;
 	size_t n, cap;
+	size_t max_strings;
+	struct xsax part;
+	xmlSAXHandler sax;
+	bool open;          /* part is being parsed */
+	bool complete;      /* the whole part was parsed (or there is none) */
+	const char *err;    /* sticky: why the table cannot be read further */
+	int depth, si, t, rph;   /* depth of the open <si>, <t>, <rPh>, or 0 */
+	size_t cur;         /* offset of the open <si>'s text */
 };
 
 /* The cell styles' number-format kinds (0, SHEET_NUMFMT_DATE/TIME). */
@@ -89,14 +138,24 @@ struct xstyles {
 	size_t n;
 };
 
-enum code xsst_load(struct xzip *z, const char *name, struct xsst *sst, const char **ret_msg);
+/* Opens the shared-string part (none: name NULL) without parsing any of it.
+ * z must outlive sst. */
+enum code xsst_open(struct xzip *z, const char *name, struct xsst *sst, const char **ret_msg);
+/* String i, parsing the part only as far as it takes; MALFORMED_XLSX when
+ * there is no string i or the part is broken before it. */
+enum code xsst_get(struct xsst *sst, size_t i, const char **ret_s, size_t *ret_len,
+		   const char **ret_msg);
+/* Parses the rest of the part, so that a broken table or one over the caps
+ * is refused as before, at the end of the worksheet. */
+enum code xsst_finish(struct xsst *sst, const char **ret_msg);
 void xsst_free(struct xsst *sst);
 enum code xstyles_load(struct xzip *z, const char *name, struct xstyles *st, const char **ret_msg);
 void xstyles_free(struct xstyles *st);
 
-/* The worksheet stream: a sheet_reader over one worksheet part.  Takes
- * ownership of z, sst and st (also on failure). */
-enum code xsheet_open(struct xzip *z, const char *part, struct xsst *sst, struct xstyles *st,
+/* The worksheet stream: a sheet_reader over one worksheet part, with the
+ * shared strings of sst_part (NULL: none) read lazily.  Takes ownership of
+ * z and st (also on failure). */
+enum code xsheet_open(struct xzip *z, const char *part, const char *sst_part, struct xstyles *st,
 		      bool date1904, struct sheet_reader **ret, const char **ret_msg);
 
 #endif

@@ -1,5 +1,6 @@
 /* Workbook-wide XLSX parts the worksheet needs: the shared string table and
  * the cell styles' number formats (which cells are dates). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,49 +20,139 @@ static int push_off(struct xsst *sst, size_t off)
 	return 0;
 }
 
-/* The table is as large as the part's text, which the expansion limit
- * bounds; strings are kept because cells may refer to any of them. */
-enum code xsst_load(struct xzip *z, const char *name, struct xsst *sst, const char **ret_msg)
+#define SST_COUNT_MSG "the workbook's shared string table has more than 1,000,000 entries; save the " \
+	"sheet to import on its own as .xlsx or CSV"
+#define SST_BYTES_MSG "the workbook's shared strings hold more than 16 MB of text; save the sheet to " \
+	"import on its own as .xlsx or CSV"
+
+/* SAX callbacks: <si> at any depth starts a string (a nested one is part
+ * of it); its text is the text inside <t> elements, phonetic runs (<rPh>)
+ * left out, as xpart_text(runs = true) reads it. */
+static void sst_start(void *ctx, const xmlChar *local, const xmlChar *prefix, const xmlChar *uri,
+		      int nns, const xmlChar **ns, int nattrs, int ndefaulted, const xmlChar **attrs)
 {
+	(void)prefix;
+	(void)uri;
+	(void)nns;
+	(void)ns;
+	(void)nattrs;
+	(void)ndefaulted;
+	(void)attrs;
+	struct xsst *sst = ctx;
+	int d = ++sst->depth;
+	const char *name = (const char *)local;
+	if (!sst->si) {
+		if (strcmp(name, "si"))
+			return;
+		if (sst->max_strings && sst->n >= sst->max_strings) {
+			xsax_fail(&sst->part, SST_COUNT_MSG);
+			return;
+		}
+		sst->si = d;
+		sst->cur = sst->pool.len;
+	} else if (!sst->rph && !strcmp(name, "rPh")) {
+		sst->rph = d;
+	} else if (!sst->t && !strcmp(name, "t")) {
+		sst->t = d;
+	}
+}
+
+static void sst_end(void *ctx, const xmlChar *local, const xmlChar *prefix, const xmlChar *uri)
+{
+	(void)local;
+	(void)prefix;
+	(void)uri;
+	struct xsst *sst = ctx;
+	int d = sst->depth--;
+	if (d == sst->rph)
+		sst->rph = 0;
+	if (d == sst->t)
+		sst->t = 0;
+	if (d != sst->si)
+		return;
+	sst->si = 0;
+	buf_unescape_xstring(&sst->pool, sst->cur);
+	if (buf_append(&sst->pool, "", 1) || push_off(sst, sst->cur))
+		xsax_fail(&sst->part, SST_BYTES_MSG);
+}
+
+static void sst_text(void *ctx, const xmlChar *s, int len)
+{
+	struct xsst *sst = ctx;
+	if (sst->si && sst->t && !sst->rph && buf_append(&sst->pool, s, (size_t)len))
+		xsax_fail(&sst->part, SST_BYTES_MSG);
+}
+
+/* The table is as large as the part's text, which the caps bound; strings
+ * are kept because cells may refer to any of them.  Nothing is parsed
+ * here: xsst_get parses as far as a cell needs. */
+enum code xsst_open(struct xzip *z, const char *name, struct xsst *sst, const char **ret_msg)
+{
+	memset(sst, 0, sizeof(*sst));
 	size_t max_bytes = z->lim->max_shared_bytes ? z->lim->max_shared_bytes : z->lim->max_uncompressed;
 	buf_init(&sst->pool, max_bytes);
-	if (!xzip_has(z, name))
+	sst->max_strings = z->lim->max_shared_strings;
+	sst->complete = true;
+	if (!name || !xzip_has(z, name))
 		return CODE_OK;  /* a dangling reference is harmless until a cell uses it */
-	struct xpart p;
-	if (xpart_open(z, name, &p, ret_msg))
+	sst->sax.startElementNs = sst_start;
+	sst->sax.endElementNs = sst_end;
+	sst->sax.characters = sst_text;
+	sst->sax.cdataBlock = sst_text;
+	sst->sax.ignorableWhitespace = sst_text;
+	if (xsax_open(z, name, &sst->part, &sst->sax, sst, ret_msg))
 		return CODE_MALFORMED_XLSX;
-	int r;
-	while ((r = xpart_read(&p, ret_msg)) > 0) {
-		if (!xpart_is(&p, XML_READER_TYPE_ELEMENT, "si"))
-			continue;
-		size_t off = sst->pool.len;
-		if (z->lim->max_shared_strings && sst->n >= z->lim->max_shared_strings) {
-			*ret_msg = "the workbook's shared string table has more than 1,000,000 entries; save the "
-				   "sheet to import on its own as .xlsx or CSV";
-			r = -1;
-			break;
-		}
-		if (xpart_text(&p, &sst->pool, true, ret_msg)) {
-			if (sst->pool.len + 4096 >= max_bytes)   /* the table's cap, not one cell */
-				*ret_msg = "the workbook's shared strings hold more than 16 MB of text; save the sheet "
-					   "to import on its own as .xlsx or CSV";
-			r = -1;
-			break;
-		}
-		buf_unescape_xstring(&sst->pool, off);
-		if (buf_append(&sst->pool, "", 1) || push_off(sst, off)) {
-			*ret_msg = "the workbook's shared strings hold more than 16 MB of text; save the sheet to "
-				   "import on its own as .xlsx or CSV";
-			r = -1;
-			break;
-		}
+	sst->open = true;
+	sst->complete = false;
+	return CODE_OK;
+}
+
+/* Parses chunks until string i exists or the part ends or fails. */
+static void sst_parse_to(struct xsst *sst, size_t i)
+{
+	while (i >= sst->n && !sst->complete && !sst->err) {
+		const char *msg;
+		int r = xsax_feed(&sst->part, &msg);
+		if (r < 0)
+			sst->err = msg;
+		else if (r == 0)
+			sst->complete = true;
 	}
-	xpart_close(&p);
-	return r < 0 ? CODE_MALFORMED_XLSX : CODE_OK;
+	if ((sst->complete || sst->err) && sst->open) {
+		xsax_close(&sst->part);
+		sst->open = false;
+	}
+}
+
+enum code xsst_get(struct xsst *sst, size_t i, const char **ret_s, size_t *ret_len,
+		   const char **ret_msg)
+{
+	sst_parse_to(sst, i);
+	if (i < sst->n) {
+		size_t off = sst->offs[i];
+		size_t end = i + 1 < sst->n ? sst->offs[i + 1] : sst->pool.len;
+		*ret_s = sst->pool.data + off;
+		*ret_len = end - off - 1;
+		return CODE_OK;
+	}
+	*ret_msg = sst->err ? sst->err : "a cell refers to a shared string that does not exist";
+	return CODE_MALFORMED_XLSX;
+}
+
+enum code xsst_finish(struct xsst *sst, const char **ret_msg)
+{
+	sst_parse_to(sst, SIZE_MAX);
+	if (sst->err) {
+		*ret_msg = sst->err;
+		return CODE_MALFORMED_XLSX;
+	}
+	return CODE_OK;
 }
 
 void xsst_free(struct xsst *sst)
 {
+	if (sst->open)
+		xsax_close(&sst->part);
 	buf_done(&sst->pool);
 	free(sst->offs);
 	memset(sst, 0, sizeof(*sst));

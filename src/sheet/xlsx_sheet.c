@@ -1,23 +1,46 @@
-/* The XLSX worksheet as a stream of rows: <row>/<c> elements read one node
- * at a time, cells placed by their r= references and rendered as text
- * (shared/inline strings, booleans, errors, dates, General numbers). */
+/* The XLSX worksheet as a stream of rows: the part is pushed through
+ * libxml2's SAX2 parser a chunk at a time; the callbacks queue each
+ * complete row's cells (raw value, column, type, style) and sheet_next
+ * renders one queued row at a time as text (shared/inline strings,
+ * booleans, errors, dates, General numbers), feeding the next chunk only
+ * when the queue is empty.  The queue holds at most one chunk's rows plus
+ * the row in progress, so memory stays bounded as with a pull reader. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "xlsx_int.h"
 
+enum cell_type { T_NUMBER, T_SHARED, T_BOOL, T_DATE, T_TEXT };
+
 struct xsheet {
 	struct sheet_reader base;
 	struct xzip z;
-	struct xpart part;
+	struct xsax part;
+	xmlSAXHandler sax;
 	struct xsst sst;
 	struct xstyles st;
 	bool date1904;
-	bool in_data, done;
+	bool in_data, done, eof;
 	unsigned last_row;
-	struct buf val;     /* the current cell's raw text */
+	/* Parse state (SAX callbacks). */
+	int depth;
+	int row, c, v, is, t, rph;   /* depth of the open element, or 0 */
+	size_t next_col;
+	size_t col;                  /* the open cell's column */
+	unsigned long style;
+	enum cell_type type;
+	bool inline_only;
+	struct buf val;     /* the open cell's raw text */
+	/* Complete rows waiting for sheet_next: records 'R' number, then
+	 * 'C' col style type len text NUL per cell, then 'E'. */
+	struct buf q;
+	size_t q_ready;     /* end of the last complete row */
+	size_t q_pos;       /* next record to deliver */
+	const char *err;    /* the parse failed after the queued rows */
+	unsigned err_row;
 };
 
 /* "AB12" -> column 27 (0-based), row 12.  Returns -1 when malformed. */
@@ -46,14 +69,20 @@ static int parse_ref(const char *ref, size_t *ret_col, unsigned *ret_row)
 	return 0;
 }
 
+/* Decimal digits only, at most max (strtoul without its locale, sign and
+ * space handling, and without errno: this runs for every cell). */
 static int parse_uint(const char *s, unsigned long max, unsigned long *ret)
 {
 	if (!s || *s < '0' || *s > '9')
 		return -1;
-	errno = 0;
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
-	if (errno || *end || v > max)
+	unsigned long v = 0;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned d = (unsigned)(*s - '0');
+		if (v > (max - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	if (*s)
 		return -1;
 	*ret = v;
 	return 0;
@@ -134,33 +163,36 @@ static int iso_text(const char *v, struct rowbuf *rb)
 	return rowbuf_add_cell(rb, out, memcmp(out + 11, "00:00:00", 8) ? 19 : 10);
 }
 
-static enum code cell_text(struct xsheet *x, const char *t, unsigned long style, struct rowbuf *rb,
-			   const char **ret_msg)
+static enum code cell_text(struct xsheet *x, enum cell_type t, unsigned long style, const char *v,
+			   size_t len, struct rowbuf *rb, const char **ret_msg)
 {
-	const char *v = buf_str(&x->val);
 	int rc;
-	if (x->val.len == 0) {
+	if (len == 0) {
 		/* A cell with a style and no value, whatever its type says. */
 		rc = rowbuf_add_cell(rb, "", 0);
-	} else if (!t || !strcmp(t, "n")) {
+	} else if (t == T_NUMBER) {
 		rc = number_text(x, v, style, rb);
-	} else if (!strcmp(t, "s")) {
+	} else if (t == T_SHARED) {
 		unsigned long i;
-		if (parse_uint(v, SIZE_MAX, &i) || i >= x->sst.n) {
+		if (parse_uint(v, SIZE_MAX, &i)) {
 			*ret_msg = "a cell refers to a shared string that does not exist";
 			return CODE_MALFORMED_XLSX;
 		}
-		const char *s = x->sst.pool.data + x->sst.offs[i];
-		rc = rowbuf_add_cell(rb, s, strlen(s));
-	} else if (!strcmp(t, "b")) {
+		const char *s;
+		size_t n;
+		enum code e = xsst_get(&x->sst, i, &s, &n, ret_msg);
+		if (e)
+			return e;
+		rc = rowbuf_add_cell(rb, s, n);
+	} else if (t == T_BOOL) {
 		rc = !strcmp(v, "1") ? rowbuf_add_cell(rb, "TRUE", 4) :
-		     !strcmp(v, "0") ? rowbuf_add_cell(rb, "FALSE", 5) : rowbuf_add_cell(rb, v, x->val.len);
-	} else if (!strcmp(t, "d")) {
+		     !strcmp(v, "0") ? rowbuf_add_cell(rb, "FALSE", 5) : rowbuf_add_cell(rb, v, len);
+	} else if (t == T_DATE) {
 		rc = iso_text(v, rb);
 	} else {
-		/* inlineStr, str (formula text), e (error text like #DIV/0!) */
-		buf_unescape_xstring(&x->val, 0);
-		rc = rowbuf_add_cell(rb, buf_str(&x->val), x->val.len);
+		/* inlineStr, str (formula text), e (error text like #DIV/0!):
+		 * unescaped when queued. */
+		rc = rowbuf_add_cell(rb, v, len);
 	}
 	if (rc) {
 		*ret_msg = "a row is larger than the expansion limit";
@@ -169,137 +201,234 @@ static enum code cell_text(struct xsheet *x, const char *t, unsigned long style,
 	return CODE_OK;
 }
 
-/* Reads the children of a non-empty <c> into x->val: <v> text, or the runs
- * of an inline string <is>; formulas (<f>) are skipped, their cached <v>
- * value is what Excel shows.  An inline-string cell (inline) reads its <is>
- * only: some writers add a <v> as well, which Excel ignores. */
-static enum code cell_value(struct xsheet *x, bool inline_only, const char **ret_msg)
+/* ---- SAX callbacks: build the queue ---- */
+
+static void fail(struct xsheet *x, const char *msg)
 {
-	int depth = xmlTextReaderDepth(x->part.xr);
-	for (;;) {
-		int r = xpart_read(&x->part, ret_msg);
-		if (r <= 0) {
-			if (r == 0)
-				*ret_msg = "the worksheet ends in the middle of a cell";
-			return CODE_MALFORMED_XLSX;
-		}
-		int type = x->part.type;
-		if (type == XML_READER_TYPE_END_ELEMENT && xmlTextReaderDepth(x->part.xr) == depth)
-			return CODE_OK;
-		if (type != XML_READER_TYPE_ELEMENT || xmlTextReaderDepth(x->part.xr) != depth + 1)
-			continue;
-		bool is_v = !inline_only && xpart_is(&x->part, type, "v"), is_is = xpart_is(&x->part, type, "is");
-		if ((is_v || is_is) && xpart_text(&x->part, &x->val, is_is, ret_msg))
-			return CODE_MALFORMED_XLSX;
+	if (!x->err) {
+		x->err = msg;
+		/* Inside a row (or at its start tag) the error belongs to that
+		 * row; between rows, to the next one. */
+		x->err_row = x->row ? x->last_row : x->last_row + 1;
 	}
+	xsax_fail(&x->part, msg);
 }
 
-/* The cell's r, t and s attributes in one pass over its attributes (this
- * runs for every cell, so it matters); copied, as the reader's strings die
- * at its next move. */
-struct cell_attrs {
-	char ref[16], t[16];
-	bool has_ref, has_t;
-	unsigned long style;
-};
-
-static void copy_attr(char *dst, size_t size, const char *v, bool *has)
+static void q_put(struct xsheet *x, const void *p, size_t n)
 {
-	*has = true;
-	size_t n = v ? strlen(v) : size;
-	if (n >= size) {
-		v = "!";  /* too long to be valid: fails as a reference, reads as text */
-		n = 1;
-	}
-	memcpy(dst, v, n + 1);
+	if (buf_append(&x->q, p, n))
+		fail(x, "a row is larger than the expansion limit");
 }
 
-static void cell_attrs(struct xsheet *x, struct cell_attrs *a)
+static enum cell_type type_of(const char *t, bool has_t)
 {
-	memset(a, 0, sizeof(*a));
-	xmlTextReaderPtr xr = x->part.xr;
-	if (xmlTextReaderMoveToFirstAttribute(xr) != 1)
-		return;
-	do {
-		const char *name = (const char *)xmlTextReaderConstLocalName(xr);
-		if (!name || name[1])
-			continue;
-		const char *v = (const char *)xmlTextReaderConstValue(xr);
-		if (name[0] == 'r')
-			copy_attr(a->ref, sizeof(a->ref), v, &a->has_ref);
-		else if (name[0] == 't')
-			copy_attr(a->t, sizeof(a->t), v, &a->has_t);
-		else if (name[0] == 's' && parse_uint(v, SIZE_MAX, &a->style))
-			a->style = 0;
-	} while (xmlTextReaderMoveToNextAttribute(xr) == 1);
-	xmlTextReaderMoveToElement(xr);
+	if (!has_t || !strcmp(t, "n"))
+		return T_NUMBER;
+	if (!strcmp(t, "s"))
+		return T_SHARED;
+	if (!strcmp(t, "b"))
+		return T_BOOL;
+	if (!strcmp(t, "d"))
+		return T_DATE;
+	return T_TEXT;
 }
 
-static enum code read_cell(struct xsheet *x, struct rowbuf *rb, size_t *next_col,
-			   const char **ret_msg)
-{
-	struct cell_attrs a;
-	cell_attrs(x, &a);
-	size_t col = *next_col;
-	if (a.has_ref && parse_ref(a.ref, &col, NULL)) {
-		*ret_msg = "a cell has a malformed reference (r attribute)";
-		return CODE_MALFORMED_XLSX;
-	}
-	if (col < *next_col) {
-		*ret_msg = "cells of a row are out of order or repeated";
-		return CODE_MALFORMED_XLSX;
-	}
-	buf_clear(&x->val);
-	if (!xmlTextReaderIsEmptyElement(x->part.xr)) {
-		enum code rc = cell_value(x, a.has_t && !strcmp(a.t, "inlineStr"), ret_msg);
-		if (rc)
-			return rc;
-	}
-	*next_col = col + 1;
-	if (col >= SHEET_MAX_COLUMNS)
-		return CODE_OK;
-	if (rowbuf_pad(rb, col)) {
-		*ret_msg = "a row is larger than the expansion limit";
-		return CODE_MALFORMED_XLSX;
-	}
-	return cell_text(x, a.has_t ? a.t : NULL, a.style, rb, ret_msg);
-}
-
-static enum code read_row(struct xsheet *x, struct rowbuf *rb, const char **ret_msg)
+static void start_row(struct xsheet *x, int nattrs, const xmlChar **attrs)
 {
 	unsigned long number = x->last_row + 1UL;
-	const char *r = xpart_attr(&x->part, "r");
-	if (r && parse_uint(r, SHEET_MAX_ROW_NUMBER, &number)) {
-		*ret_msg = "a row has a malformed number (r attribute)";
-		return CODE_MALFORMED_XLSX;
+	x->row = x->depth;  /* errors from here on are this row's */
+	for (int i = 0; i < nattrs; i++) {
+		const xmlChar **a = attrs + 5 * i;
+		if (strcmp((const char *)a[0], "r"))
+			continue;
+		char r[32];
+		xsax_attr_copy(r, sizeof(r), a[3], a[4]);
+		if (parse_uint(r, SHEET_MAX_ROW_NUMBER, &number)) {
+			fail(x, "a row has a malformed number (r attribute)");
+			return;
+		}
+		break;  /* the first r, as xpart_attr finds it */
 	}
 	if (number <= x->last_row || number > SHEET_MAX_ROW_NUMBER) {
-		*ret_msg = "rows are out of order or repeated";
-		return CODE_MALFORMED_XLSX;
+		fail(x, "rows are out of order or repeated");
+		return;
 	}
 	x->last_row = (unsigned)number;
-	rb->number = (unsigned)number;
-	if (xmlTextReaderIsEmptyElement(x->part.xr))
-		return CODE_OK;
-	int depth = xmlTextReaderDepth(x->part.xr);
-	size_t next_col = 0;
-	for (;;) {
-		int rc = xpart_read(&x->part, ret_msg);
-		if (rc <= 0) {
-			if (rc == 0)
-				*ret_msg = "the worksheet ends in the middle of a row";
-			return CODE_MALFORMED_XLSX;
-		}
-		int type = x->part.type;
-		if (type == XML_READER_TYPE_END_ELEMENT && xmlTextReaderDepth(x->part.xr) == depth)
-			return CODE_OK;
-		if (xpart_is(&x->part, XML_READER_TYPE_ELEMENT, "c") &&
-		    xmlTextReaderDepth(x->part.xr) == depth + 1) {
-			enum code e = read_cell(x, rb, &next_col, ret_msg);
-			if (e)
-				return e;
+	x->next_col = 0;
+	uint32_t n = (uint32_t)number;
+	q_put(x, "R", 1);
+	q_put(x, &n, sizeof(n));
+}
+
+static void start_cell(struct xsheet *x, int nattrs, const xmlChar **attrs)
+{
+	char ref[16], t[16];
+	bool has_ref = false, has_t = false;
+	x->style = 0;
+	for (int i = 0; i < nattrs; i++) {
+		const xmlChar **a = attrs + 5 * i;
+		const char *name = (const char *)a[0];
+		if (!name[0] || name[1])
+			continue;
+		if (name[0] == 'r') {
+			xsax_attr_copy(ref, sizeof(ref), a[3], a[4]);
+			has_ref = true;
+		} else if (name[0] == 't') {
+			xsax_attr_copy(t, sizeof(t), a[3], a[4]);
+			has_t = true;
+		} else if (name[0] == 's') {
+			char v[32];
+			xsax_attr_copy(v, sizeof(v), a[3], a[4]);
+			if (parse_uint(v, SIZE_MAX, &x->style))
+				x->style = 0;
 		}
 	}
+	size_t col = x->next_col;
+	if (has_ref && parse_ref(ref, &col, NULL)) {
+		fail(x, "a cell has a malformed reference (r attribute)");
+		return;
+	}
+	if (col < x->next_col) {
+		fail(x, "cells of a row are out of order or repeated");
+		return;
+	}
+	x->c = x->depth;
+	x->col = col;
+	x->next_col = col + 1;
+	x->type = type_of(t, has_t);
+	x->inline_only = has_t && !strcmp(t, "inlineStr");
+	buf_clear(&x->val);
+}
+
+#define CELL_REC 18  /* 'C', column (4), style (8), type (1), length (4) */
+
+static void end_cell(struct xsheet *x)
+{
+	x->c = 0;
+	if (x->col >= SHEET_MAX_COLUMNS)
+		return;
+	if (x->type == T_TEXT)
+		buf_unescape_xstring(&x->val, 0);
+	/* One record in two appends: this runs for every cell. */
+	uint32_t col = (uint32_t)x->col, len = (uint32_t)x->val.len;
+	uint64_t style = x->style;
+	char rec[CELL_REC];
+	rec[0] = 'C';
+	memcpy(rec + 1, &col, 4);
+	memcpy(rec + 5, &style, 8);
+	rec[13] = (char)x->type;
+	memcpy(rec + 14, &len, 4);
+	q_put(x, rec, sizeof(rec));
+	/* The text with the NUL the buffer keeps after it. */
+	q_put(x, x->val.len ? x->val.data : "", x->val.len + 1);
+}
+
+static void sax_start(void *ctx, const xmlChar *local, const xmlChar *prefix, const xmlChar *uri,
+		      int nns, const xmlChar **ns, int nattrs, int ndefaulted, const xmlChar **attrs)
+{
+	(void)prefix;
+	(void)uri;
+	(void)nns;
+	(void)ns;
+	(void)ndefaulted;
+	struct xsheet *x = ctx;
+	int d = ++x->depth;
+	const char *name = (const char *)local;
+	if (x->c) {
+		/* Inside a cell: its <v> text, or the runs of its <is>. */
+		if (x->v || x->is) {
+			if (x->is && !x->rph && !strcmp(name, "rPh"))
+				x->rph = d;
+			else if (x->is && !x->t && !strcmp(name, "t"))
+				x->t = d;
+		} else if (d == x->c + 1) {
+			if (!x->inline_only && !strcmp(name, "v"))
+				x->v = d;
+			else if (!strcmp(name, "is"))
+				x->is = d;
+		}
+	} else if (x->row) {
+		if (d == x->row + 1 && !strcmp(name, "c"))
+			start_cell(x, nattrs, attrs);
+	} else if (!strcmp(name, "sheetData")) {
+		x->in_data = true;
+	} else if (x->in_data && !strcmp(name, "row")) {
+		start_row(x, nattrs, attrs);
+	}
+}
+
+static void sax_end(void *ctx, const xmlChar *local, const xmlChar *prefix, const xmlChar *uri)
+{
+	(void)prefix;
+	(void)uri;
+	struct xsheet *x = ctx;
+	int d = x->depth--;
+	if (x->c) {
+		if (d == x->rph)
+			x->rph = 0;
+		if (d == x->t)
+			x->t = 0;
+		if (d == x->v)
+			x->v = 0;
+		if (d == x->is)
+			x->is = 0;
+		if (d == x->c)
+			end_cell(x);
+	} else if (x->row) {
+		if (d == x->row) {
+			x->row = 0;
+			q_put(x, "E", 1);
+			x->q_ready = x->q.len;
+		}
+	} else if (!strcmp((const char *)local, "sheetData")) {
+		/* The rest of the part is not read, as before. */
+		x->done = true;
+		xsax_stop(&x->part);
+	}
+}
+
+static void sax_text(void *ctx, const xmlChar *s, int len)
+{
+	struct xsheet *x = ctx;
+	if ((x->v || (x->is && x->t && !x->rph)) && buf_append(&x->val, s, (size_t)len))
+		fail(x, "a cell's text is larger than the expansion limit");
+}
+
+/* ---- the row stream ---- */
+
+static void q_get(struct xsheet *x, void *p, size_t n)
+{
+	memcpy(p, x->q.data + x->q_pos, n);
+	x->q_pos += n;
+}
+
+/* Renders the queued row at q_pos into rb. */
+static enum code deliver_row(struct xsheet *x, struct rowbuf *rb, const char **ret_msg)
+{
+	uint32_t number;
+	x->q_pos++;  /* 'R' */
+	q_get(x, &number, sizeof(number));
+	rb->number = number;
+	while (x->q.data[x->q_pos] == 'C') {
+		const char *rec = x->q.data + x->q_pos;
+		uint32_t col, len;
+		uint64_t style;
+		memcpy(&col, rec + 1, 4);
+		memcpy(&style, rec + 5, 8);
+		uint8_t type = (uint8_t)rec[13];
+		memcpy(&len, rec + 14, 4);
+		const char *v = rec + CELL_REC;
+		x->q_pos += CELL_REC + (size_t)len + 1;
+		if (rowbuf_pad(rb, col)) {
+			*ret_msg = "a row is larger than the expansion limit";
+			return CODE_MALFORMED_XLSX;
+		}
+		enum code e = cell_text(x, (enum cell_type)type, (unsigned long)style, v, len, rb, ret_msg);
+		if (e)
+			return e;
+	}
+	x->q_pos++;  /* 'E' */
+	return CODE_OK;
 }
 
 static enum code xsheet_next(struct sheet_reader *r, struct rowbuf *rb, bool *ret_eof,
@@ -307,28 +436,42 @@ static enum code xsheet_next(struct sheet_reader *r, struct rowbuf *rb, bool *re
 {
 	struct xsheet *x = (struct xsheet *)r;
 	*ret_eof = false;
-	while (!x->done) {
-		int rc = xpart_read(&x->part, ret_msg);
-		if (rc < 0) {
-			rb->number = x->last_row + 1;
+	for (;;) {
+		if (x->q_pos < x->q_ready)
+			return deliver_row(x, rb, ret_msg);
+		if (x->err) {
+			*ret_msg = x->err;
+			rb->number = x->err_row;
 			return CODE_MALFORMED_XLSX;
 		}
-		if (rc == 0) {
-			*ret_msg = "the worksheet has no sheetData";
-			return x->in_data ? CODE_MALFORMED_XLSX : (x->done = true, CODE_OK);
+		if (x->eof)
+			break;
+		/* Keep the row in progress, drop what was delivered. */
+		size_t keep = x->q.len - x->q_ready;
+		if (keep && x->q_ready)
+			memmove(x->q.data, x->q.data + x->q_ready, keep);
+		x->q.len = keep;
+		x->q_ready = x->q_pos = 0;
+		const char *msg;
+		int rc = xsax_feed(&x->part, &msg);
+		if (rc < 0 && !x->err) {
+			x->err = msg;
+			x->err_row = x->row ? x->last_row : x->last_row + 1;
+		} else if (rc == 0) {
+			x->eof = true;
+			if (!x->done && x->in_data) {
+				/* Unreachable with well-formed XML, kept as before. */
+				x->err = "the worksheet has no sheetData";
+				x->err_row = x->last_row + 1;
+			}
 		}
-		int type = x->part.type;
-		if (xpart_is(&x->part, type, "sheetData")) {
-			if (type == XML_READER_TYPE_END_ELEMENT || xmlTextReaderIsEmptyElement(x->part.xr))
-				x->done = true;
-			else
-				x->in_data = true;
-		} else if (x->in_data && xpart_is(&x->part, XML_READER_TYPE_ELEMENT, "row")) {
-			enum code e = read_row(x, rb, ret_msg);
-			if (e && !rb->number)
-				rb->number = x->last_row;
-			return e;
-		}
+	}
+	/* The end: the shared strings no cell needed are still checked, so a
+	 * broken table fails the whole read as it did when read eagerly. */
+	enum code e = xsst_finish(&x->sst, ret_msg);
+	if (e) {
+		rb->number = 0;
+		return e;
 	}
 	*ret_eof = true;
 	return CODE_OK;
@@ -337,20 +480,20 @@ static enum code xsheet_next(struct sheet_reader *r, struct rowbuf *rb, bool *re
 static void xsheet_free(struct sheet_reader *r)
 {
 	struct xsheet *x = (struct xsheet *)r;
-	xpart_close(&x->part);
+	xsax_close(&x->part);
 	xsst_free(&x->sst);
 	xstyles_free(&x->st);
 	xzip_close(&x->z);
 	buf_done(&x->val);
+	buf_done(&x->q);
 	free(x);
 }
 
-enum code xsheet_open(struct xzip *z, const char *part, struct xsst *sst, struct xstyles *st,
+enum code xsheet_open(struct xzip *z, const char *part, const char *sst_part, struct xstyles *st,
 		      bool date1904, struct sheet_reader **ret, const char **ret_msg)
 {
 	struct xsheet *x = calloc(1, sizeof(*x));
 	if (!x) {
-		xsst_free(sst);
 		xstyles_free(st);
 		xzip_close(z);
 		*ret_msg = "out of memory while reading the worksheet";
@@ -359,12 +502,21 @@ enum code xsheet_open(struct xzip *z, const char *part, struct xsst *sst, struct
 	x->base.next = xsheet_next;
 	x->base.free = xsheet_free;
 	x->z = *z;
-	x->sst = *sst;
 	x->st = *st;
 	x->date1904 = date1904;
 	buf_init(&x->val, z->lim->max_uncompressed);
-	/* part.e.z must point at the copy that lives as long as the stream. */
-	if (xpart_open(&x->z, part, &x->part, ret_msg)) {
+	/* A row's cells: their text (bounded by the expansion limit) and 18
+	 * bytes of record for each of at most 16,384 columns. */
+	buf_init(&x->q, z->lim->max_uncompressed + 18u * SHEET_MAX_COLUMNS + XSAX_CHUNK);
+	x->sax.startElementNs = sax_start;
+	x->sax.endElementNs = sax_end;
+	x->sax.characters = sax_text;
+	x->sax.cdataBlock = sax_text;
+	x->sax.ignorableWhitespace = sax_text;
+	/* The parts' e.z must point at the copy that lives as long as the
+	 * stream. */
+	if (xsst_open(&x->z, sst_part, &x->sst, ret_msg) ||
+	    xsax_open(&x->z, part, &x->part, &x->sax, x, ret_msg)) {
 		xsheet_free(&x->base);
 		return CODE_MALFORMED_XLSX;
 	}

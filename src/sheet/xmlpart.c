@@ -140,3 +140,154 @@ append:;
 		}
 	}
 }
+
+/* ---- SAX2 push parsing ---- */
+
+static void sax_silence(void *ctx, xmlErrorPtr error)
+{
+	(void)ctx;
+	(void)error;
+}
+
+/* libxml2 passes callbacks the caller's context, not the xsax: the
+ * security callbacks find it through this pointer, set around each
+ * xmlParseChunk. */
+static _Thread_local struct xsax *feeding;
+
+static void sax_dtd(void *ctx, const xmlChar *name, const xmlChar *ext, const xmlChar *sys)
+{
+	(void)ctx;
+	(void)name;
+	(void)ext;
+	(void)sys;
+	if (feeding)
+		xsax_fail(feeding, "the workbook's XML declares a DTD or entities, which XLSX never does");
+}
+
+static xmlEntityPtr sax_entity(void *ctx, const xmlChar *name)
+{
+	(void)ctx;
+	(void)name;
+	if (feeding)
+		xsax_fail(feeding, "the workbook's XML declares a DTD or entities, which XLSX never does");
+	return NULL;
+}
+
+int xsax_open(struct xzip *z, const char *name, struct xsax *s, xmlSAXHandler *h, void *user,
+	      const char **ret_msg)
+{
+	memset(s, 0, sizeof(*s));
+	h->initialized = XML_SAX2_MAGIC;
+	h->internalSubset = sax_dtd;
+	h->externalSubset = sax_dtd;
+	h->getEntity = sax_entity;
+	h->getParameterEntity = sax_entity;
+	h->serror = sax_silence;
+	h->warning = NULL;
+	h->error = NULL;
+	h->fatalError = NULL;
+	s->handler = h;
+	s->user = user;
+	return xentry_open(z, name, &s->e, ret_msg);
+}
+
+void xsax_fail(struct xsax *s, const char *msg)
+{
+	if (!s->err)
+		s->err = msg;
+	if (s->ctxt)
+		xmlStopParser(s->ctxt);
+}
+
+void xsax_stop(struct xsax *s)
+{
+	s->stopped = true;
+	if (s->ctxt)
+		xmlStopParser(s->ctxt);
+}
+
+int xsax_feed(struct xsax *s, const char **ret_msg)
+{
+	if (s->err) {
+		*ret_msg = s->err;
+		return -1;
+	}
+	if (s->finished || s->stopped)
+		return 0;
+	/* A small first chunk: opening a workbook needs only its header row
+	 * and the shared strings it uses, which come first. */
+	char chunk[XSAX_CHUNK];
+	int n = xentry_read(&s->e, chunk, s->ctxt ? XSAX_CHUNK : XSAX_FIRST_CHUNK);
+	if (n < 0) {
+		*ret_msg = s->err = s->e.z->err ? s->e.z->err : "a part of the workbook is corrupt";
+		return -1;
+	}
+	bool last = n == 0;
+	int rc;
+	feeding = s;
+	if (!s->ctxt) {
+		/* The first bytes go in at creation: libxml2 detects the encoding
+		 * from them. */
+		s->ctxt = xmlCreatePushParserCtxt((xmlSAXHandlerPtr)s->handler, s->user, chunk, n, NULL);
+		if (!s->ctxt) {
+			feeding = NULL;
+			*ret_msg = s->err = "out of memory while reading the workbook";
+			return -1;
+		}
+		/* No XML_PARSE_NOENT, DTDLOAD, DTDATTR or HUGE. */
+		xmlCtxtUseOptions(s->ctxt, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+		rc = xmlParseChunk(s->ctxt, NULL, 0, last);
+	} else {
+		rc = xmlParseChunk(s->ctxt, chunk, n, last);
+	}
+	feeding = NULL;
+	if (s->err) {
+		*ret_msg = s->err;
+		return -1;
+	}
+	if (s->stopped)
+		return 0;
+	if (s->e.z->err) {
+		*ret_msg = s->err = s->e.z->err;
+		return -1;
+	}
+	if (rc || !s->ctxt->wellFormed) {
+		*ret_msg = s->err = "the workbook's XML is corrupt";
+		return -1;
+	}
+	if (last)
+		s->finished = true;
+	return last ? 0 : 1;
+}
+
+void xsax_close(struct xsax *s)
+{
+	if (s->ctxt) {
+		if (s->ctxt->myDoc)
+			xmlFreeDoc(s->ctxt->myDoc);
+		xmlFreeParserCtxt(s->ctxt);
+	}
+	s->ctxt = NULL;
+	xentry_close(&s->e);
+}
+
+void xsax_attr_copy(char *dst, size_t size, const xmlChar *start, const xmlChar *end)
+{
+	size_t n = (size_t)(end - start), o = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (o + 1 >= size)
+			goto too_long;
+		/* libxml2 hands "&amp;" in an attribute over as "&#38;" (for a
+		 * tree builder to decode again): read it as the '&' it is. */
+		if (start[i] == '&' && n - i >= 5 && !memcmp(start + i, "&#38;", 5)) {
+			dst[o++] = '&';
+			i += 4;
+		} else {
+			dst[o++] = (char)start[i];
+		}
+	}
+	dst[o] = '\0';
+	return;
+too_long:
+	memcpy(dst, "!", 2);
+}

@@ -177,7 +177,7 @@ bool xzip_has_extension(struct xzip *z, const char *ext)
 
 /* The read callback handed to libxml2: inflates and enforces the limits on
  * the bytes actually produced. */
-static int entry_read(void *ctx, char *out, int len)
+int xentry_read(void *ctx, char *out, int len)
 {
 	struct xentry *e = ctx;
 	struct xzip *z = e->z;
@@ -213,26 +213,41 @@ static void silence(void *arg, xmlErrorPtr error)
 	(void)error;
 }
 
-int xpart_open(struct xzip *z, const char *name, struct xpart *p, const char **ret_msg)
+int xentry_open(struct xzip *z, const char *name, struct xentry *e, const char **ret_msg)
 {
-	memset(p, 0, sizeof(*p));
-	p->e.z = z;
+	memset(e, 0, sizeof(*e));
+	e->z = z;
 	zip_int64_t idx = locate(z, name);
 	zip_stat_t st;
 	if (idx < 0 || zip_stat_index(z->za, (zip_uint64_t)idx, 0, &st)) {
 		*ret_msg = "a part the workbook refers to is missing";
 		return -1;
 	}
-	p->e.comp_size = st.comp_size;
-	p->e.size = st.size;
-	p->e.zf = zip_fopen_index(z->za, (zip_uint64_t)idx, 0);
-	if (!p->e.zf) {
+	e->comp_size = st.comp_size;
+	e->size = st.size;
+	e->zf = zip_fopen_index(z->za, (zip_uint64_t)idx, 0);
+	if (!e->zf) {
 		*ret_msg = "a part of the workbook cannot be opened (encrypted or unsupported compression)";
 		return -1;
 	}
+	return 0;
+}
+
+void xentry_close(struct xentry *e)
+{
+	if (e->zf)
+		zip_fclose(e->zf);
+	e->zf = NULL;
+}
+
+int xpart_open(struct xzip *z, const char *name, struct xpart *p, const char **ret_msg)
+{
+	memset(p, 0, sizeof(*p));
+	if (xentry_open(z, name, &p->e, ret_msg))
+		return -1;
 	/* No XML_PARSE_NOENT, DTDLOAD, DTDATTR or HUGE: entities stay
 	 * unexpanded, no DTD is fetched, libxml2's size limits hold. */
-	p->xr = xmlReaderForIO(entry_read, NULL, &p->e, name, NULL,
+	p->xr = xmlReaderForIO(xentry_read, NULL, &p->e, name, NULL,
 			       XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 	if (!p->xr) {
 		zip_fclose(p->e.zf);

@@ -499,6 +499,95 @@ static void test_xlsx_bombs(void **state)
 
 /* Parts each far under the ratio limit, together past the size limit
  * (lowered here to 256 KiB so that the package stays small). */
+/* Shared strings are parsed lazily: opening a workbook and reading its
+ * header parses the table only as far as the header's strings.  A table
+ * that is broken (or over a cap) after them still gives the header; the
+ * whole read still fails, at the end of the worksheet, as before. */
+static void test_xlsx_lazy_shared_strings(void **state)
+{
+	(void)state;
+	struct buf sst, sheet;
+	buf_init(&sst, 1 << 24);
+	buf_init(&sheet, 1 << 24);
+	buf_puts(&sst, "<sst xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\">"
+		       "<si><t>Job</t></si><si><r><t>Lo</t></r><r><t>ad</t></r></si>");
+	/* Past the header's strings: many more, then garbage (an unclosed
+	 * element and a stray end tag), far beyond the first parse chunk. */
+	for (int i = 0; i < 20000; i++)
+		buf_printf(&sst, "<si><t>filler %d</t></si>", i);
+	buf_puts(&sst, "<si><t>broken</x></si></sst>");
+	buf_puts(&sheet, SHEET_HEAD "<row r=\"1\"><c r=\"A1\" t=\"s\"><v>0</v></c><c r=\"B1\" t=\"s\"><v>1</v></c></row>"
+			 "<row r=\"2\"><c r=\"A2\"><v>7</v></c><c r=\"B2\" t=\"s\"><v>2</v></c></row>" SHEET_TAIL);
+	struct xg_part p[] = {
+		{"xl/sharedStrings.xml", sst.data, sst.len},
+		{"xl/worksheets/sheet1.xml", sheet.data, sheet.len},
+	};
+	void *z;
+	size_t len;
+	assert_int_equal(xlsxgen_workbook(p, 2, 1, &z, &len), 0);
+	struct sheet_limits lim;
+	sheet_limits_default(&lim);
+	struct sheet *s;
+	const char *msg;
+	assert_int_equal(sheet_open(z, len, &lim, &s, &msg), CODE_OK);
+	const struct sheet_row *h = sheet_header(s);
+	assert_int_equal(h->ncells, 2);
+	assert_string_equal(h->cells[0], "Job");
+	assert_string_equal(h->cells[1], "Load");
+	const struct sheet_row *row;
+	assert_int_equal(sheet_next_row(s, &row), CODE_OK);
+	assert_non_null(row);
+	assert_string_equal(row->cells[1], "filler 0");
+	/* The end of the worksheet: the rest of the table is checked. */
+	assert_int_equal(sheet_next_row(s, &row), CODE_MALFORMED_XLSX);
+	assert_non_null(strstr(sheet_message(s), "XML is corrupt"));
+	sheet_free(s);
+	free(z);
+
+	/* A cell that needs a string past the break fails on that row. */
+	buf_clear(&sheet);
+	buf_puts(&sheet, SHEET_HEAD "<row r=\"1\"><c r=\"A1\" t=\"s\"><v>0</v></c></row>"
+			 "<row r=\"2\"><c r=\"A2\" t=\"s\"><v>20005</v></c></row>" SHEET_TAIL);
+	p[1].data = sheet.data;
+	p[1].len = sheet.len;
+	assert_int_equal(xlsxgen_workbook(p, 2, 1, &z, &len), 0);
+	assert_int_equal(sheet_open(z, len, &lim, &s, &msg), CODE_OK);
+	assert_string_equal(sheet_header(s)->cells[0], "Job");
+	assert_int_equal(sheet_next_row(s, &row), CODE_MALFORMED_XLSX);
+	assert_non_null(strstr(sheet_message(s), "row 2: the workbook's XML is corrupt"));
+	sheet_free(s);
+
+	/* The caps hold as before, lazily: the header needs strings under the
+	 * count cap and opens; a cell past it, or the end of the sheet, fails
+	 * with the cap's message. */
+	lim.max_shared_strings = 100;
+	assert_int_equal(sheet_open(z, len, &lim, &s, &msg), CODE_OK);
+	assert_int_equal(sheet_next_row(s, &row), CODE_MALFORMED_XLSX);
+	assert_non_null(strstr(sheet_message(s), "more than 1,000,000 entries"));
+	sheet_free(s);
+	sheet_limits_default(&lim);
+	lim.max_shared_bytes = 64 * 1024;
+	assert_int_equal(sheet_open(z, len, &lim, &s, &msg), CODE_OK);
+	assert_int_equal(sheet_next_row(s, &row), CODE_MALFORMED_XLSX);
+	assert_non_null(strstr(sheet_message(s), "more than 16 MB of text"));
+	sheet_free(s);
+	free(z);
+
+	/* A header string past the cap: the open fails, with the cap's code. */
+	sheet_limits_default(&lim);
+	lim.max_shared_strings = 1;
+	buf_clear(&sheet);
+	buf_puts(&sheet, SHEET_HEAD "<row r=\"1\"><c r=\"A1\" t=\"s\"><v>1</v></c></row>" SHEET_TAIL);
+	p[1].data = sheet.data;
+	p[1].len = sheet.len;
+	assert_int_equal(xlsxgen_workbook(p, 2, 1, &z, &len), 0);
+	assert_int_equal(sheet_open(z, len, &lim, &s, &msg), CODE_MALFORMED_XLSX);
+	assert_non_null(strstr(msg, "more than 1,000,000 entries"));
+	free(z);
+	buf_done(&sst);
+	buf_done(&sheet);
+}
+
 static void test_xlsx_total_limit(void **state)
 {
 	(void)state;
@@ -550,6 +639,7 @@ int main(void)
 		cmocka_unit_test(test_xlsx_macros),
 		cmocka_unit_test(test_xlsx_bombs),
 		cmocka_unit_test(test_xlsx_total_limit),
+		cmocka_unit_test(test_xlsx_lazy_shared_strings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
