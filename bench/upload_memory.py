@@ -6,7 +6,8 @@ measured) and sends 32 concurrent uploads of distinct 5 MB files, first CSV
 then XLSX, reading the server's peak resident memory (VmHWM) before and
 after.  Then the CPU a 5 MB XLSX POST costs beyond receiving its bytes: the
 server's CPU time for the XLSX upload minus that for a 5 MB upload of the
-same size that is rejected after it was received (not CSV or XLSX), best of
+same size that is rejected after it was received (not CSV or XLSX), and
+against a CSV of the same size that is received and stored like it, best of
 5 each.
 
     python3 bench/upload_memory.py [build/loadline]
@@ -43,10 +44,16 @@ def status_kb(pid, field):
 
 
 def cpu_ms(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    tick = os.sysconf("SC_CLK_TCK")
-    return (int(fields[11]) + int(fields[12])) * 1000.0 / tick
+    """CPU time of every thread of pid, in ms, at nanosecond resolution
+    (schedstat; /proc/PID/stat counts 10 ms ticks)."""
+    total = 0
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                total += int(f.read().split()[0])
+        except OSError:
+            pass   # a thread that just ended
+    return total / 1e6
 
 
 def csv_file(i):
@@ -106,19 +113,22 @@ def main():
             peaks[kind] = status_kb(srv.pid, "VmHWM")
         # CPU beyond receiving: an XLSX upload against a rejected one of the same size.
         junk = b"\x89PNG\r\n\x1a\n" + secrets.token_bytes(len(xlsxs[0]) - 8)
-        def cost(data, name, want):
+        def cost(data, name, want, make=None):
             best = None
             for k in range(5):
-                extra = secrets.token_hex(4).encode() if want == 202 else b""
-                body = data if want != 202 else xlsx_file(1000 + k)
+                body = data if make is None else make(1000 + k)
                 before = cpu_ms(srv.pid)
-                code = push(body + extra if want != 202 else body, name)
+                code = push(body, name)
                 spent = cpu_ms(srv.pid) - before
                 assert code == want, code
                 best = spent if best is None or spent < best else best
             return best
-        x_ms = cost(xlsxs[0], "x.xlsx", 202)
+        x_ms = cost(None, "x.xlsx", 202, xlsx_file)
         junk_ms = cost(junk, "x.png", 415)
+        # A CSV of the same size is received and stored like the workbook
+        # (the file goes into the database with its run); what differs is
+        # only what reading each one's header row costs.
+        c_ms = cost(None, "x.csv", 202, lambda i: csv_file(i)[:len(xlsxs[0])])
         peak_mb = max(peaks.values()) / 1024.0
         print("uploads (loadline serve, SQLite, no workers), %d concurrent 5 MB files:" % CLIENTS)
         print("  VmHWM idle %.1f MB, after %d CSV %.1f MB, after %d XLSX %.1f MB (goal <= %d MB): %s"
@@ -128,7 +138,9 @@ def main():
         print("  5 MB XLSX POST: %.0f ms CPU; a rejected 5 MB upload: %.0f ms; beyond receiving: %.0f ms "
               "(goal <= %.0f ms): %s" % (x_ms, junk_ms, extra, GOAL_XLSX_MS,
                                          "HOLDS" if extra <= GOAL_XLSX_MS else "MISSED"))
-        print("  load average %.2f %.2f %.2f (CPU from /proc, %d Hz ticks)" % (os.getloadavg() + (os.sysconf("SC_CLK_TCK"),)))
+        print("  a stored 5 MB CSV upload: %.0f ms; the XLSX beyond it: %.0f ms (goal <= %.0f ms): %s"
+              % (c_ms, x_ms - c_ms, GOAL_XLSX_MS, "HOLDS" if x_ms - c_ms <= GOAL_XLSX_MS else "MISSED"))
+        print("  load average %.2f %.2f %.2f (CPU: the server's threads, from schedstat)" % os.getloadavg())
         return 0 if peak_mb <= GOAL_MB else 1
     finally:
         srv.terminate()
