@@ -143,24 +143,22 @@ enum code store_run_file(struct store *st, const char *id, unsigned char **ret, 
 	return rc;
 }
 
-enum code store_run_claim(struct store *st, const char *owner, int64_t lease_ms, struct run *ret)
+/* The one-statement claim both claims share: sets = the SET list, which =
+ * the condition a claimable run meets (both may use $2 = now).  SQLite
+ * runs it under its single writer lock, and PostgreSQL's SKIP LOCKED lets
+ * concurrent workers pass each other by instead of claiming the same row. */
+static enum code claim(struct store *st, const char *sets, const char *which, const char *owner, int64_t lease_ms,
+		       struct run *ret)
 {
-	int64_t now = now_ms();
 	struct db *db = store_acquire(st);
 	if (!db)
 		return CODE_SERVICE_UNAVAILABLE;
-	/* One statement: SQLite runs it under its single writer lock, and
-	 * PostgreSQL's SKIP LOCKED lets concurrent workers pass each other by
-	 * instead of claiming the same row. */
 	const char *lock = db_kind(db) == DB_POSTGRES ? " FOR UPDATE SKIP LOCKED" : "";
 	char sql[1024];
-	snprintf(sql, sizeof sql,
-		 "UPDATE runs SET state = 'RUNNING', lease_owner = $1, lease_until = $2 + $3, "
-		 "started_at = COALESCE(started_at, $2), attempts = attempts + 1, updated_at = $2 "
-		 "WHERE id = (SELECT id FROM runs WHERE (state = 'QUEUED' AND staged = 0) "
-		 "OR (state = 'RUNNING' AND lease_until < $2) ORDER BY created_at LIMIT 1%s) "
-		 "AND (state = 'QUEUED' OR (state = 'RUNNING' AND lease_until < $2)) RETURNING " RUN_COLS, lock);
-	struct db_param p[] = {P_TXT(owner), P_INT(now), P_INT(lease_ms)};
+	snprintf(sql, sizeof sql, "UPDATE runs SET lease_owner = $1, lease_until = $2 + $3%s WHERE id = (SELECT id "
+		 "FROM runs WHERE %s ORDER BY created_at LIMIT 1%s) AND (%s) RETURNING " RUN_COLS, sets, which, lock,
+		 which);
+	struct db_param p[] = {P_TXT(owner), P_INT(now_ms()), P_INT(lease_ms)};
 	struct db_res *r = NULL;
 	enum code rc = db_exec(db, sql, p, 3, &r);
 	if ((rc = db_one_row(rc, r)) == CODE_OK)
@@ -170,29 +168,18 @@ enum code store_run_claim(struct store *st, const char *owner, int64_t lease_ms,
 	return rc;
 }
 
+enum code store_run_claim(struct store *st, const char *owner, int64_t lease_ms, struct run *ret)
+{
+	return claim(st, ", state = 'RUNNING', started_at = COALESCE(started_at, $2), attempts = attempts + 1, "
+		     "updated_at = $2", "(state = 'QUEUED' AND staged = 0) OR (state = 'RUNNING' AND lease_until < $2)",
+		     owner, lease_ms, ret);
+}
+
 enum code store_run_triage_claim(struct store *st, const char *owner, int64_t lease_ms, struct run *ret)
 {
-	int64_t now = now_ms();
-	struct db *db = store_acquire(st);
-	if (!db)
-		return CODE_SERVICE_UNAVAILABLE;
-	const char *lock = db_kind(db) == DB_POSTGRES ? " FOR UPDATE SKIP LOCKED" : "";
-	char sql[1024];
-#define TRIAGE_WAITING "state = 'QUEUED' AND staged = 1 AND row_count IS NULL " \
-	"AND (lease_until IS NULL OR lease_until < $2)"
-	snprintf(sql, sizeof sql,
-		 "UPDATE runs SET lease_owner = $1, lease_until = $2 + $3 "
-		 "WHERE id = (SELECT id FROM runs WHERE " TRIAGE_WAITING " ORDER BY created_at LIMIT 1%s) "
-		 "AND " TRIAGE_WAITING " RETURNING " RUN_COLS, lock);
-#undef TRIAGE_WAITING
-	struct db_param p[] = {P_TXT(owner), P_INT(now), P_INT(lease_ms)};
-	struct db_res *r = NULL;
-	enum code rc = db_exec(db, sql, p, 3, &r);
-	if ((rc = db_one_row(rc, r)) == CODE_OK)
-		row_to_run(r, 0, ret);
-	db_res_free(r);
-	store_release(st, db);
-	return rc;
+	/* The state stays QUEUED: triage is not processing. */
+	return claim(st, "", "state = 'QUEUED' AND staged = 1 AND row_count IS NULL "
+		     "AND (lease_until IS NULL OR lease_until < $2)", owner, lease_ms, ret);
 }
 
 enum code store_run_triaged(struct store *st, const char *id, const char *owner, int rows,
