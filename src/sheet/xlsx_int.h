@@ -130,6 +130,8 @@ struct xsst {
 	const char *err;    /* sticky: why the table cannot be read further */
 	int depth, si, t, rph;   /* depth of the open <si>, <t>, <rPh>, or 0 */
 	size_t cur;         /* offset of the open <si>'s text */
+	size_t done;        /* pool length after the last complete string: text
+			     * past it belongs to an <si> still open */
 };
 
 /* The cell styles' number-format kinds (0, SHEET_NUMFMT_DATE/TIME). */

@@ -74,6 +74,8 @@ static void sst_end(void *ctx, const xmlChar *local, const xmlChar *prefix, cons
 	buf_unescape_xstring(&sst->pool, sst->cur);
 	if (buf_append(&sst->pool, "", 1) || push_off(sst, sst->cur))
 		xsax_fail(&sst->part, SST_BYTES_MSG);
+	else
+		sst->done = sst->pool.len;
 }
 
 static void sst_text(void *ctx, const xmlChar *s, int len)
@@ -130,7 +132,8 @@ enum code xsst_get(struct xsst *sst, size_t i, const char **ret_s, size_t *ret_l
 	sst_parse_to(sst, i);
 	if (i < sst->n) {
 		size_t off = sst->offs[i];
-		size_t end = i + 1 < sst->n ? sst->offs[i + 1] : sst->pool.len;
+		/* Not pool.len: the parse may have stopped inside the next <si>. */
+		size_t end = i + 1 < sst->n ? sst->offs[i + 1] : sst->done;
 		*ret_s = sst->pool.data + off;
 		*ret_len = end - off - 1;
 		return CODE_OK;
