@@ -64,13 +64,37 @@ static void put_str_or_null(struct buf *b, const char *s)
 
 static void put_key(struct buf *b, const char *k)
 {
-	buf_printf(b, "\"%s\":", k);
+	buf_putc(b, '"');
+	buf_puts(b, k);
+	buf_append(b, "\":", 2);
+}
+
+/* Decimal digits of v into the end of out[16]; returns where they start. */
+static char *utoa(unsigned v, char out[16])
+{
+	char *p = out + 15;
+	*p = '\0';
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	return p;
+}
+
+/* {"rowIndex":N,"source":{...}, */
+static void put_head(struct buf *b, unsigned number, const char *source)
+{
+	char digits[16];
+	buf_append(b, "{\"rowIndex\":", 12);
+	buf_puts(b, utoa(number, digits));
+	buf_append(b, ",\"source\":", 10);
+	buf_puts(b, source);
+	buf_putc(b, ',');
 }
 
 struct ctx {
 	struct arena *a;
 	const struct colmap *map;
-	const char *doc_prefix;   /* docs_url + "/api/errors/" */
+	const char *doc_open;     /* "\"" + docs_url + "/api/errors/", escaped */
 	const char **column;      /* header excerpt per column, made on first use */
 	bool dry;
 	struct buf b;
@@ -92,7 +116,7 @@ static void put_diag(struct ctx *x, const struct row *r, const struct diag *d)
 							 strlen(x->map->headers[d->col]), 200);
 		put_str(b, x->column[d->col]);
 		buf_append(b, ",\"cell\":", 8);
-		char ref[32];
+		char ref[32], digits[16];
 		int n = 0;
 		unsigned c = (unsigned)d->col + 1;
 		char letters[8];
@@ -102,7 +126,7 @@ static void put_diag(struct ctx *x, const struct row *r, const struct diag *d)
 		}
 		for (int i = 0; i < n; i++)
 			ref[i] = letters[n - 1 - i];
-		snprintf(ref + n, sizeof ref - (size_t)n, "%u", r->number);
+		snprintf(ref + n, sizeof ref - (size_t)n, "%s", utoa(r->number, digits));
 		put_str(b, ref);
 	} else {
 		buf_append(b, "null,\"cell\":null", 16);
@@ -112,9 +136,10 @@ static void put_diag(struct ctx *x, const struct row *r, const struct diag *d)
 	buf_append(b, ",\"message\":", 11);
 	put_str(b, d->message ? d->message : code_summary(d->code));
 	buf_append(b, ",\"docUrl\":", 10);
-	char url[512];
-	snprintf(url, sizeof url, "%s%s", x->doc_prefix, code_name(d->code));
-	put_str(b, url);
+	/* Code names need no escaping. */
+	buf_puts(b, x->doc_open);
+	buf_puts(b, code_name(d->code));
+	buf_putc(b, '"');
 	buf_putc(b, '}');
 }
 
@@ -184,7 +209,7 @@ static void row_results(struct ctx *x, const struct row *r, struct results *out)
 {
 	struct buf *b = &x->b;
 	const char *source = source_json(x, r);
-	buf_printf(b, "{\"rowIndex\":%u,\"source\":%s,", r->number, source);
+	put_head(b, r->number, source);
 	if (r->bucket == BUCKET_FAILED) {
 		put_key(b, "errors");
 		put_diags(x, r, r->errors, r->nerrors);
@@ -199,7 +224,7 @@ static void row_results(struct ctx *x, const struct row *r, struct results *out)
 	put(x, out, bucket_name(r->bucket), (int)r->number);
 	if (r->bucket != BUCKET_SUCCEEDED || !r->nwarnings)
 		return;
-	buf_printf(b, "{\"rowIndex\":%u,\"source\":%s,", r->number, source);
+	put_head(b, r->number, source);
 	put_key(b, "warnings");
 	put_diags(x, r, r->warnings, r->nwarnings);
 	buf_putc(b, ',');
@@ -213,9 +238,12 @@ int results_entries(struct arena *a, bool dry_run, const struct colmap *map, con
 		    const char *docs_url, struct result_entry **ret)
 {
 	struct results out = {arena_alloc(a, sizeof(struct result_entry) * (size_t)(2 * nrows + 1)), 0};
-	struct ctx x = {.a = a, .map = map, .doc_prefix = arena_printf(a, "%s/api/errors/", docs_url),
-			.column = arena_alloc(a, sizeof(char *) * (size_t)(map->ncols + 1)), .dry = dry_run};
+	struct ctx x = {.a = a, .map = map, .column = arena_alloc(a, sizeof(char *) * (size_t)(map->ncols + 1)),
+			.dry = dry_run};
 	buf_init(&x.b, 64u << 20);
+	put_str(&x.b, arena_printf(a, "%s/api/errors/", docs_url));
+	x.doc_open = arena_strndup(a, buf_str(&x.b), x.b.len - 1);   /* without the closing quote */
+	buf_clear(&x.b);
 	for (int i = 0; i < nrows; i++)
 		row_results(&x, &rows[i], &out);
 	buf_done(&x.b);

@@ -506,29 +506,50 @@ enum code writer_prefetch(struct write_ctx *w, const struct row *rows, int n)
 		if (have && !*have && ids[i])
 			strmap_put(w->by_address, keys[i], (void *)ids[i]);
 	}
-	/* Loads of the Projects that exist, for the rows' keys. */
-	const char **pids = arena_alloc(w->a, sizeof(char *) * (size_t)(n + 1));
-	const char **nos = arena_alloc(w->a, sizeof(char *) * (size_t)(n + 1));
-	int k = 0;
-	for (int i = 0; i < n; i++) {
-		const struct row *r = &rows[i];
-		if (r->bucket == BUCKET_FAILED)
-			continue;
-		struct cached_project *cp = strmap_get(w->projects, val(r, FIELD_JOB_CODE));
-		if (cp && cp->exists && val(r, FIELD_LOAD_NO)) {
-			pids[k] = cp->p.id;
-			nos[k++] = val(r, FIELD_LOAD_NO);
-		}
-	}
-	struct load_rec *loads;
-	int nloads = 0;
-	if (k && (rc = store_loads_find_many(w->tx, w->a, pids, nos, k, &loads, &nloads)))
-		return rc;
+	/* Loads of the Projects that exist, for the rows' keys: per Project,
+	 * its distinct load numbers. */
 	w->loads = strmap_new(w->a);
-	for (int i = 0; i < nloads; i++) {
-		char *key = arena_printf(w->a, "%s\x1f%s", loads[i].project_id, loads[i].load_no);
-		if (!strmap_get(w->loads, key))
-			strmap_put(w->loads, key, &loads[i]);
+	struct strmap *per_project = strmap_new(w->a);
+	struct per {
+		struct distinct d;
+		int rows;
+	} *lists = arena_alloc(w->a, sizeof(struct per) * (size_t)(jobs.n + 1));
+	const char **pids = arena_alloc(w->a, sizeof(char *) * (size_t)(jobs.n + 1));
+	int nlists = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		/* Pass 0 counts each Project's rows, pass 1 lists their keys. */
+		for (int i = 0; i < n; i++) {
+			const struct row *r = &rows[i];
+			if (r->bucket == BUCKET_FAILED || !val(r, FIELD_LOAD_NO))
+				continue;
+			struct cached_project *cp = strmap_get(w->projects, val(r, FIELD_JOB_CODE));
+			if (!cp || !cp->exists)
+				continue;
+			struct per *x = strmap_get(per_project, cp->p.id);
+			if (!x) {
+				x = &lists[nlists];
+				pids[nlists++] = cp->p.id;
+				strmap_put(per_project, cp->p.id, x);
+			}
+			if (pass == 0)
+				x->rows++;
+			else
+				distinct_add(&x->d, val(r, FIELD_LOAD_NO));
+		}
+		for (int j = 0; pass == 0 && j < nlists; j++)
+			lists[j].d = (struct distinct){strmap_new(w->a),
+						      arena_alloc(w->a, sizeof(char *) * (size_t)lists[j].rows), 0};
+	}
+	for (int j = 0; j < nlists; j++) {
+		struct load_rec *loads;
+		int nloads = 0;
+		if ((rc = store_loads_find_many(w->tx, w->a, pids[j], lists[j].d.v, lists[j].d.n, &loads, &nloads)))
+			return rc;
+		for (int i = 0; i < nloads; i++) {
+			char *key = arena_printf(w->a, "%s\x1f%s", loads[i].project_id, loads[i].load_no);
+			if (!strmap_get(w->loads, key))
+				strmap_put(w->loads, key, &loads[i]);
+		}
 	}
 	return CODE_OK;
 }
@@ -723,5 +744,11 @@ enum code writer_lock_keys(struct write_ctx *w, const struct row *rows, int n)
 		}
 	}
 	qsort(keys, (size_t)k, sizeof(int64_t), cmp_keys);
-	return store_tx_lock_keys(w->tx, keys, k);
+	/* Each key once: a 750-row file repeats its 40 jobs and 60 sites
+	 * thousands of times, and each repeat was a lock call in PostgreSQL. */
+	int u = 0;
+	for (int i = 0; i < k; i++)
+		if (!u || keys[u - 1] != keys[i])
+			keys[u++] = keys[i];
+	return store_tx_lock_keys(w->tx, keys, u);
 }

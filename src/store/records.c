@@ -1,6 +1,7 @@
 /* Projects, Loads, Locations and the look-ups of an import. */
 #include "records.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +150,32 @@ static struct db_param opt_int(bool has, int64_t v)
 	"dropoff_location_id, content_hash, last_run_id, created_at, updated_at) VALUES "
 #define LOAD_PARAMS 14   /* per row; org_id, run_id and the time are shared */
 
+/* "($4, $1, $5, ..., $2, $3, $3), ..." for k rows. */
+static void load_values(struct buf *sql, int k)
+{
+	for (int i = 0; i < k; i++) {
+		int b = 4 + LOAD_PARAMS * i;   /* $b is the row's first parameter */
+		buf_printf(sql, "%s($%d, $1, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, "
+			   "$2, $3, $3)", i ? ", " : "", b, b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7, b + 8,
+			   b + 9, b + 10, b + 11, b + 12, b + 13);
+	}
+}
+
+/* The statement of a full batch, the one nearly every batch uses: made
+ * once per process. */
+static char full_batch_sql[16384];
+static pthread_once_t full_batch_once = PTHREAD_ONCE_INIT;
+
+static void make_full_batch_sql(void)
+{
+	struct buf sql;
+	buf_init(&sql, sizeof full_batch_sql - 1);
+	buf_puts(&sql, LOAD_INSERT_COLS);
+	load_values(&sql, STORE_LOAD_BATCH);
+	snprintf(full_batch_sql, sizeof full_batch_sql, "%s", buf_str(&sql));
+	buf_done(&sql);
+}
+
 enum code store_load_insert_many(struct store_tx *tx, const char *org_id, const char *run_id,
 				 const struct load_rec *l, int n)
 {
@@ -160,15 +187,12 @@ enum code store_load_insert_many(struct store_tx *tx, const char *org_id, const 
 		abort();
 	for (int start = 0; start < n && !rc; start += STORE_LOAD_BATCH) {
 		int k = n - start < STORE_LOAD_BATCH ? n - start : STORE_LOAD_BATCH;
-		buf_clear(&sql);
-		buf_puts(&sql, LOAD_INSERT_COLS);
 		p[0] = P_TXT(org_id);
 		p[1] = P_TXT(run_id);
 		p[2] = P_INT(now_ms());
 		for (int i = 0; i < k; i++) {
 			const struct load_rec *x = &l[start + i];
 			struct db_param *q = p + 3 + LOAD_PARAMS * i;
-			int b = 4 + LOAD_PARAMS * i;   /* $b is q[0] */
 			q[0] = P_TXT(x->id);
 			q[1] = P_TXT(x->project_id);
 			q[2] = P_TXT(x->load_no);
@@ -183,11 +207,18 @@ enum code store_load_insert_many(struct store_tx *tx, const char *org_id, const 
 			q[11] = P_TXT(x->pickup_location_id);
 			q[12] = P_TXT(x->dropoff_location_id);
 			q[13] = P_TXT(x->content_hash);
-			buf_printf(&sql, "%s($%d, $1, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, "
-				   "$2, $3, $3)", i ? ", " : "", b, b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7,
-				   b + 8, b + 9, b + 10, b + 11, b + 12, b + 13);
 		}
-		rc = db_exec(store_tx_db(tx), buf_str(&sql), p, 3 + LOAD_PARAMS * k, NULL);
+		const char *text;
+		if (k == STORE_LOAD_BATCH) {
+			pthread_once(&full_batch_once, make_full_batch_sql);
+			text = full_batch_sql;
+		} else {
+			buf_clear(&sql);
+			buf_puts(&sql, LOAD_INSERT_COLS);
+			load_values(&sql, k);
+			text = buf_str(&sql);
+		}
+		rc = db_exec(store_tx_db(tx), text, p, 3 + LOAD_PARAMS * k, NULL);
 	}
 	buf_done(&sql);
 	free(p);
@@ -332,32 +363,29 @@ enum code store_projects_insert_many(struct store_tx *tx, const char *org_id, co
 	return rc;
 }
 
-enum code store_loads_find_many(struct store_tx *tx, struct arena *a, const char *const *project_ids,
+enum code store_loads_find_many(struct store_tx *tx, struct arena *a, const char *project_id,
 				const char *const *load_nos, int n, struct load_rec **ret, int *ret_n)
 {
 	struct load_rec *out = arena_alloc(a, sizeof(struct load_rec) * (size_t)(n + 1));
 	int got = 0;
-	struct db_param p[256];
+	struct db_param p[1 + 256];
 	struct buf sql;
 	buf_init(&sql, 1u << 20);
 	enum code rc = CODE_OK;
-	for (int start = 0; start < n && !rc; start += 128) {
-		int k = n - start < 128 ? n - start : 128, len = in_len(k);
+	/* One Project's key prefix and an IN list: an index range per value in
+	 * both engines (a VALUES list of pairs joined to loads got a hash join
+	 * over the whole table from PostgreSQL's generic plan). */
+	for (int start = 0; start < n && !rc; start += 256) {
+		int k = n - start < 256 ? n - start : 256, len = in_len(k);
 		buf_clear(&sql);
-		/* The keys as a VALUES table joined to the unique index (SQLite
-		 * scans the table for a row-value IN list). */
-		buf_puts(&sql, "SELECT " LOAD_COLS " FROM (VALUES ");
-		for (int i = 0; i < len; i++) {
-			/* Padded with NULL keys, which match nothing: a repeated key
-			 * would give its Load more than once. */
-			p[2 * i] = i < k ? P_TXT(project_ids[start + i]) : P_NULL;
-			p[2 * i + 1] = i < k ? P_TXT(load_nos[start + i]) : P_NULL;
-			buf_printf(&sql, "%s($%d, $%d)", i ? ", " : "", 2 * i + 1, 2 * i + 2);
-		}
-		buf_puts(&sql, ") AS k JOIN loads l ON l.project_id = k.column1 AND l.load_no = k.column2 "
-			 "JOIN projects p ON p.id = l.project_id");
+		buf_puts(&sql, "SELECT " LOAD_COLS " FROM loads l JOIN projects p ON p.id = l.project_id "
+			 "WHERE l.project_id = $1 AND l.load_no IN ");
+		in_list(&sql, 2, len);
+		p[0] = P_TXT(project_id);
+		for (int i = 0; i < len; i++)
+			p[1 + i] = P_TXT(load_nos[start + (i < k ? i : k - 1)]);
 		struct db_res *r = NULL;
-		rc = db_exec(store_tx_db(tx), buf_str(&sql), p, 2 * len, &r);
+		rc = db_exec(store_tx_db(tx), buf_str(&sql), p, 1 + len, &r);
 		for (int i = 0; !rc && i < db_res_rows(r) && got < n; i++)
 			row_to_load(a, r, i, &out[got++]);
 		db_res_free(r);

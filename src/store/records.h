@@ -67,8 +67,8 @@ enum code store_projects_find_many(struct store_tx *tx, struct arena *a, const c
 				   const char *const *job_codes, int n, struct project_rec **ret, int *ret_n);
 /* Inserts n Projects (ids set), a few statements in all. */
 enum code store_projects_insert_many(struct store_tx *tx, const char *org_id, const struct project_rec *p, int n);
-/* The Loads keyed (project_ids[i], load_nos[i]) that exist, in *ret (a). */
-enum code store_loads_find_many(struct store_tx *tx, struct arena *a, const char *const *project_ids,
+/* The Loads of one Project with any of the n (distinct) load numbers, in *ret (a). */
+enum code store_loads_find_many(struct store_tx *tx, struct arena *a, const char *project_id,
 				const char *const *load_nos, int n, struct load_rec **ret, int *ret_n);
 /* The org's locations whose name key is any of the n keys, ordered by name
  * key, then oldest first; (*ret_keys)[i] is the name key of (*ret)[i]. */
