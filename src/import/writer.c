@@ -304,6 +304,12 @@ enum code writer_create_location(struct write_ctx *w, struct row *r, enum field_
 	w->new_loc_addresses[i] = akey;
 	*ret_id = arena_strdup(w->a, loc.id);
 	row_add_id(r, w->a, loc.id);
+	/* A later unnamed group with this address finds it, as the look-up by
+	 * address would once it is inserted (it is the oldest when the
+	 * prefetch found none). */
+	const char *have = akey ? strmap_get(w->by_address, akey) : "";
+	if (!have || !*have)
+		strmap_put(w->by_address, akey, (void *)*ret_id);
 	return w->nnew_locs == w->max_new_locs ? writer_flush(w) : CODE_OK;
 }
 
@@ -373,7 +379,11 @@ static enum code write_project(struct write_ctx *w, struct row *r, struct projec
 		   !same(want.branch_id, p->branch_id) || !same(want.project_manager_id, p->project_manager_id) ||
 		   !same(want.pickup_location_id, p->pickup_location_id) ||
 		   !same(want.dropoff_location_id, p->dropoff_location_id)) {
-		rc = store_project_update(w->tx, &want);
+		/* (Only Projects that exist get here, but an UPDATE must never
+		 * run before a pending INSERT it could be meant for.) */
+		rc = w->nnew_projects ? writer_flush(w) : CODE_OK;
+		if (!rc)
+			rc = store_project_update(w->tx, &want);
 	} else {
 		return CODE_OK;
 	}
