@@ -15,4 +15,8 @@ struct store_tx;
 enum code results_save(struct store_tx *tx, struct arena *a, const struct run *run, const struct colmap *map,
 		       const struct row *rows, int nrows, const char *docs_url);
 
+/* The entries results_save writes, in order (*ret in a); returns how many. */
+int results_entries(struct arena *a, bool dry_run, const struct colmap *map, const struct row *rows, int nrows,
+		    const char *docs_url, struct result_entry **ret);
+
 #endif

@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "base/ids.h"
+#include "base/log.h"
 #include "geo/geocoder.h"
 #include "model/names.h"
 #include "store/records.h"
@@ -22,7 +25,7 @@ static const char *raw_excerpt(struct write_ctx *w, const struct row *r, enum fi
 	return r->raw[f] ? norm_excerpt(w->a, r->raw[f], r->raw_len[f], 200) : NULL;
 }
 
-static void lookup_miss(struct write_ctx *w, struct row *r, enum field f)
+static const char *lookup_miss_text(struct write_ctx *w, struct row *r, enum field f)
 {
 	const char *q = norm_quote(w->a, r->v[f].text, r->v[f].len, 60), *msg;
 	if (f == FIELD_PROJECT_MANAGER)
@@ -34,8 +37,13 @@ static void lookup_miss(struct write_ctx *w, struct row *r, enum field f)
 				   "the %s page of the web app (or POST /api/v1/%s), or correct the name.",
 				   f == FIELD_BRANCH ? "branch" : "customer", q,
 				   f == FIELD_BRANCH ? "Branches" : "Customers", f == FIELD_BRANCH ? "branches" : "customers");
-	row_add_warning(r, CODE_LOOKUP_MISS, f, w->map->field_col[f], raw_excerpt(w, r, f), msg);
+	return msg;
 }
+
+/* What looking up one cell text found: an id, or a miss with its text. */
+struct looked {
+	const char *id, *miss;
+};
 
 /* Customer, branch, project manager: an id, or NULL with a LOOKUP_MISS. */
 static enum code look_up(struct write_ctx *w, struct row *r, enum field f, const char **ret_id)
@@ -44,6 +52,14 @@ static enum code look_up(struct write_ctx *w, struct row *r, enum field f, const
 	const char *v = val(r, f);
 	if (!v)
 		return CODE_OK;
+	struct strmap *memo = w->looked_up[f == FIELD_CUSTOMER ? 0 : f == FIELD_BRANCH ? 1 : 2];
+	struct looked *seen = strmap_get(memo, v);
+	if (seen) {
+		if (seen->miss)
+			row_add_warning(r, CODE_LOOKUP_MISS, f, w->map->field_col[f], raw_excerpt(w, r, f), seen->miss);
+		*ret_id = seen->id;
+		return CODE_OK;
+	}
 	char *key = name_key(w->a, v, strlen(v));
 	char *ckey = arena_printf(w->a, "%d:%s", (int)f, key ? key : "");
 	const char *hit = strmap_get(w->lookups, ckey);
@@ -58,13 +74,17 @@ static enum code look_up(struct write_ctx *w, struct row *r, enum field f, const
 		if (rc == CODE_OK || rc == CODE_NOT_FOUND)
 			strmap_put(w->lookups, ckey, arena_strdup(w->a, rc == CODE_OK ? id : ""));
 	}
+	if (rc && rc != CODE_NOT_FOUND)
+		return rc;
+	seen = arena_alloc(w->a, sizeof(*seen));
 	if (rc == CODE_NOT_FOUND) {
-		lookup_miss(w, r, f);
-		return CODE_OK;
+		seen->miss = lookup_miss_text(w, r, f);
+		row_add_warning(r, CODE_LOOKUP_MISS, f, w->map->field_col[f], raw_excerpt(w, r, f), seen->miss);
+	} else {
+		seen->id = *ret_id = arena_strdup(w->a, id);
 	}
-	if (!rc)
-		*ret_id = arena_strdup(w->a, id);
-	return rc;
+	strmap_put(memo, v, seen);
+	return CODE_OK;
 }
 
 static const char *part(const struct row *r, enum field_group g, enum addr_part p)
@@ -93,13 +113,71 @@ static void group_warning(struct write_ctx *w, struct row *r, enum code c, enum 
 struct named {
 	struct location_rec found[2];
 	int n;
+	/* The last street, city and ZIP compared with found[0], and whether
+	 * they differed: rows naming a site mostly repeat its address. */
+	const char *seen_street, *seen_city, *seen_zip;
+	bool seen, differs;
 };
+
+/* A location name as written in the file: its match key, and its warning
+ * texts once made. */
+struct name_memo {
+	const char *key, *shown, *ambiguous, *mismatch, *miss;
+};
+
+static struct name_memo *name_of(struct write_ctx *w, const char *name)
+{
+	struct name_memo *m = strmap_get(w->names, name);
+	if (!m) {
+		m = arena_alloc(w->a, sizeof(*m));
+		m->key = name_key(w->a, name, strlen(name));
+		m->shown = norm_quote(w->a, name, strlen(name), 60);
+		strmap_put(w->names, name, m);
+	}
+	return m;
+}
+
+/* The address key of street/city/state/zip, made once per distinct text. */
+static const char *address_key_of(struct write_ctx *w, const char *street, const char *city, const char *state,
+				  const char *zip)
+{
+	const char *parts[] = {street, city, state, zip};
+	char memo[1024];
+	size_t n = 0;
+	bool fits = true;
+	for (int i = 0; i < 4 && fits; i++) {
+		const char *p = parts[i] ? parts[i] : "\x1e";   /* NULL is not "" */
+		size_t l = strlen(p);
+		if (n + l + 2 > sizeof memo) {
+			fits = false;
+			break;
+		}
+		memcpy(memo + n, p, l);
+		n += l;
+		memo[n++] = '\x1f';
+	}
+	memo[n] = '\0';
+	const char *hit = fits ? strmap_get(w->addresses, memo) : NULL;
+	if (hit)
+		return hit;
+	const char *key = name_address_key(w->a, street, strlen(street), city, city ? strlen(city) : 0, state,
+					   state ? 2 : 0, zip, zip ? strlen(zip) : 0);
+	if (fits && key)
+		strmap_put(w->addresses, memo, (void *)key);
+	return key;
+}
+
+static bool same(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
 
 /* A named group: reuse the saved location of that name, or create one. */
 static enum code resolve_named(struct write_ctx *w, struct row *r, enum field_group g, const char **ret_id)
 {
 	const char *name = part(r, g, PART_NAME), *street = part(r, g, PART_STREET);
-	char *key = name_key(w->a, name, strlen(name));
+	struct name_memo *nm = name_of(w, name);
+	const char *key = nm->key;
 	struct named *cached = strmap_get(w->by_name, key);
 	if (!cached) {
 		cached = arena_alloc(w->a, sizeof(*cached));
@@ -110,26 +188,42 @@ static enum code resolve_named(struct write_ctx *w, struct row *r, enum field_gr
 	}
 	struct location_rec *found = cached->found;
 	int n = cached->n;
-	const char *shown = norm_quote(w->a, name, strlen(name), 60);
+	const char *shown = nm->shown;
 	if (n >= 2) {
-		group_warning(w, r, CODE_LOCATION_NAME_AMBIGUOUS, g, PART_NAME, arena_printf(w->a,
-			"More than one saved location is named \"%s\"; the oldest was used. The Locations page of "
-			"the web app lists them; ask your Loadline operator to merge the duplicates.", shown));
-	} else if (n == 1 && (part_differs(w, PART_STREET, street, found[0].street) ||
-			      part_differs(w, PART_CITY, part(r, g, PART_CITY), found[0].city) ||
-			      part_differs(w, PART_ZIP, part(r, g, PART_ZIP), found[0].zip))) {
-		group_warning(w, r, CODE_LOCATION_NAME_ADDRESS_MISMATCH, g, PART_NAME, arena_printf(w->a,
-			"The saved location \"%s\" has a different address; it was used unchanged. Correct the row's "
-			"address, or give a different place its own name.", shown));
+		if (!nm->ambiguous)
+			nm->ambiguous = arena_printf(w->a, "More than one saved location is named \"%s\"; the oldest "
+				"was used. The Locations page of the web app lists them; ask your Loadline operator to "
+				"merge the duplicates.", shown);
+		group_warning(w, r, CODE_LOCATION_NAME_AMBIGUOUS, g, PART_NAME, nm->ambiguous);
+	} else if (n == 1) {
+		const char *city = part(r, g, PART_CITY), *zip = part(r, g, PART_ZIP);
+		if (!cached->seen || !same(street, cached->seen_street) || !same(city, cached->seen_city) ||
+		    !same(zip, cached->seen_zip)) {
+			cached->differs = part_differs(w, PART_STREET, street, found[0].street) ||
+					  part_differs(w, PART_CITY, city, found[0].city) ||
+					  part_differs(w, PART_ZIP, zip, found[0].zip);
+			cached->seen = true;
+			cached->seen_street = street;
+			cached->seen_city = city;
+			cached->seen_zip = zip;
+		}
+		if (cached->differs) {
+			if (!nm->mismatch)
+				nm->mismatch = arena_printf(w->a, "The saved location \"%s\" has a different address; it "
+					"was used unchanged. Correct the row's address, or give a different place its "
+					"own name.", shown);
+			group_warning(w, r, CODE_LOCATION_NAME_ADDRESS_MISMATCH, g, PART_NAME, nm->mismatch);
+		}
 	}
 	if (n >= 1) {
 		*ret_id = arena_strdup(w->a, found[0].id);
 		return CODE_OK;
 	}
 	if (!street) {
-		group_warning(w, r, CODE_LOCATION_NAME_LOOKUP_MISS, g, PART_NAME, arena_printf(w->a,
-			"No saved location is named \"%s\" and the row has no street to create it from; the load was "
-			"saved without this location.", shown));
+		if (!nm->miss)
+			nm->miss = arena_printf(w->a, "No saved location is named \"%s\" and the row has no street to "
+				"create it from; the load was saved without this location.", shown);
+		group_warning(w, r, CODE_LOCATION_NAME_LOOKUP_MISS, g, PART_NAME, nm->miss);
 		return CODE_OK;
 	}
 	enum code rc = writer_create_location(w, r, g, key, ret_id);
@@ -144,6 +238,7 @@ static enum code resolve_named(struct write_ctx *w, struct row *r, enum field_gr
 		made->state = part(r, g, PART_STATE);
 		made->zip = part(r, g, PART_ZIP);
 		cached->n = 1;
+		cached->seen = false;
 	}
 	return rc;
 }
@@ -198,21 +293,24 @@ enum code writer_create_location(struct write_ctx *w, struct row *r, enum field_
 	const char *akey = name_address_key(w->a, loc.street, strlen(loc.street), loc.city,
 					    loc.city ? strlen(loc.city) : 0, loc.state, loc.state ? strlen(loc.state) : 0,
 					    loc.zip, loc.zip ? strlen(loc.zip) : 0);
-	/* The warnings are the row's only if it creates the location: keep
-	 * them aside until the insert says so. */
-	int nwarn = r->nwarnings;
 	geocode(w, r, g, &loc);
-	char id[ID_MAX];
-	bool created = false;
-	enum code rc = store_location_create_import(w->tx, w->org_id, &loc, name_key_, akey, w->run_id, id, &created);
-	if (rc)
-		return rc;
-	if (!created)
-		r->nwarnings = nwarn;
-	*ret_id = arena_strdup(w->a, id);
-	if (created)
-		row_add_id(r, w->a, id);
-	return CODE_OK;
+	/* Inserted with the next batch (writer_flush).  The keys were locked
+	 * and looked up in this transaction, so nobody else can have made it
+	 * meanwhile; should the insert find one anyway, the attempt is
+	 * retried (and then finds it). */
+	int i = w->nnew_locs++;
+	w->new_locs[i] = loc;
+	w->new_loc_names[i] = name_key_ ? arena_strdup(w->a, name_key_) : NULL;
+	w->new_loc_addresses[i] = akey;
+	*ret_id = arena_strdup(w->a, loc.id);
+	row_add_id(r, w->a, loc.id);
+	/* A later unnamed group with this address finds it, as the look-up by
+	 * address would once it is inserted (it is the oldest when the
+	 * prefetch found none). */
+	const char *have = akey ? strmap_get(w->by_address, akey) : "";
+	if (!have || !*have)
+		strmap_put(w->by_address, akey, (void *)*ret_id);
+	return w->nnew_locs == w->max_new_locs ? writer_flush(w) : CODE_OK;
 }
 
 /* An address group: a location id, or NULL (with a warning when the row
@@ -230,17 +328,15 @@ static enum code resolve_group(struct write_ctx *w, struct row *r, enum field_gr
 				      "without this location. Add the street.");
 		return CODE_OK;
 	}
-	const char *akey = name_address_key(w->a, street, strlen(street), part(r, g, PART_CITY),
-					    part(r, g, PART_CITY) ? strlen(part(r, g, PART_CITY)) : 0,
-					    part(r, g, PART_STATE), part(r, g, PART_STATE) ? 2 : 0,
-					    part(r, g, PART_ZIP), part(r, g, PART_ZIP) ? strlen(part(r, g, PART_ZIP)) : 0);
+	const char *akey = address_key_of(w, street, part(r, g, PART_CITY), part(r, g, PART_STATE), part(r, g, PART_ZIP));
 	const char *hit = strmap_get(w->by_address, akey);
-	if (hit) {
+	if (hit && *hit) {
 		*ret_id = hit;
 		return CODE_OK;
 	}
 	char id[ID_MAX];
-	enum code rc = store_location_by_address(w->tx, w->org_id, akey, id);
+	/* "" = prefetched, and there is none. */
+	enum code rc = hit ? CODE_NOT_FOUND : store_location_by_address(w->tx, w->org_id, akey, id);
 	if (rc == CODE_NOT_FOUND)
 		rc = writer_create_location(w, r, g, NULL, ret_id);
 	else if (!rc)
@@ -248,11 +344,6 @@ static enum code resolve_group(struct write_ctx *w, struct row *r, enum field_gr
 	if (!rc)
 		strmap_put(w->by_address, akey, (void *)*ret_id);
 	return rc;
-}
-
-static bool same(const char *a, const char *b)
-{
-	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
 struct lookups {
@@ -281,12 +372,18 @@ static enum code write_project(struct write_ctx *w, struct row *r, struct projec
 	if (pick) want.pickup_location_id = pick;
 	if (drop) want.dropoff_location_id = drop;
 	if (!exists) {
-		rc = store_project_insert(w->tx, w->org_id, &want);
+		/* Inserted with the next Loads (writer_flush), before them. */
+		w->new_projects[w->nnew_projects++] = want;
+		rc = w->nnew_projects == w->max_new_projects ? writer_flush(w) : CODE_OK;
 	} else if (!same(want.name, p->name) || !same(want.customer_id, p->customer_id) ||
 		   !same(want.branch_id, p->branch_id) || !same(want.project_manager_id, p->project_manager_id) ||
 		   !same(want.pickup_location_id, p->pickup_location_id) ||
 		   !same(want.dropoff_location_id, p->dropoff_location_id)) {
-		rc = store_project_update(w->tx, &want);
+		/* (Only Projects that exist get here, but an UPDATE must never
+		 * run before a pending INSERT it could be meant for.) */
+		rc = w->nnew_projects ? writer_flush(w) : CODE_OK;
+		if (!rc)
+			rc = store_project_update(w->tx, &want);
 	} else {
 		return CODE_OK;
 	}
@@ -324,6 +421,147 @@ void writer_init(struct write_ctx *w)
 	w->lookups = strmap_new(w->a);
 	w->by_address = strmap_new(w->a);
 	w->by_name = strmap_new(w->a);
+	w->names = strmap_new(w->a);
+	w->addresses = strmap_new(w->a);
+	for (int i = 0; i < 3; i++)
+		w->looked_up[i] = strmap_new(w->a);
+	w->pending = arena_alloc(w->a, sizeof(struct load_rec) * STORE_LOAD_BATCH);
+	w->npending = 0;
+	w->max_new_projects = 64;
+	w->new_projects = arena_alloc(w->a, sizeof(struct project_rec) * (size_t)w->max_new_projects);
+	w->nnew_projects = 0;
+	w->loads = NULL;
+	w->max_new_locs = 40;
+	w->new_locs = arena_alloc(w->a, sizeof(struct location_rec) * (size_t)w->max_new_locs);
+	w->new_loc_names = arena_alloc(w->a, sizeof(char *) * (size_t)w->max_new_locs);
+	w->new_loc_addresses = arena_alloc(w->a, sizeof(char *) * (size_t)w->max_new_locs);
+	w->nnew_locs = 0;
+}
+
+/* Distinct texts of a file, in first-seen order. */
+struct distinct {
+	struct strmap *seen;
+	const char **v;
+	int n;
+};
+
+static void distinct_add(struct distinct *d, const char *s)
+{
+	if (s && !strmap_get(d->seen, s)) {
+		strmap_put(d->seen, s, (void *)s);
+		d->v[d->n++] = s;
+	}
+}
+
+enum code writer_prefetch(struct write_ctx *w, const struct row *rows, int n)
+{
+	static const enum field_group groups[] = {GROUP_PICKUP, GROUP_DROPOFF, GROUP_PROJECT_PICKUP,
+						  GROUP_PROJECT_DROPOFF};
+	struct distinct jobs = {strmap_new(w->a), arena_alloc(w->a, sizeof(char *) * (size_t)(n + 1)), 0};
+	struct distinct names = {strmap_new(w->a), arena_alloc(w->a, sizeof(char *) * (size_t)(4 * n + 1)), 0};
+	struct distinct addrs = {strmap_new(w->a), arena_alloc(w->a, sizeof(char *) * (size_t)(4 * n + 1)), 0};
+	for (int i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+		if (r->bucket == BUCKET_FAILED)
+			continue;
+		distinct_add(&jobs, val(r, FIELD_JOB_CODE));
+		for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
+			const char *name = part(r, groups[g], PART_NAME), *street = part(r, groups[g], PART_STREET);
+			if (name)
+				distinct_add(&names, name_of(w, name)->key);
+			else if (street)
+				distinct_add(&addrs, address_key_of(w, street, part(r, groups[g], PART_CITY),
+								    part(r, groups[g], PART_STATE),
+								    part(r, groups[g], PART_ZIP)));
+		}
+	}
+	/* Projects: every job code of the file is then known, found or not. */
+	struct project_rec *found;
+	int nfound;
+	enum code rc = store_projects_find_many(w->tx, w->a, w->org_id, jobs.v, jobs.n, &found, &nfound);
+	if (rc)
+		return rc;
+	for (int i = 0; i < jobs.n; i++) {
+		struct cached_project *cp = arena_alloc(w->a, sizeof(*cp));
+		strmap_put(w->projects, jobs.v[i], cp);
+	}
+	for (int i = 0; i < nfound; i++) {
+		struct cached_project *cp = strmap_get(w->projects, found[i].job_code);
+		if (cp && !cp->exists) {
+			cp->p = found[i];
+			cp->exists = true;
+		}
+	}
+	/* Locations by name: up to two per key, oldest first. */
+	struct location_rec *locs;
+	const char **keys;
+	int nlocs;
+	if (names.n && (rc = store_locations_by_names(w->tx, w->a, w->org_id, names.v, names.n, &locs, &keys, &nlocs)))
+		return rc;
+	for (int i = 0; i < names.n; i++)
+		strmap_put(w->by_name, names.v[i], arena_alloc(w->a, sizeof(struct named)));
+	for (int i = 0; names.n && i < nlocs; i++) {
+		struct named *nd = keys[i] ? strmap_get(w->by_name, keys[i]) : NULL;
+		if (nd && nd->n < 2)
+			nd->found[nd->n++] = locs[i];
+	}
+	/* Unnamed locations by address: the oldest per key, or "" for none. */
+	const char **ids;
+	if (addrs.n && (rc = store_locations_by_addresses(w->tx, w->a, w->org_id, addrs.v, addrs.n, &ids, &keys, &nlocs)))
+		return rc;
+	for (int i = 0; i < addrs.n; i++)
+		strmap_put(w->by_address, addrs.v[i], "");
+	for (int i = 0; addrs.n && i < nlocs; i++) {
+		const char *have = keys[i] ? strmap_get(w->by_address, keys[i]) : NULL;
+		if (have && !*have && ids[i])
+			strmap_put(w->by_address, keys[i], (void *)ids[i]);
+	}
+	/* Loads of the Projects that exist, for the rows' keys: per Project,
+	 * its distinct load numbers. */
+	w->loads = strmap_new(w->a);
+	struct strmap *per_project = strmap_new(w->a);
+	struct per {
+		struct distinct d;
+		int rows;
+	} *lists = arena_alloc(w->a, sizeof(struct per) * (size_t)(jobs.n + 1));
+	const char **pids = arena_alloc(w->a, sizeof(char *) * (size_t)(jobs.n + 1));
+	int nlists = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		/* Pass 0 counts each Project's rows, pass 1 lists their keys. */
+		for (int i = 0; i < n; i++) {
+			const struct row *r = &rows[i];
+			if (r->bucket == BUCKET_FAILED || !val(r, FIELD_LOAD_NO))
+				continue;
+			struct cached_project *cp = strmap_get(w->projects, val(r, FIELD_JOB_CODE));
+			if (!cp || !cp->exists)
+				continue;
+			struct per *x = strmap_get(per_project, cp->p.id);
+			if (!x) {
+				x = &lists[nlists];
+				pids[nlists++] = cp->p.id;
+				strmap_put(per_project, cp->p.id, x);
+			}
+			if (pass == 0)
+				x->rows++;
+			else
+				distinct_add(&x->d, val(r, FIELD_LOAD_NO));
+		}
+		for (int j = 0; pass == 0 && j < nlists; j++)
+			lists[j].d = (struct distinct){strmap_new(w->a),
+						      arena_alloc(w->a, sizeof(char *) * (size_t)lists[j].rows), 0};
+	}
+	for (int j = 0; j < nlists; j++) {
+		struct load_rec *loads;
+		int nloads = 0;
+		if ((rc = store_loads_find_many(w->tx, w->a, pids[j], lists[j].d.v, lists[j].d.n, &loads, &nloads)))
+			return rc;
+		for (int i = 0; i < nloads; i++) {
+			char *key = arena_printf(w->a, "%s\x1f%s", loads[i].project_id, loads[i].load_no);
+			if (!strmap_get(w->loads, key))
+				strmap_put(w->loads, key, &loads[i]);
+		}
+	}
+	return CODE_OK;
 }
 
 /* The row's Project as this run knows it: from the per-run cache, else
@@ -357,7 +595,23 @@ static enum code existing_load(struct write_ctx *w, const struct cached_project 
 	 * row with the same key was an in-file duplicate: no look-up needed. */
 	if (!cp->exists || cp->created_here)
 		return CODE_OK;
-	enum code rc = store_load_find(w->tx, w->a, cp->p.id, load_no, ret);
+	enum code rc;
+	if (w->loads) {
+		/* Prefetched (writer_prefetch): absent means there is none. */
+		char key[2 * ID_MAX + 512];
+		const struct load_rec *hit = NULL;
+		if ((size_t)snprintf(key, sizeof key, "%s\x1f%s", cp->p.id, load_no) < sizeof key)
+			hit = strmap_get(w->loads, key);
+		else
+			goto one;
+		if (!hit)
+			return CODE_OK;
+		*ret = *hit;
+		rc = CODE_OK;
+	} else {
+one:
+		rc = store_load_find(w->tx, w->a, cp->p.id, load_no, ret);
+	}
 	if (rc == CODE_NOT_FOUND)
 		return CODE_OK;
 	if (rc)
@@ -372,7 +626,7 @@ static enum code write_load(struct write_ctx *w, struct row *r, const char *proj
 			    bool exists, struct load_rec *l)
 {
 	fill_load(r, l);
-	l->project_id = project_id;
+	l->project_id = arena_strdup(w->a, project_id);   /* kept past this row while pending */
 	enum code rc;
 	if ((rc = resolve_group(w, r, GROUP_PICKUP, &l->pickup_location_id)) ||
 	    (rc = resolve_group(w, r, GROUP_DROPOFF, &l->dropoff_location_id)))
@@ -382,7 +636,30 @@ static enum code write_load(struct write_ctx *w, struct row *r, const char *proj
 		return store_load_update(w->tx, w->run_id, l);
 	}
 	id_new("load", l->id);
-	return store_load_insert(w->tx, w->org_id, w->run_id, l);
+	w->pending[w->npending++] = *l;
+	return w->npending == STORE_LOAD_BATCH ? writer_flush(w) : CODE_OK;
+}
+
+enum code writer_flush(struct write_ctx *w)
+{
+	int nl = w->nnew_locs, np = w->nnew_projects, n = w->npending;
+	w->nnew_locs = w->nnew_projects = w->npending = 0;
+	enum code rc = CODE_OK;
+	if (nl) {
+		int created = 0;
+		rc = store_locations_create_import_many(w->tx, w->org_id, w->new_locs, w->new_loc_names,
+							w->new_loc_addresses, nl, w->run_id, &created);
+		if (!rc && created != nl) {
+			log_json("warn", "an import-made location appeared meanwhile; the run will be retried",
+				 json_pack("{s:s,s:i,s:i}", "runId", w->run_id, "locations", nl, "created", created));
+			rc = CODE_SERVICE_UNAVAILABLE;
+		}
+	}
+	if (!rc && np)
+		rc = store_projects_insert_many(w->tx, w->org_id, w->new_projects, np);
+	if (!rc && n)
+		rc = store_load_insert_many(w->tx, w->org_id, w->run_id, w->pending, n);
+	return rc;
 }
 
 /* createdRecordIds: the Load first, then the Project, then the locations
@@ -450,13 +727,12 @@ static const char *group_key(struct write_ctx *w, const struct row *r, enum fiel
 	const char *city = part(r, g, PART_CITY), *state = part(r, g, PART_STATE), *zip = part(r, g, PART_ZIP);
 	if (name) {
 		*ret_kind = 'n';
-		return name_key(w->a, name, strlen(name));
+		return name_of(w, name)->key;
 	}
 	if (!street)
 		return NULL;
 	*ret_kind = 'a';
-	return name_address_key(w->a, street, strlen(street), city, city ? strlen(city) : 0, state, state ? 2 : 0,
-				zip, zip ? strlen(zip) : 0);
+	return address_key_of(w, street, city, state, zip);
 }
 
 enum code writer_lock_keys(struct write_ctx *w, const struct row *rows, int n)
@@ -478,5 +754,11 @@ enum code writer_lock_keys(struct write_ctx *w, const struct row *rows, int n)
 		}
 	}
 	qsort(keys, (size_t)k, sizeof(int64_t), cmp_keys);
-	return store_tx_lock_keys(w->tx, keys, k);
+	/* Each key once: a 750-row file repeats its 40 jobs and 60 sites
+	 * thousands of times, and each repeat was a lock call in PostgreSQL. */
+	int u = 0;
+	for (int i = 0; i < k; i++)
+		if (!u || keys[u - 1] != keys[i])
+			keys[u++] = keys[i];
+	return store_tx_lock_keys(w->tx, keys, u);
 }

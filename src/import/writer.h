@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "base/strmap.h"
+#include "store/records.h"
 #include "rows.h"
 
 struct store_tx;
@@ -21,6 +22,22 @@ struct write_ctx {
 	 * code, look-ups by kind + key, locations by address key and by name
 	 * key.  Most rows of a file repeat a job, a customer and an address. */
 	struct strmap *projects, *lookups, *by_address, *by_name;
+	/* Work done once per distinct cell text, not once per row: match keys
+	 * of names and addresses, look-up outcomes with their warning texts. */
+	struct strmap *names, *addresses, *looked_up[3];
+	/* Loads not inserted yet: written STORE_LOAD_BATCH to a statement by
+	 * writer_flush (nothing in the run reads a Load it wrote itself). */
+	struct load_rec *pending;
+	int npending;
+	/* Projects not inserted yet: inserted before the pending Loads. */
+	struct project_rec *new_projects;
+	int nnew_projects, max_new_projects;
+	/* Locations to create, inserted before the pending Projects. */
+	struct location_rec *new_locs;
+	const char **new_loc_names, **new_loc_addresses;
+	int nnew_locs, max_new_locs;
+	/* Loads of existing Projects by "projectId\x1floadNo", when prefetched. */
+	struct strmap *loads;
 };
 
 /* Sets up the caches of w (in w->a). */
@@ -31,6 +48,14 @@ void writer_init(struct write_ctx *w);
  * Sets r->bucket (SUCCEEDED or SKIPPED), warnings and ids.  Returns a
  * storage error code, which aborts the run attempt. */
 enum code writer_row(struct write_ctx *w, struct row *r, bool first_of_job);
+/* Looks up at once, after writer_lock_keys, what the rows will need: their
+ * Projects, their named locations and the Loads their keys already have. */
+enum code writer_prefetch(struct write_ctx *w, const struct row *rows, int n);
+
+/* Writes what writer_row left pending; call before the transaction goes on
+ * to anything else. */
+enum code writer_flush(struct write_ctx *w);
+
 /* Locks, in one global order, every natural key the rows will write (job
  * codes; location names or addresses), before any row is written: imports
  * sharing keys wait for each other instead of deadlocking. */

@@ -1,8 +1,12 @@
 /* Projects, Loads, Locations and the look-ups of an import. */
 #include "records.h"
 
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "base/buf.h"
 
 #include "base/clock.h"
 #include "store_internal.h"
@@ -141,18 +145,89 @@ static struct db_param opt_int(bool has, int64_t v)
 	return has ? P_INT(v) : P_NULL;
 }
 
+#define LOAD_INSERT_COLS "INSERT INTO loads (id, org_id, project_id, load_no, load_date, material, " \
+	"truck_type, ticket_no, weight_centilb, weight_unit, rate_cents, notes, pickup_location_id, " \
+	"dropoff_location_id, content_hash, last_run_id, created_at, updated_at) VALUES "
+#define LOAD_PARAMS 14   /* per row; org_id, run_id and the time are shared */
+
+/* "($4, $1, $5, ..., $2, $3, $3), ..." for k rows. */
+static void load_values(struct buf *sql, int k)
+{
+	for (int i = 0; i < k; i++) {
+		int b = 4 + LOAD_PARAMS * i;   /* $b is the row's first parameter */
+		buf_printf(sql, "%s($%d, $1, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, "
+			   "$2, $3, $3)", i ? ", " : "", b, b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7, b + 8,
+			   b + 9, b + 10, b + 11, b + 12, b + 13);
+	}
+}
+
+/* The statement of a full batch, the one nearly every batch uses: made
+ * once per process. */
+static char full_batch_sql[16384];
+static pthread_once_t full_batch_once = PTHREAD_ONCE_INIT;
+
+static void make_full_batch_sql(void)
+{
+	struct buf sql;
+	buf_init(&sql, sizeof full_batch_sql - 1);
+	buf_puts(&sql, LOAD_INSERT_COLS);
+	load_values(&sql, STORE_LOAD_BATCH);
+	snprintf(full_batch_sql, sizeof full_batch_sql, "%s", buf_str(&sql));
+	buf_done(&sql);
+}
+
+enum code store_load_insert_many(struct store_tx *tx, const char *org_id, const char *run_id,
+				 const struct load_rec *l, int n)
+{
+	enum code rc = CODE_OK;
+	struct db_param *p = malloc(sizeof(struct db_param) * (size_t)(3 + LOAD_PARAMS * STORE_LOAD_BATCH));
+	struct buf sql;
+	buf_init(&sql, 1u << 20);
+	if (!p)
+		abort();
+	for (int start = 0; start < n && !rc; start += STORE_LOAD_BATCH) {
+		int k = n - start < STORE_LOAD_BATCH ? n - start : STORE_LOAD_BATCH;
+		p[0] = P_TXT(org_id);
+		p[1] = P_TXT(run_id);
+		p[2] = P_INT(now_ms());
+		for (int i = 0; i < k; i++) {
+			const struct load_rec *x = &l[start + i];
+			struct db_param *q = p + 3 + LOAD_PARAMS * i;
+			q[0] = P_TXT(x->id);
+			q[1] = P_TXT(x->project_id);
+			q[2] = P_TXT(x->load_no);
+			q[3] = P_TXT(x->load_date);
+			q[4] = P_TXT(x->material);
+			q[5] = P_TXT(x->truck_type);
+			q[6] = P_TXT(x->ticket_no);
+			q[7] = opt_int(x->has_weight, x->weight_centilb);
+			q[8] = P_TXT(x->weight_unit);
+			q[9] = opt_int(x->has_rate, x->rate_cents);
+			q[10] = P_TXT(x->notes);
+			q[11] = P_TXT(x->pickup_location_id);
+			q[12] = P_TXT(x->dropoff_location_id);
+			q[13] = P_TXT(x->content_hash);
+		}
+		const char *text;
+		if (k == STORE_LOAD_BATCH) {
+			pthread_once(&full_batch_once, make_full_batch_sql);
+			text = full_batch_sql;
+		} else {
+			buf_clear(&sql);
+			buf_puts(&sql, LOAD_INSERT_COLS);
+			load_values(&sql, k);
+			text = buf_str(&sql);
+		}
+		rc = db_exec(store_tx_db(tx), text, p, 3 + LOAD_PARAMS * k, NULL);
+	}
+	buf_done(&sql);
+	free(p);
+	return rc;
+}
+
 enum code store_load_insert(struct store_tx *tx, const char *org_id, const char *run_id, const struct load_rec *l)
 {
-	struct db_param p[] = {
-		P_TXT(l->id), P_TXT(org_id), P_TXT(l->project_id), P_TXT(l->load_no), P_TXT(l->load_date),
-		P_TXT(l->material), P_TXT(l->truck_type), P_TXT(l->ticket_no), opt_int(l->has_weight, l->weight_centilb),
-		P_TXT(l->weight_unit), opt_int(l->has_rate, l->rate_cents), P_TXT(l->notes),
-		P_TXT(l->pickup_location_id), P_TXT(l->dropoff_location_id), P_TXT(l->content_hash), P_TXT(run_id),
-		P_INT(now_ms())};
-	return db_exec(store_tx_db(tx), "INSERT INTO loads (id, org_id, project_id, load_no, load_date, material, "
-		       "truck_type, ticket_no, weight_centilb, weight_unit, rate_cents, notes, pickup_location_id, "
-		       "dropoff_location_id, content_hash, last_run_id, created_at, updated_at) VALUES ($1, $2, $3, $4, "
-		       "$5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17)", p, 17, NULL);
+	return store_load_insert_many(tx, org_id, run_id, l, 1);
 }
 
 enum code store_load_update(struct store_tx *tx, const char *run_id, const struct load_rec *l)
@@ -177,6 +252,147 @@ enum code store_load_get(struct store *st, struct arena *a, const char *org_id, 
 	struct db_param p[] = {P_TXT(id), P_TXT(org_id)};
 	enum code rc = one_load(db, a, "l.id = $1 AND l.org_id = $2", p, 2, ret);
 	store_release(st, db);
+	return rc;
+}
+
+/* ---- batched forms ---- */
+
+/* How many values an IN list of at least k gets: a few fixed lengths. */
+static int in_len(int k)
+{
+	return k <= 8 ? 8 : k <= 32 ? 32 : k <= 128 ? 128 : 256;
+}
+
+/* Appends "($first, ..., $first+len-1)" to sql. */
+static void in_list(struct buf *sql, int first, int len)
+{
+	buf_putc(sql, '(');
+	for (int i = 0; i < len; i++)
+		buf_printf(sql, "%s$%d", i ? ", " : "", first + i);
+	buf_putc(sql, ')');
+}
+
+/* Runs sql + IN list over vals in chunks; fn gets each chunk's result. */
+static enum code each_chunk(struct db *db, const char *head, const char *tail, const char *fixed,
+			    const char *const *vals, int n, void (*fn)(void *ctx, const struct db_res *r), void *ctx)
+{
+	struct db_param p[1 + 256];
+	struct buf sql;
+	buf_init(&sql, 1u << 20);
+	enum code rc = CODE_OK;
+	int np0 = fixed ? 1 : 0;
+	for (int start = 0; start < n && !rc; start += 256) {
+		int k = n - start < 256 ? n - start : 256, len = in_len(k);
+		if (fixed)
+			p[0] = P_TXT(fixed);
+		for (int i = 0; i < len; i++)
+			p[np0 + i] = P_TXT(vals[start + (i < k ? i : k - 1)]);
+		buf_clear(&sql);
+		buf_puts(&sql, head);
+		in_list(&sql, np0 + 1, len);
+		buf_puts(&sql, tail);
+		struct db_res *r = NULL;
+		rc = db_exec(db, buf_str(&sql), p, np0 + len, &r);
+		if (!rc)
+			fn(ctx, r);
+		db_res_free(r);
+	}
+	buf_done(&sql);
+	return rc;
+}
+
+struct gather {
+	struct arena *a;
+	void *items;
+	const char **keys;
+	int n, cap;
+};
+
+static void gather_projects(void *ctx, const struct db_res *r)
+{
+	struct gather *g = ctx;
+	struct project_rec *out = g->items;
+	for (int i = 0; i < db_res_rows(r) && g->n < g->cap; i++)
+		row_to_project(g->a, r, i, &out[g->n++]);
+}
+
+enum code store_projects_find_many(struct store_tx *tx, struct arena *a, const char *org_id,
+				   const char *const *job_codes, int n, struct project_rec **ret, int *ret_n)
+{
+	struct gather g = {a, arena_alloc(a, sizeof(struct project_rec) * (size_t)(n + 1)), NULL, 0, n};
+	enum code rc = each_chunk(store_tx_db(tx), "SELECT " PROJECT_COLS " FROM projects WHERE org_id = $1 AND job_code IN ",
+				  "", org_id, job_codes, n, gather_projects, &g);
+	*ret = g.items;
+	*ret_n = g.n;
+	return rc;
+}
+
+#define PROJECT_BATCH 60   /* 2 + 8 × 60 parameters */
+
+enum code store_projects_insert_many(struct store_tx *tx, const char *org_id, const struct project_rec *x, int n)
+{
+	struct db_param p[2 + 8 * PROJECT_BATCH];
+	struct buf sql;
+	buf_init(&sql, 1u << 20);
+	enum code rc = CODE_OK;
+	for (int start = 0; start < n && !rc; start += PROJECT_BATCH) {
+		int k = n - start < PROJECT_BATCH ? n - start : PROJECT_BATCH;
+		buf_clear(&sql);
+		buf_puts(&sql, "INSERT INTO projects (id, org_id, job_code, name, customer_id, branch_id, "
+			 "project_manager_id, pickup_location_id, dropoff_location_id, created_at, updated_at) VALUES ");
+		p[0] = P_TXT(org_id);
+		p[1] = P_INT(now_ms());
+		for (int i = 0; i < k; i++) {
+			const struct project_rec *y = &x[start + i];
+			struct db_param *q = p + 2 + 8 * i;
+			int b = 3 + 8 * i;
+			q[0] = P_TXT(y->id);
+			q[1] = P_TXT(y->job_code);
+			q[2] = P_TXT(y->name);
+			q[3] = P_TXT(y->customer_id);
+			q[4] = P_TXT(y->branch_id);
+			q[5] = P_TXT(y->project_manager_id);
+			q[6] = P_TXT(y->pickup_location_id);
+			q[7] = P_TXT(y->dropoff_location_id);
+			buf_printf(&sql, "%s($%d, $1, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $2, $2)", i ? ", " : "", b, b + 1,
+				   b + 2, b + 3, b + 4, b + 5, b + 6, b + 7);
+		}
+		rc = db_exec(store_tx_db(tx), buf_str(&sql), p, 2 + 8 * k, NULL);
+	}
+	buf_done(&sql);
+	return rc;
+}
+
+enum code store_loads_find_many(struct store_tx *tx, struct arena *a, const char *project_id,
+				const char *const *load_nos, int n, struct load_rec **ret, int *ret_n)
+{
+	struct load_rec *out = arena_alloc(a, sizeof(struct load_rec) * (size_t)(n + 1));
+	int got = 0;
+	struct db_param p[1 + 256];
+	struct buf sql;
+	buf_init(&sql, 1u << 20);
+	enum code rc = CODE_OK;
+	/* One Project's key prefix and an IN list: an index range per value in
+	 * both engines (a VALUES list of pairs joined to loads got a hash join
+	 * over the whole table from PostgreSQL's generic plan). */
+	for (int start = 0; start < n && !rc; start += 256) {
+		int k = n - start < 256 ? n - start : 256, len = in_len(k);
+		buf_clear(&sql);
+		buf_puts(&sql, "SELECT " LOAD_COLS " FROM loads l JOIN projects p ON p.id = l.project_id "
+			 "WHERE l.project_id = $1 AND l.load_no IN ");
+		in_list(&sql, 2, len);
+		p[0] = P_TXT(project_id);
+		for (int i = 0; i < len; i++)
+			p[1 + i] = P_TXT(load_nos[start + (i < k ? i : k - 1)]);
+		struct db_res *r = NULL;
+		rc = db_exec(store_tx_db(tx), buf_str(&sql), p, 1 + len, &r);
+		for (int i = 0; !rc && i < db_res_rows(r) && got < n; i++)
+			row_to_load(a, r, i, &out[got++]);
+		db_res_free(r);
+	}
+	buf_done(&sql);
+	*ret = out;
+	*ret_n = got;
 	return rc;
 }
 
@@ -262,6 +478,130 @@ enum code store_locations_by_name(struct store_tx *tx, struct arena *a, const ch
 	struct db_param p[] = {P_TXT(org_id), P_TXT(name_key), P_INT(max)};
 	return loc_list(store_tx_db(tx), a, "SELECT " LOC_COLS " FROM locations WHERE org_id = $1 AND name_key = $2 "
 			"ORDER BY created_at, id LIMIT $3", p, 3, ret, max, ret_n);
+}
+
+static void gather_locations(void *ctx, const struct db_res *r)
+{
+	struct gather *g = ctx;
+	int rows = db_res_rows(r);
+	if (g->n + rows > g->cap) {
+		int cap = (g->n + rows) * 2;
+		struct location_rec *items = arena_alloc(g->a, sizeof(struct location_rec) * (size_t)cap);
+		const char **keys = arena_alloc(g->a, sizeof(char *) * (size_t)cap);
+		if (g->n) {
+			memcpy(items, g->items, sizeof(struct location_rec) * (size_t)g->n);
+			memcpy(keys, g->keys, sizeof(char *) * (size_t)g->n);
+		}
+		g->items = items;
+		g->keys = keys;
+		g->cap = cap;
+	}
+	struct location_rec *out = g->items;
+	for (int i = 0; i < rows; i++) {
+		row_to_loc(g->a, r, i, &out[g->n]);
+		g->keys[g->n++] = dup(g->a, r, i, 11);
+	}
+}
+
+enum code store_locations_by_names(struct store_tx *tx, struct arena *a, const char *org_id,
+				   const char *const *name_keys, int n, struct location_rec **ret,
+				   const char ***ret_keys, int *ret_n)
+{
+	struct gather g = {a, NULL, NULL, 0, 0};
+	enum code rc = each_chunk(store_tx_db(tx), "SELECT " LOC_COLS ", name_key FROM locations WHERE org_id = $1 AND name_key IN ",
+				  " ORDER BY name_key, created_at, id", org_id, name_keys, n, gather_locations, &g);
+	*ret = g.items;
+	*ret_keys = g.keys;
+	*ret_n = g.n;
+	return rc;
+}
+
+#define LOC_BATCH 40   /* 3 + 12 × 40 parameters */
+
+enum code store_locations_create_import_many(struct store_tx *tx, const char *org_id, const struct location_rec *loc,
+					     const char *const *name_keys, const char *const *address_keys, int n,
+					     const char *run_id, int *ret_created)
+{
+	struct db_param p[3 + 12 * LOC_BATCH];
+	struct buf sql;
+	buf_init(&sql, 1u << 20);
+	enum code rc = CODE_OK;
+	*ret_created = 0;
+	for (int start = 0; start < n && !rc; start += LOC_BATCH) {
+		int k = n - start < LOC_BATCH ? n - start : LOC_BATCH;
+		buf_clear(&sql);
+		buf_puts(&sql, "INSERT INTO locations (id, org_id, name, name_key, street, city, state, zip, address_key, "
+			 "created_by_run, import_created, created_at, lat_e6, lon_e6, geocode_precision, geocode_source) VALUES ");
+		p[0] = P_TXT(org_id);
+		p[1] = P_TXT(run_id);
+		p[2] = P_INT(now_ms());
+		for (int i = 0; i < k; i++) {
+			const struct location_rec *l = &loc[start + i];
+			const struct location_geo *g = &l->geo;
+			struct db_param *q = p + 3 + 12 * i;
+			int b = 4 + 12 * i;
+			q[0] = P_TXT(l->id);
+			q[1] = P_TXT(l->name);
+			q[2] = P_TXT(name_keys[start + i]);
+			q[3] = P_TXT(l->street);
+			q[4] = P_TXT(l->city);
+			q[5] = P_TXT(l->state);
+			q[6] = P_TXT(l->zip);
+			q[7] = P_TXT(address_keys[start + i]);
+			q[8] = g->has_coords ? P_INT(g->lat_e6) : P_NULL;
+			q[9] = g->has_coords ? P_INT(g->lon_e6) : P_NULL;
+			q[10] = P_TXT(g->precision ? g->precision : "none");
+			q[11] = P_TXT(g->source);
+			buf_printf(&sql, "%s($%d, $1, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $2, 1, $3, $%d, $%d, $%d, $%d)",
+				   i ? ", " : "", b, b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7, b + 8, b + 9, b + 10,
+				   b + 11);
+		}
+		/* Either partial unique index (named, unnamed) may apply. */
+		buf_puts(&sql, " ON CONFLICT DO NOTHING RETURNING id");
+		struct db_res *r = NULL;
+		rc = db_exec(store_tx_db(tx), buf_str(&sql), p, 3 + 12 * k, &r);
+		if (!rc)
+			*ret_created += db_res_rows(r);
+		db_res_free(r);
+	}
+	buf_done(&sql);
+	return rc;
+}
+
+static void gather_addresses(void *ctx, const struct db_res *r)
+{
+	struct gather *g = ctx;
+	int rows = db_res_rows(r);
+	if (g->n + rows > g->cap) {
+		int cap = (g->n + rows) * 2;
+		const char **items = arena_alloc(g->a, sizeof(char *) * (size_t)cap);
+		const char **keys = arena_alloc(g->a, sizeof(char *) * (size_t)cap);
+		if (g->n) {
+			memcpy(items, g->items, sizeof(char *) * (size_t)g->n);
+			memcpy(keys, g->keys, sizeof(char *) * (size_t)g->n);
+		}
+		g->items = items;
+		g->keys = keys;
+		g->cap = cap;
+	}
+	const char **ids = g->items;
+	for (int i = 0; i < rows; i++) {
+		ids[g->n] = dup(g->a, r, i, 1);
+		g->keys[g->n++] = dup(g->a, r, i, 0);
+	}
+}
+
+enum code store_locations_by_addresses(struct store_tx *tx, struct arena *a, const char *org_id,
+				       const char *const *address_keys, int n, const char ***ret_ids,
+				       const char ***ret_keys, int *ret_n)
+{
+	struct gather g = {a, NULL, NULL, 0, 0};
+	enum code rc = each_chunk(store_tx_db(tx), "SELECT address_key, id FROM locations WHERE org_id = $1 AND address_key IN ",
+				  " ORDER BY address_key, created_at, id", org_id, address_keys, n, gather_addresses, &g);
+	*ret_ids = g.items;
+	*ret_keys = g.keys;
+	*ret_n = g.n;
+	return rc;
 }
 
 enum code store_location_create_import(struct store_tx *tx, const char *org_id, const struct location_rec *loc,

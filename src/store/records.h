@@ -53,7 +53,28 @@ enum code store_project_update(struct store_tx *tx, const struct project_rec *p)
 enum code store_load_find(struct store_tx *tx, struct arena *a, const char *project_id, const char *load_no,
 			  struct load_rec *ret);
 enum code store_load_insert(struct store_tx *tx, const char *org_id, const char *run_id, const struct load_rec *l);
+/* Inserts n Loads, STORE_LOAD_BATCH to a statement. */
+#define STORE_LOAD_BATCH 36   /* 3 + 14 × 36 parameters: within db_pg.c's 512 */
+enum code store_load_insert_many(struct store_tx *tx, const char *org_id, const char *run_id,
+				 const struct load_rec *l, int n);
 enum code store_load_update(struct store_tx *tx, const char *run_id, const struct load_rec *l);
+
+/* Batched forms for a whole file, a few statements instead of one per row.
+ * The statements' IN lists come in a few fixed lengths (padded by repeating
+ * the last value), so that each length is prepared once per connection. */
+/* The org's Projects with any of the n job codes, in *ret (a), *ret_n of them. */
+enum code store_projects_find_many(struct store_tx *tx, struct arena *a, const char *org_id,
+				   const char *const *job_codes, int n, struct project_rec **ret, int *ret_n);
+/* Inserts n Projects (ids set), a few statements in all. */
+enum code store_projects_insert_many(struct store_tx *tx, const char *org_id, const struct project_rec *p, int n);
+/* The Loads of one Project with any of the n (distinct) load numbers, in *ret (a). */
+enum code store_loads_find_many(struct store_tx *tx, struct arena *a, const char *project_id,
+				const char *const *load_nos, int n, struct load_rec **ret, int *ret_n);
+/* The org's locations whose name key is any of the n keys, ordered by name
+ * key, then oldest first; (*ret_keys)[i] is the name key of (*ret)[i]. */
+enum code store_locations_by_names(struct store_tx *tx, struct arena *a, const char *org_id,
+				   const char *const *name_keys, int n, struct location_rec **ret,
+				   const char ***ret_keys, int *ret_n);
 
 /* Oldest customer/branch (table "customers"/"branches") whose name key is key. */
 enum code store_lookup_named(struct store_tx *tx, const char *table, const char *org_id, const char *key,
@@ -67,6 +88,17 @@ enum code store_location_by_address(struct store_tx *tx, const char *org_id, con
 /* Up to max locations named key, oldest first; *ret_n is how many (capped). */
 enum code store_locations_by_name(struct store_tx *tx, struct arena *a, const char *org_id, const char *name_key,
 				  struct location_rec *ret, int max, int *ret_n);
+/* The org's locations with any of the n address keys, by key then oldest
+ * first: (*ret_ids)[i] has key (*ret_keys)[i]. */
+enum code store_locations_by_addresses(struct store_tx *tx, struct arena *a, const char *org_id,
+				       const char *const *address_keys, int n, const char ***ret_ids,
+				       const char ***ret_keys, int *ret_n);
+/* Inserts n import-made locations (ids set; name_keys[i] NULL for an
+ * unnamed one), skipping any whose name or address key an import-made
+ * location already has; *ret_created is how many were inserted. */
+enum code store_locations_create_import_many(struct store_tx *tx, const char *org_id, const struct location_rec *loc,
+					     const char *const *name_keys, const char *const *address_keys, int n,
+					     const char *run_id, int *ret_created);
 /* Creates an import-made location unless one with the same name key (named)
  * or address key (unnamed) exists, atomically even across processes; gives
  * the id of the one created or found, and whether it was created. */

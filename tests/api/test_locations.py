@@ -98,6 +98,19 @@ def test_location_name_no_match_creates_named_location_then_reuses(server, group
     assert len(search(server, "North Quarry")) == 1
 
 
+def test_unnamed_address_reuses_location_named_earlier_in_the_file(server):
+    """A row naming a new site creates it; a later row of the same file with
+    the same address and no name attaches that location (the oldest with
+    the address), as a later file would, instead of creating another."""
+    addr = {"street": "12 Gravel Way", "city": "Waco", "state": "TX", "zip": "76701"}
+    run = run_file(server, jobs_file([dict(loadNo="L1", name="South Pit", **addr), dict(loadNo="L2", **addr)]))
+    assert run["state"] == "SUCCEEDED", run
+    first, second = location_of(server, run, 2, "pickup"), location_of(server, run, 3, "pickup")
+    assert first and second == first
+    later = run_file(server, jobs_file([dict(loadNo="L3", **addr)]))
+    assert location_of(server, later, 2, "pickup") == first
+
+
 @pytest.mark.parametrize("group", GROUPS)
 def test_location_name_match_reuses_saved_location(server, group):
     """SPEC Location naming 1: a saved location of that name is reused."""
