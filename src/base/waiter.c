@@ -12,6 +12,7 @@ void waiter_init(struct waiter *w)
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->wake, NULL);
 	w->stop = false;
+	w->wakes = 0;
 }
 
 void waiter_done(struct waiter *w)
@@ -20,7 +21,20 @@ void waiter_done(struct waiter *w)
 	pthread_cond_destroy(&w->wake);
 }
 
+unsigned long waiter_ticket(struct waiter *w)
+{
+	pthread_mutex_lock(&w->lock);
+	unsigned long t = w->wakes;
+	pthread_mutex_unlock(&w->lock);
+	return t;
+}
+
 bool waiter_nap(struct waiter *w, int64_t ms)
+{
+	return waiter_nap_since(w, waiter_ticket(w), ms);
+}
+
+bool waiter_nap_since(struct waiter *w, unsigned long ticket, int64_t ms)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -31,7 +45,8 @@ bool waiter_nap(struct waiter *w, int64_t ms)
 		ts.tv_nsec -= 1000000000L;
 	}
 	pthread_mutex_lock(&w->lock);
-	if (!w->stop)
+	/* A spurious wake-up only means an early look for work. */
+	if (!w->stop && w->wakes == ticket)
 		pthread_cond_timedwait(&w->wake, &w->lock, &ts);
 	bool go = !w->stop;
 	pthread_mutex_unlock(&w->lock);
@@ -49,6 +64,7 @@ bool waiter_stopping(struct waiter *w)
 void waiter_wake(struct waiter *w)
 {
 	pthread_mutex_lock(&w->lock);
+	w->wakes++;
 	pthread_cond_broadcast(&w->wake);
 	pthread_mutex_unlock(&w->lock);
 }

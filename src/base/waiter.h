@@ -11,12 +11,18 @@ struct waiter {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	bool stop;
+	unsigned long wakes;   /* how many wake-ups so far: what a nap checks */
 };
 
 void waiter_init(struct waiter *w);
 void waiter_done(struct waiter *w);
 /* Sleeps up to ms or until woken; returns false once stopping. */
 bool waiter_nap(struct waiter *w, int64_t ms);
+/* The wake-up count, read before looking for work: napping with it
+ * (waiter_nap_since) returns at once when a wake-up came in between, so
+ * that one is not lost while the thread was not yet asleep. */
+unsigned long waiter_ticket(struct waiter *w);
+bool waiter_nap_since(struct waiter *w, unsigned long ticket, int64_t ms);
 bool waiter_stopping(struct waiter *w);
 void waiter_wake(struct waiter *w);   /* wakes every sleeper */
 void waiter_stop(struct waiter *w);   /* sets the flag and wakes every sleeper */

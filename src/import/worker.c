@@ -91,6 +91,7 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	struct workers *all = w->all;
 	while (!waiter_stopping(&all->w)) {
+		unsigned long ticket = waiter_ticket(&all->w);
 		if (triage_one(w))
 			continue;
 		struct run run;
@@ -101,7 +102,7 @@ static void *worker_main(void *arg)
 		}
 		if (rc != CODE_NOT_FOUND)
 			log_json("warn", "claim failed", json_pack("{s:s,s:s}", "worker", w->owner, "reason", code_name(rc)));
-		if (!waiter_nap(&all->w, rc == CODE_NOT_FOUND ? all->opts.poll_ms : RETRY_MS))
+		if (!waiter_nap_since(&all->w, ticket, rc == CODE_NOT_FOUND ? all->opts.poll_ms : RETRY_MS))
 			break;
 	}
 	return NULL;

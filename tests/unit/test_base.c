@@ -1,4 +1,4 @@
-/* Unit tests for src/base: arena, buf, code table. */
+/* Unit tests for src/base: arena, buf, code table, waiter. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -11,6 +11,8 @@
 #include "base/codes.h"
 #include "base/text.h"
 #include "base/url.h"
+#include "base/waiter.h"
+#include "base/clock.h"
 
 static void test_arena_alloc_and_big(void **state)
 {
@@ -105,6 +107,27 @@ static void test_codes_table(void **state)
 	}
 }
 
+/* A wake-up between looking for work and napping is not lost: the nap
+ * with the ticket taken before the look returns at once. */
+static void test_waiter_keeps_a_wakeup_that_came_early(void **state)
+{
+	(void)state;
+	struct waiter w;
+	waiter_init(&w);
+	unsigned long ticket = waiter_ticket(&w);
+	waiter_wake(&w);   /* (the look found nothing; then work arrived) */
+	int64_t t0 = now_ms();
+	assert_true(waiter_nap_since(&w, ticket, 5000));
+	assert_true(now_ms() - t0 < 1000);
+	/* Positive control: with a fresh ticket the nap lasts. */
+	t0 = now_ms();
+	assert_true(waiter_nap_since(&w, waiter_ticket(&w), 200));
+	assert_true(now_ms() - t0 >= 150);
+	waiter_stop(&w);
+	assert_false(waiter_nap(&w, 5000));
+	waiter_done(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -113,6 +136,7 @@ int main(void)
 		cmocka_unit_test(test_url_encode),
 		cmocka_unit_test(test_text_one_line),
 		cmocka_unit_test(test_codes_table),
+		cmocka_unit_test(test_waiter_keeps_a_wakeup_that_came_early),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
