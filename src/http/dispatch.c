@@ -184,11 +184,36 @@ static void iso_now(char out[TIME_ISO_MAX])
 	out[24] = '\0';
 }
 
+/* v in decimal at out; returns the end (not terminated). */
+static char *utoa(unsigned long long v, char *out)
+{
+	char tmp[24];
+	int k = 0;
+	do
+		tmp[k++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	while (k)
+		*out++ = tmp[--k];
+	return out;
+}
+
 /* A real as jansson writes it with JSON_REAL_PRECISION(6) (jsonp_dtostr):
  * %.6g, ".0" when it reads as an integer, no '+' or leading zeros in the
- * exponent. */
+ * exponent.  Durations are whole hundredths: below 10,000 ms that is at most
+ * six significant digits, which %.6g writes exactly, trailing zeros cut. */
 static bool json_real6(double v, char *out, size_t cap)
 {
+	long long h = (long long)(v * 100 + (v >= 0 ? 0.5 : -0.5));
+	if (v >= 0 && h < 1000000 && (double)h / 100.0 == v && cap >= 16) {
+		int n = (int)(utoa((unsigned long long)(h / 100), out) - out);
+		int frac = (int)(h % 100);
+		out[n++] = '.';
+		out[n++] = (char)('0' + frac / 10);
+		if (frac % 10)
+			out[n++] = (char)('0' + frac % 10);
+		out[n] = '\0';
+		return true;
+	}
 	int n = snprintf(out, cap, "%.6g", v);
 	if (n < 0 || (size_t)n + 3 >= cap)
 		return false;
@@ -216,7 +241,9 @@ size_t dispatch_access_line(char *out, size_t cap, const char *ts, const struct 
 	char num[64], st[16];
 	if (!json_real6(duration_ms, num, sizeof num))
 		return 0;
-	snprintf(st, sizeof st, "%d", status);
+	if (status < 0)
+		return 0;
+	*utoa((unsigned long long)status, st) = '\0';
 	const char *end = out + cap;
 	char *o = put(out, end, "{\"ts\":\"");
 	o = put(o, end, ts);

@@ -5,6 +5,7 @@
 #include <netdb.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sodium.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -272,6 +273,28 @@ static bool body_exceeds(const struct http_request *req, size_t limit)
 	return http_header(req, "Transfer-Encoding") != NULL;
 }
 
+/* "req_" and ID_RANDOM_CHARS uniform base62 characters, as id_new writes
+ * them, from a per-thread pool of CSPRNG bytes: one getrandom call per some
+ * hundred requests rather than one each. */
+static void request_id_new(char out[ID_MAX])
+{
+	static const char alphabet[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+	static _Thread_local unsigned char pool[4096];
+	static _Thread_local size_t used = sizeof pool;
+	memcpy(out, "req_", 4);
+	for (size_t i = 0; i < ID_RANDOM_CHARS;) {
+		if (used == sizeof pool) {
+			randombytes_buf(pool, sizeof pool);
+			used = 0;
+		}
+		unsigned char b = pool[used];
+		pool[used++] = 0; /* a byte is used once */
+		if (b < 248) /* 4 * 62: every character stays uniform */
+			out[4 + i++] = alphabet[b % 62];
+	}
+	out[4 + ID_RANDOM_CHARS] = '\0';
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **con_cls)
@@ -291,7 +314,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		cs->req.path = arena_strdup(cs->req.arena, url);
 		cs->req.conn = c;
 		cs->req.app = app->app;
-		id_new("req", cs->req.request_id);
+		request_id_new(cs->req.request_id);
 		app->on_headers(&cs->req, &cs->res);
 		/* libmicrohttpd can only send a response before the body is read
 		 * from this first call; do so when the body is too big to drain. */

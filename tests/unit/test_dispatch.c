@@ -293,6 +293,17 @@ static void test_access_line_matches_log_json(void **state)
 				assert_int_equal(line[n - 1], '\n');
 				free(want);
 			}
+	/* Every duration as on_done rounds it (whole hundredths), and beyond. */
+	for (long long h = 0; h < 1100000; h += h < 2000 ? 1 : 997) {
+		double ms = (double)h / 100.0;
+		struct http_request req = {.method = "GET", .path = "/x"};
+		char line[1024];
+		size_t n = dispatch_access_line(line, sizeof line, "2026-11-25T07:42:17.045Z", &req, 304, ms);
+		char *want = jansson_line("2026-11-25T07:42:17.045Z", &req, 304, ms);
+		assert_int_equal(n, strlen(want) + 1);
+		assert_memory_equal(line, want, n - 1);
+		free(want);
+	}
 	/* What needs escaping is left to log_json. */
 	const char *odd[] = {"/a\"b", "/a\\b", "/caf\xc3\xa9", "/a\nb", "/\xff"};
 	for (size_t i = 0; i < sizeof odd / sizeof *odd; i++) {
