@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sodium.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,8 +204,15 @@ enum code store_key_create(struct store *st, const char *org_id, const char *nam
 
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "the shared generation needs lock-free 64-bit atomics");
 
+/* Entries are found by a keyed 128-bit SipHash of the presented token
+ * (a per-process random key): a hit costs neither the SHA-256 the database
+ * is searched by nor the format check, and nothing kept in memory lets
+ * anyone recompute a token. */
+#define AUTH_MAC_BYTES crypto_shorthash_siphashx24_BYTES
+
 struct auth_entry {
-	char hash[TOKEN_HASH_HEX];   /* "" = empty slot */
+	unsigned char mac[AUTH_MAC_BYTES];
+	bool used;
 	uint64_t gen;
 	int64_t checked_at;
 	struct api_key key;
@@ -287,18 +295,30 @@ static struct auth_cache *auth_cache_locked(struct store *st, bool *ret_unsignal
 	return c;
 }
 
-static struct auth_entry *auth_slot(struct auth_cache *c, const char *hash)
+static unsigned char auth_mac_key[crypto_shorthash_siphashx24_KEYBYTES];
+static pthread_once_t auth_mac_once = PTHREAD_ONCE_INIT;
+
+static void auth_mac_init(void)
 {
-	unsigned h = 0;
-	for (int i = 0; i < 8; i++)
-		h = h * 16 + (unsigned)(hash[i] <= '9' ? hash[i] - '0' : hash[i] - 'a' + 10);
+	randombytes_buf(auth_mac_key, sizeof auth_mac_key);
+}
+
+static void auth_mac(const char *token, size_t len, unsigned char mac[AUTH_MAC_BYTES])
+{
+	pthread_once(&auth_mac_once, auth_mac_init);
+	crypto_shorthash_siphashx24(mac, (const unsigned char *)token, len, auth_mac_key);
+}
+
+static struct auth_entry *auth_slot(struct auth_cache *c, const unsigned char *mac)
+{
+	unsigned h = (unsigned)mac[0] | (unsigned)mac[1] << 8 | (unsigned)mac[2] << 16;
 	return &c->e[h % AUTH_SLOTS];
 }
 
 enum auth_hit { AUTH_MISS, AUTH_HIT, AUTH_HIT_STALE_USE };
 
-/* Looks the hash up; gets the generation to read the database under. */
-static enum auth_hit auth_lookup(struct store *st, const char *hash, int64_t now, uint64_t *ret_gen,
+/* Looks the token up; gets the generation to read the database under. */
+static enum auth_hit auth_lookup(struct store *st, const unsigned char *mac, int64_t now, uint64_t *ret_gen,
 				 bool *ret_cached, struct api_key *ret_key, struct org *ret_org)
 {
 	bool unsignalled;
@@ -309,9 +329,9 @@ static enum auth_hit auth_lookup(struct store *st, const char *hash, int64_t now
 	if (c) {
 		uint64_t gen = atomic_load_explicit(c->gen, memory_order_acquire);
 		*ret_gen = gen;
-		const struct auth_entry *e = auth_slot(c, hash);
-		if (e->hash[0] && e->gen == gen && now - e->checked_at < AUTH_TTL_MS && now >= e->checked_at &&
-		    token_hash_equal(e->hash, hash)) {
+		const struct auth_entry *e = auth_slot(c, mac);
+		if (e->used && e->gen == gen && now - e->checked_at < AUTH_TTL_MS && now >= e->checked_at &&
+		    !sodium_memcmp(e->mac, mac, AUTH_MAC_BYTES)) {
 			*ret_key = e->key;
 			*ret_org = e->org;
 			hit = now - e->key.last_used_at >= LAST_USED_GRANULARITY_MS ? AUTH_HIT_STALE_USE : AUTH_HIT;
@@ -321,16 +341,17 @@ static enum auth_hit auth_lookup(struct store *st, const char *hash, int64_t now
 	return hit;
 }
 
-/* Keeps (key, org) for hash, as read under generation gen. */
-static void auth_keep(struct store *st, const char *hash, uint64_t gen, int64_t now, const struct api_key *k,
+/* Keeps (key, org) for the token, as read under generation gen. */
+static void auth_keep(struct store *st, const unsigned char *mac, uint64_t gen, int64_t now, const struct api_key *k,
 		      const struct org *o)
 {
 	bool unsignalled;
 	pthread_mutex_lock(&auth_mu);
 	struct auth_cache *c = auth_cache_locked(st, &unsignalled);
 	if (c) {
-		struct auth_entry *e = auth_slot(c, hash);
-		memcpy(e->hash, hash, TOKEN_HASH_HEX);
+		struct auth_entry *e = auth_slot(c, mac);
+		memcpy(e->mac, mac, AUTH_MAC_BYTES);
+		e->used = true;
 		e->gen = gen;
 		e->checked_at = now;
 		e->key = *k;
@@ -339,22 +360,22 @@ static void auth_keep(struct store *st, const char *hash, uint64_t gen, int64_t 
 	pthread_mutex_unlock(&auth_mu);
 }
 
-static void auth_forget(struct store *st, const char *hash)
+static void auth_forget(struct store *st, const unsigned char *mac)
 {
 	bool unsignalled;
 	pthread_mutex_lock(&auth_mu);
 	struct auth_cache *c = auth_cache_locked(st, &unsignalled);
 	if (c) {
-		struct auth_entry *e = auth_slot(c, hash);
-		if (token_hash_equal(e->hash, hash))
-			e->hash[0] = '\0';
+		struct auth_entry *e = auth_slot(c, mac);
+		if (!sodium_memcmp(e->mac, mac, AUTH_MAC_BYTES))
+			e->used = false;
 	}
 	pthread_mutex_unlock(&auth_mu);
 }
 
 /* A kept key's once-a-second last_used_at write, which also re-checks that
  * it is live (a revocation whose bump was lost is seen here). */
-static enum code auth_touch(struct store *st, const char *hash, uint64_t gen, int64_t now, struct api_key *k,
+static enum code auth_touch(struct store *st, const unsigned char *mac, uint64_t gen, int64_t now, struct api_key *k,
 			    const struct org *o)
 {
 	struct db_res *r = NULL;
@@ -364,13 +385,13 @@ static enum code auth_touch(struct store *st, const char *hash, uint64_t gen, in
 	bool gone = rc == CODE_OK && db_res_rows(r) == 0;
 	db_res_free(r);
 	if (gone) {
-		auth_forget(st, hash);
+		auth_forget(st, mac);
 		return CODE_UNAUTHORIZED;
 	}
 	/* A failed bookkeeping write does not fail the request. */
 	if (rc == CODE_OK) {
 		k->last_used_at = now;
-		auth_keep(st, hash, gen, now, k, o);
+		auth_keep(st, mac, gen, now, k, o);
 	}
 	return CODE_OK;
 }
@@ -378,21 +399,25 @@ static enum code auth_touch(struct store *st, const char *hash, uint64_t gen, in
 enum code store_key_authenticate(struct store *st, const char *token, size_t len,
 				 struct api_key *ret_key, struct org *ret_org)
 {
+	if (len != TOKEN_LEN)
+		return CODE_UNAUTHORIZED;
+	unsigned char mac[AUTH_MAC_BYTES];
+	auth_mac(token, len, mac);
+	int64_t now = now_ms();
+	uint64_t gen = 0;
+	bool cached = false;
+	switch (auth_lookup(st, mac, now, &gen, &cached, ret_key, ret_org)) {
+	case AUTH_HIT:
+		return CODE_OK;
+	case AUTH_HIT_STALE_USE:
+		return auth_touch(st, mac, gen, now, ret_key, ret_org);
+	case AUTH_MISS:
+		break;
+	}
 	if (!token_well_formed(token, len))
 		return CODE_UNAUTHORIZED;
 	char hash[TOKEN_HASH_HEX];
 	token_hash(token, len, hash);
-	int64_t now = now_ms();
-	uint64_t gen = 0;
-	bool cached = false;
-	switch (auth_lookup(st, hash, now, &gen, &cached, ret_key, ret_org)) {
-	case AUTH_HIT:
-		return CODE_OK;
-	case AUTH_HIT_STALE_USE:
-		return auth_touch(st, hash, gen, now, ret_key, ret_org);
-	case AUTH_MISS:
-		break;
-	}
 	struct db *db = store_acquire(st);
 	if (!db)
 		return CODE_SERVICE_UNAVAILABLE;
@@ -422,7 +447,7 @@ out:
 	db_res_free(r);
 	store_release(st, db);
 	if (rc == CODE_OK && cached)
-		auth_keep(st, hash, gen, now, ret_key, ret_org);
+		auth_keep(st, mac, gen, now, ret_key, ret_org);
 	return rc;
 }
 
