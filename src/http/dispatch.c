@@ -79,13 +79,14 @@ static void on_headers(struct http_request *req, struct http_response *res)
 		api_problem(req, res, CODE_URI_TOO_LONG, NULL, NULL);
 		return;
 	}
-	if (http_header_bytes(req) > HTTP_MAX_HEADER_BYTES) {
+	bool length_conflicts;
+	if (http_header_scan(req, &length_conflicts) > HTTP_MAX_HEADER_BYTES) {
 		api_problem(req, res, CODE_HEADERS_TOO_LARGE, NULL, NULL);
 		return;
 	}
 	/* Two framings of one body are how requests are smuggled past a proxy
 	 * that picks the other one: refuse rather than choose. */
-	if (http_header_conflicts(req, "Content-Length") ||
+	if (length_conflicts ||
 	    (http_header(req, "Content-Length") && http_header(req, "Transfer-Encoding"))) {
 		api_problem(req, res, CODE_INVALID_REQUEST, "The request has conflicting Content-Length headers, or "
 			    "both Content-Length and Transfer-Encoding: send exactly one body framing.", NULL);

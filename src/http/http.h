@@ -74,6 +74,9 @@ const char *http_query(const struct http_request *req, const char *name);
 size_t http_header_bytes(const struct http_request *req);
 /* True when the header appears more than once with different values. */
 bool http_header_conflicts(const struct http_request *req, const char *name);
+/* Both of the above in one pass: the total size of the headers, and
+ * whether Content-Length conflicts. */
+size_t http_header_scan(const struct http_request *req, bool *ret_length_conflicts);
 /* Total size of the query string's names and values. */
 size_t http_query_bytes(const struct http_request *req);
 

@@ -100,6 +100,26 @@ bool http_header_conflicts(const struct http_request *req, const char *name)
 	return s.differ;
 }
 
+struct header_scan {
+	size_t bytes;
+	struct same_values cl;
+};
+
+static enum MHD_Result scan_value(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct header_scan *s = cls;
+	s->bytes += strlen(key) + (value ? strlen(value) : 0) + 4;
+	return compare_value(&s->cl, kind, key, value);
+}
+
+size_t http_header_scan(const struct http_request *req, bool *ret_length_conflicts)
+{
+	struct header_scan s = {0, {"Content-Length", NULL, false}};
+	MHD_get_connection_values(req->conn, MHD_HEADER_KIND, scan_value, &s);
+	*ret_length_conflicts = s.cl.differ;
+	return s.bytes;
+}
+
 size_t http_query_bytes(const struct http_request *req)
 {
 	size_t total = 0;
