@@ -31,7 +31,7 @@
 extern char **environ;
 
 #define REQUESTS 4000
-#define ROUNDS 3
+#define ROUNDS 7
 
 static int errfd = 2;
 

@@ -315,6 +315,73 @@ static void request_id_new(char out[ID_MAX])
 	out[4 + ID_RANDOM_CHARS] = '\0';
 }
 
+/* Each pool thread keeps one request's state and arena (reset, its first
+ * block kept) for the next request, so a request costs no malloc of its
+ * own; what a thread keeps is freed when it exits. */
+struct spare {
+	struct conn_state *cs;
+	struct arena *arena;
+};
+
+static pthread_key_t spare_key;
+static pthread_once_t spare_once = PTHREAD_ONCE_INIT;
+
+static void spare_free(void *p)
+{
+	struct spare *sp = p;
+	free(sp->cs);
+	arena_free(sp->arena);
+	free(sp);
+}
+
+static void spare_init(void)
+{
+	if (pthread_key_create(&spare_key, spare_free))
+		abort();
+}
+
+static struct spare *thread_spare(void)
+{
+	pthread_once(&spare_once, spare_init);
+	struct spare *sp = pthread_getspecific(spare_key);
+	if (!sp) {
+		sp = calloc(1, sizeof(*sp));
+		if (!sp || pthread_setspecific(spare_key, sp))
+			abort();
+	}
+	return sp;
+}
+
+static struct conn_state *conn_state_new(void)
+{
+	struct spare *sp = thread_spare();
+	struct conn_state *cs = sp->cs;
+	struct arena *a = sp->arena;
+	sp->cs = NULL;
+	sp->arena = NULL;
+	if (cs)
+		memset(cs, 0, sizeof(*cs));
+	else if (!(cs = calloc(1, sizeof(*cs))))
+		abort();
+	cs->req.arena = a ? a : arena_new();
+	return cs;
+}
+
+static void conn_state_free(struct conn_state *cs)
+{
+	struct spare *sp = thread_spare();
+	if (!sp->arena) {
+		arena_reset(cs->req.arena); /* runs its cleanups, as arena_free would */
+		sp->arena = cs->req.arena;
+	} else {
+		arena_free(cs->req.arena);
+	}
+	if (!sp->cs)
+		sp->cs = cs;
+	else
+		free(cs);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **con_cls)
@@ -324,12 +391,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	const struct http_app *app = srv->app;
 	struct conn_state *cs = *con_cls;
 	if (!cs) {
-		cs = calloc(1, sizeof(*cs));
-		if (!cs)
-			return MHD_NO;
+		cs = conn_state_new();
 		atomic_fetch_add(&srv->active, 1);
 		*con_cls = cs;
-		cs->req.arena = arena_new();
 		cs->req.method = arena_strdup(cs->req.arena, method);
 		cs->req.path = arena_strdup(cs->req.arena, url);
 		cs->req.conn = c;
@@ -377,8 +441,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 		return;
 	if (srv->app->on_done)
 		srv->app->on_done(&cs->req, &cs->res);
-	arena_free(cs->req.arena);
-	free(cs);
+	conn_state_free(cs);
 	*con_cls = NULL;
 	atomic_fetch_sub(&srv->active, 1);
 }
