@@ -21,6 +21,10 @@ struct arena;
 #define HTTP_MAX_HEADERS_OUT 24
 #define HTTP_MAX_URL 8192
 #define HTTP_MAX_HEADER_BYTES (32 * 1024)
+/* libmicrohttpd's memory per connection: a request that does not fit gets
+ * its own bare 431.  It zeroes all of it after every request (a keep-alive
+ * poll pays that), so it costs CPU too (docs/benchmarks.md, goal 6). */
+#define HTTP_CONNECTION_MEMORY (128 * 1024)
 
 struct http_request {
 	struct arena *arena;       /* freed when the response has been sent */

@@ -508,7 +508,7 @@ struct http_server *http_start(const char *listen, int threads, const struct htt
 				  /* Beyond our own 8 KiB URL / 32 KiB header checks, MHD
 				   * refuses anything that would not fit this per-connection
 				   * budget with its own 431. */
-				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
+				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONNECTION_MEMORY,
 				  /* One client cannot take every connection, and
 				   * silent ones (opened and never finished) are
 				   * closed soon: an idle-connection flood ends when
