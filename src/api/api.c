@@ -255,7 +255,9 @@ static bool authenticate(struct api_ctx *ctx, struct http_request *req, struct h
 		return false;
 	}
 	ctx->authed = true;
-	snprintf(req->org_id, sizeof req->org_id, "%s", ctx->org.id);
+	size_t idlen = strnlen(ctx->org.id, sizeof req->org_id - 1);
+	memcpy(req->org_id, ctx->org.id, idlen);
+	req->org_id[idlen] = '\0';
 	return true;
 }
 
