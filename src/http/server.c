@@ -324,6 +324,7 @@ struct spare {
 };
 
 static pthread_key_t spare_key;
+static bool spare_key_ok;
 static pthread_once_t spare_once = PTHREAD_ONCE_INIT;
 
 static void spare_free(void *p)
@@ -336,33 +337,40 @@ static void spare_free(void *p)
 
 static void spare_init(void)
 {
-	if (pthread_key_create(&spare_key, spare_free))
-		abort();
+	spare_key_ok = pthread_key_create(&spare_key, spare_free) == 0;
 }
 
 static struct spare *thread_spare(void)
 {
 	pthread_once(&spare_once, spare_init);
+	if (!spare_key_ok)
+		return NULL;
 	struct spare *sp = pthread_getspecific(spare_key);
 	if (!sp) {
 		sp = calloc(1, sizeof(*sp));
-		if (!sp || pthread_setspecific(spare_key, sp))
-			abort();
+		if (sp && pthread_setspecific(spare_key, sp)) {
+			free(sp);
+			sp = NULL;
+		}
 	}
-	return sp;
+	return sp; /* NULL: nothing is kept on this thread */
 }
 
 static struct conn_state *conn_state_new(void)
 {
 	struct spare *sp = thread_spare();
-	struct conn_state *cs = sp->cs;
-	struct arena *a = sp->arena;
-	sp->cs = NULL;
-	sp->arena = NULL;
-	if (cs)
+	struct conn_state *cs = sp ? sp->cs : NULL;
+	struct arena *a = sp ? sp->arena : NULL;
+	if (sp) {
+		sp->cs = NULL;
+		sp->arena = NULL;
+	}
+	if (cs) {
 		memset(cs, 0, sizeof(*cs));
-	else if (!(cs = calloc(1, sizeof(*cs))))
-		abort();
+	} else if (!(cs = calloc(1, sizeof(*cs)))) {
+		arena_free(a);
+		return NULL;
+	}
 	cs->req.arena = a ? a : arena_new();
 	return cs;
 }
@@ -370,6 +378,11 @@ static struct conn_state *conn_state_new(void)
 static void conn_state_free(struct conn_state *cs)
 {
 	struct spare *sp = thread_spare();
+	if (!sp) {
+		arena_free(cs->req.arena);
+		free(cs);
+		return;
+	}
 	if (!sp->arena) {
 		arena_reset(cs->req.arena); /* runs its cleanups, as arena_free would */
 		sp->arena = cs->req.arena;
@@ -392,6 +405,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct conn_state *cs = *con_cls;
 	if (!cs) {
 		cs = conn_state_new();
+		if (!cs)
+			return MHD_NO;
 		atomic_fetch_add(&srv->active, 1);
 		*con_cls = cs;
 		cs->req.method = arena_strdup(cs->req.arena, method);
