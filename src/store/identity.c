@@ -246,10 +246,15 @@ static void *authgen_map(const char *db_path)
 	if ((size_t)snprintf(path, sizeof path, "%s-authgen", db_path) >= sizeof path)
 		return NULL;
 	struct stat dbst;
-	mode_t mode = stat(db_path, &dbst) == 0 ? (dbst.st_mode & 0666) : 0600;
+	bool have_db = stat(db_path, &dbst) == 0;
+	mode_t mode = have_db ? (dbst.st_mode & 0666) : 0600;
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode ? mode : 0600);
 	if (fd < 0)
 		return NULL;
+	/* Created by root (an admin command), it still belongs to whoever owns
+	 * the database, as SQLite does with -wal and -shm. */
+	if (have_db && geteuid() == 0 && fchown(fd, dbst.st_uid, dbst.st_gid))
+		log_msg("warn", "cannot give %s to the database's owner", path);
 	struct stat fst;
 	void *m = MAP_FAILED;
 	/* Two processes may both extend it: the same size, zero-filled. */
