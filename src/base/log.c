@@ -36,6 +36,14 @@ void log_json(const char *level, const char *msg, json_t *fields)
 	free(line);
 }
 
+void log_raw(const char *line, size_t len)
+{
+	pthread_mutex_lock(&lock);
+	fwrite(line, 1, len, stderr);
+	fflush(stderr);
+	pthread_mutex_unlock(&lock);
+}
+
 void log_msg(const char *level, const char *fmt, ...)
 {
 	char msg[2048];

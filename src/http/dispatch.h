@@ -16,4 +16,11 @@ const struct http_app *dispatch_app(struct app *app, struct http_app *ret);
 /* The LOADLINE_METRICS_LISTEN listener's app: GET /metrics only. */
 const struct http_app *dispatch_metrics_app(struct app *app, struct http_app *ret);
 
+/* The access-log line for a request, as log_json writes it, into out:
+ * its length (with the newline), or 0 when a field needs escaping and
+ * log_json must write it.  ts is the time_iso of now.  (Exposed for tests.) */
+#include <stddef.h>
+size_t dispatch_access_line(char *out, size_t cap, const char *ts, const struct http_request *req, int status,
+			    double duration_ms);
+
 #endif

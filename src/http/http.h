@@ -21,6 +21,10 @@ struct arena;
 #define HTTP_MAX_HEADERS_OUT 24
 #define HTTP_MAX_URL 8192
 #define HTTP_MAX_HEADER_BYTES (32 * 1024)
+/* libmicrohttpd's memory per connection: a request that does not fit gets
+ * its own bare 431.  It zeroes all of it after every request (a keep-alive
+ * poll pays that), so it costs CPU too (docs/benchmarks.md, goal 6). */
+#define HTTP_CONNECTION_MEMORY (128 * 1024)
 
 struct http_request {
 	struct arena *arena;       /* freed when the response has been sent */
@@ -74,6 +78,9 @@ const char *http_query(const struct http_request *req, const char *name);
 size_t http_header_bytes(const struct http_request *req);
 /* True when the header appears more than once with different values. */
 bool http_header_conflicts(const struct http_request *req, const char *name);
+/* Both of the above in one pass: the total size of the headers, and
+ * whether Content-Length conflicts. */
+size_t http_header_scan(const struct http_request *req, bool *ret_length_conflicts);
 /* Total size of the query string's names and values. */
 size_t http_query_bytes(const struct http_request *req);
 

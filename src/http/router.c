@@ -51,12 +51,12 @@ enum route_result router_match(const struct route *routes, size_t n, const char 
 	size_t used = 0;
 	if (allow_len)
 		allow[0] = '\0';
-	struct route_params scratch;
+	/* Captures go straight into params (each match starts it afresh); they
+	 * mean something only when a route is found. */
 	for (size_t i = 0; i < n; i++) {
-		if (!match_path(routes[i].pattern, path, &scratch))
+		if (!match_path(routes[i].pattern, path, params))
 			continue;
 		if (!strcmp(routes[i].method, method)) {
-			*params = scratch;
 			*ret_route = &routes[i];
 			return ROUTE_FOUND;
 		}
@@ -67,6 +67,7 @@ enum route_result router_match(const struct route *routes, size_t n, const char 
 				used += (size_t)w;
 		}
 	}
+	params->n = 0;
 	return path_seen ? ROUTE_NO_METHOD : ROUTE_NO_PATH;
 }
 

@@ -5,6 +5,7 @@
 #include <netdb.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sodium.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +98,26 @@ bool http_header_conflicts(const struct http_request *req, const char *name)
 	struct same_values s = {name, NULL, false};
 	MHD_get_connection_values(req->conn, MHD_HEADER_KIND, compare_value, &s);
 	return s.differ;
+}
+
+struct header_scan {
+	size_t bytes;
+	struct same_values cl;
+};
+
+static enum MHD_Result scan_value(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct header_scan *s = cls;
+	s->bytes += strlen(key) + (value ? strlen(value) : 0) + 4;
+	return compare_value(&s->cl, kind, key, value);
+}
+
+size_t http_header_scan(const struct http_request *req, bool *ret_length_conflicts)
+{
+	struct header_scan s = {0, {"Content-Length", NULL, false}};
+	MHD_get_connection_values(req->conn, MHD_HEADER_KIND, scan_value, &s);
+	*ret_length_conflicts = s.cl.differ;
+	return s.bytes;
 }
 
 size_t http_query_bytes(const struct http_request *req)
@@ -272,6 +293,108 @@ static bool body_exceeds(const struct http_request *req, size_t limit)
 	return http_header(req, "Transfer-Encoding") != NULL;
 }
 
+/* "req_" and ID_RANDOM_CHARS uniform base62 characters, as id_new writes
+ * them, from a per-thread pool of CSPRNG bytes: one getrandom call per some
+ * hundred requests rather than one each. */
+static void request_id_new(char out[ID_MAX])
+{
+	static const char alphabet[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+	static _Thread_local unsigned char pool[4096];
+	static _Thread_local size_t used = sizeof pool;
+	memcpy(out, "req_", 4);
+	for (size_t i = 0; i < ID_RANDOM_CHARS;) {
+		if (used == sizeof pool) {
+			randombytes_buf(pool, sizeof pool);
+			used = 0;
+		}
+		unsigned char b = pool[used];
+		pool[used++] = 0; /* a byte is used once */
+		if (b < 248) /* 4 * 62: every character stays uniform */
+			out[4 + i++] = alphabet[b % 62];
+	}
+	out[4 + ID_RANDOM_CHARS] = '\0';
+}
+
+/* Each pool thread keeps one request's state and arena (reset, its first
+ * block kept) for the next request, so a request costs no malloc of its
+ * own; what a thread keeps is freed when it exits. */
+struct spare {
+	struct conn_state *cs;
+	struct arena *arena;
+};
+
+static pthread_key_t spare_key;
+static bool spare_key_ok;
+static pthread_once_t spare_once = PTHREAD_ONCE_INIT;
+
+static void spare_free(void *p)
+{
+	struct spare *sp = p;
+	free(sp->cs);
+	arena_free(sp->arena);
+	free(sp);
+}
+
+static void spare_init(void)
+{
+	spare_key_ok = pthread_key_create(&spare_key, spare_free) == 0;
+}
+
+static struct spare *thread_spare(void)
+{
+	pthread_once(&spare_once, spare_init);
+	if (!spare_key_ok)
+		return NULL;
+	struct spare *sp = pthread_getspecific(spare_key);
+	if (!sp) {
+		sp = calloc(1, sizeof(*sp));
+		if (sp && pthread_setspecific(spare_key, sp)) {
+			free(sp);
+			sp = NULL;
+		}
+	}
+	return sp; /* NULL: nothing is kept on this thread */
+}
+
+static struct conn_state *conn_state_new(void)
+{
+	struct spare *sp = thread_spare();
+	struct conn_state *cs = sp ? sp->cs : NULL;
+	struct arena *a = sp ? sp->arena : NULL;
+	if (sp) {
+		sp->cs = NULL;
+		sp->arena = NULL;
+	}
+	if (cs) {
+		memset(cs, 0, sizeof(*cs));
+	} else if (!(cs = calloc(1, sizeof(*cs)))) {
+		arena_free(a);
+		return NULL;
+	}
+	cs->req.arena = a ? a : arena_new();
+	return cs;
+}
+
+static void conn_state_free(struct conn_state *cs)
+{
+	struct spare *sp = thread_spare();
+	if (!sp) {
+		arena_free(cs->req.arena);
+		free(cs);
+		return;
+	}
+	if (!sp->arena) {
+		arena_reset(cs->req.arena); /* runs its cleanups, as arena_free would */
+		sp->arena = cs->req.arena;
+	} else {
+		arena_free(cs->req.arena);
+	}
+	if (!sp->cs)
+		sp->cs = cs;
+	else
+		free(cs);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **con_cls)
@@ -281,17 +404,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	const struct http_app *app = srv->app;
 	struct conn_state *cs = *con_cls;
 	if (!cs) {
-		cs = calloc(1, sizeof(*cs));
+		cs = conn_state_new();
 		if (!cs)
 			return MHD_NO;
 		atomic_fetch_add(&srv->active, 1);
 		*con_cls = cs;
-		cs->req.arena = arena_new();
 		cs->req.method = arena_strdup(cs->req.arena, method);
 		cs->req.path = arena_strdup(cs->req.arena, url);
 		cs->req.conn = c;
 		cs->req.app = app->app;
-		id_new("req", cs->req.request_id);
+		request_id_new(cs->req.request_id);
 		app->on_headers(&cs->req, &cs->res);
 		/* libmicrohttpd can only send a response before the body is read
 		 * from this first call; do so when the body is too big to drain. */
@@ -334,8 +456,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 		return;
 	if (srv->app->on_done)
 		srv->app->on_done(&cs->req, &cs->res);
-	arena_free(cs->req.arena);
-	free(cs);
+	conn_state_free(cs);
 	*con_cls = NULL;
 	atomic_fetch_sub(&srv->active, 1);
 }
@@ -402,7 +523,7 @@ struct http_server *http_start(const char *listen, int threads, const struct htt
 				  /* Beyond our own 8 KiB URL / 32 KiB header checks, MHD
 				   * refuses anything that would not fit this per-connection
 				   * budget with its own 431. */
-				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
+				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONNECTION_MEMORY,
 				  /* One client cannot take every connection, and
 				   * silent ones (opened and never finished) are
 				   * closed soon: an idle-connection flood ends when

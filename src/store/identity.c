@@ -1,8 +1,15 @@
 /* Organizations, users, API keys, sign-in links, reference data. */
 #include <ctype.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sodium.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/clock.h"
 #include "base/log.h"
@@ -172,9 +179,246 @@ enum code store_key_create(struct store *st, const char *org_id, const char *nam
  * reading it, and it keeps a busy token from turning every read into a write. */
 #define LAST_USED_GRANULARITY_MS 1000
 
+/* ---- Authenticated keys, kept in memory ----
+ *
+ * A token check is a read of api_keys joined to orgs: on SQLite a read
+ * transaction (shared-memory locks, two fcntl calls) for every API request,
+ * most of the poll path's own cost.  The answer is kept per store, keyed by
+ * the token's hash, and trusted only while the revocation generation is the
+ * one it was read under.  Every revocation (store_key_revoke, the only
+ * writer of api_keys.revoked_at; keys and orgs are never deleted or renamed)
+ * commits and then bumps the generation, so a revoked token fails on the
+ * next request in every process.
+ *
+ * On SQLite the generation is a 64-bit counter in a small shared file next
+ * to the database, DBPATH-authgen, mapped by every process that opens it:
+ * WAL already requires all of them to be on one host and to share memory
+ * (the -shm file), so this adds no new requirement.  An in-memory database
+ * has no other process and counts in-process.  On PostgreSQL the processes
+ * may be on several hosts: nothing is cached there and every request reads
+ * the database, as before.  As a backstop (a revoker that died between its
+ * commit and its bump) an entry is read again after AUTH_TTL_MS anyway. */
+#define AUTH_SLOTS 256
+#define AUTH_TTL_MS 10000
+#define AUTHGEN_BYTES 4096
+
+_Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "the shared generation needs lock-free 64-bit atomics");
+
+/* Entries are found by a keyed 128-bit SipHash of the presented token
+ * (a per-process random key): a hit costs neither the SHA-256 the database
+ * is searched by nor the format check, and nothing kept in memory lets
+ * anyone recompute a token. */
+#define AUTH_MAC_BYTES crypto_shorthash_siphashx24_BYTES
+
+struct auth_entry {
+	unsigned char mac[AUTH_MAC_BYTES];
+	bool used;
+	uint64_t gen;
+	int64_t checked_at;
+	struct api_key key;
+	struct org org;
+};
+
+struct auth_cache {
+	_Atomic uint64_t *gen;   /* the generation: in the shared file, or &local */
+	_Atomic uint64_t local;
+	void *map;
+	struct auth_entry e[AUTH_SLOTS];
+};
+
+/* Guards every store's cache (creation, slots); held for a copy at most. */
+static pthread_mutex_t auth_mu = PTHREAD_MUTEX_INITIALIZER;
+
+void auth_cache_free(struct auth_cache *c)
+{
+	if (!c)
+		return;
+	if (c->map)
+		munmap(c->map, AUTHGEN_BYTES);
+	free(c);
+}
+
+/* Maps DBPATH-authgen (created with the database file's permissions, like
+ * SQLite's own -wal and -shm); NULL when it cannot be. */
+static void *authgen_map(const char *db_path)
+{
+	char path[1100];
+	if ((size_t)snprintf(path, sizeof path, "%s-authgen", db_path) >= sizeof path)
+		return NULL;
+	struct stat dbst;
+	bool have_db = stat(db_path, &dbst) == 0;
+	mode_t mode = have_db ? (dbst.st_mode & 0666) : 0600;
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode ? mode : 0600);
+	if (fd < 0)
+		return NULL;
+	/* Created by root (an admin command), it still belongs to whoever owns
+	 * the database, as SQLite does with -wal and -shm. */
+	if (have_db && geteuid() == 0 && fchown(fd, dbst.st_uid, dbst.st_gid))
+		log_msg("warn", "cannot give %s to the database's owner", path);
+	struct stat fst;
+	void *m = MAP_FAILED;
+	/* Two processes may both extend it: the same size, zero-filled. */
+	if (fstat(fd, &fst) == 0 && (fst.st_size >= AUTHGEN_BYTES || ftruncate(fd, AUTHGEN_BYTES) == 0))
+		m = mmap(NULL, AUTHGEN_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	return m == MAP_FAILED ? NULL : m;
+}
+
+/* The store's cache, created on first use; NULL on PostgreSQL, or when the
+ * shared generation cannot be mapped (then every check reads the database,
+ * and revocations refuse to go ahead: other processes could not learn of
+ * them).  Called with auth_mu held. */
+static struct auth_cache *auth_cache_locked(struct store *st, bool *ret_unsignalled)
+{
+	*ret_unsignalled = false;
+	if (store_kind(st) != DB_SQLITE)
+		return NULL;
+	struct auth_cache **slot = store_auth_cache(st);
+	if (*slot)
+		return *slot;
+	const char *path = store_url(st) + 7;
+	if (!strncmp(path, "//", 2))
+		path += 2;
+	void *map = NULL;
+	if (strcmp(path, ":memory:")) {
+		static bool warned;
+		if (!(map = authgen_map(path))) {
+			if (!warned)
+				log_msg("error", "cannot map %s-authgen: API tokens are checked in the database on every "
+					"request, and revocations fail", path);
+			warned = true;
+			*ret_unsignalled = true;
+			return NULL;
+		}
+	}
+	struct auth_cache *c = calloc(1, sizeof(*c));
+	if (!c)
+		abort();
+	c->map = map;
+	c->gen = map ? (_Atomic uint64_t *)map + 1 : &c->local;
+	*slot = c;
+	return c;
+}
+
+static unsigned char auth_mac_key[crypto_shorthash_siphashx24_KEYBYTES];
+static pthread_once_t auth_mac_once = PTHREAD_ONCE_INIT;
+
+static void auth_mac_init(void)
+{
+	randombytes_buf(auth_mac_key, sizeof auth_mac_key);
+}
+
+static void auth_mac(const char *token, size_t len, unsigned char mac[AUTH_MAC_BYTES])
+{
+	pthread_once(&auth_mac_once, auth_mac_init);
+	crypto_shorthash_siphashx24(mac, (const unsigned char *)token, len, auth_mac_key);
+}
+
+static struct auth_entry *auth_slot(struct auth_cache *c, const unsigned char *mac)
+{
+	unsigned h = (unsigned)mac[0] | (unsigned)mac[1] << 8 | (unsigned)mac[2] << 16;
+	return &c->e[h % AUTH_SLOTS];
+}
+
+enum auth_hit { AUTH_MISS, AUTH_HIT, AUTH_HIT_STALE_USE };
+
+/* Looks the token up; gets the generation to read the database under. */
+static enum auth_hit auth_lookup(struct store *st, const unsigned char *mac, int64_t now, uint64_t *ret_gen,
+				 bool *ret_cached, struct api_key *ret_key, struct org *ret_org)
+{
+	bool unsignalled;
+	enum auth_hit hit = AUTH_MISS;
+	pthread_mutex_lock(&auth_mu);
+	struct auth_cache *c = auth_cache_locked(st, &unsignalled);
+	*ret_cached = c != NULL;
+	if (c) {
+		uint64_t gen = atomic_load_explicit(c->gen, memory_order_acquire);
+		*ret_gen = gen;
+		const struct auth_entry *e = auth_slot(c, mac);
+		if (e->used && e->gen == gen && now - e->checked_at < AUTH_TTL_MS && now >= e->checked_at &&
+		    !sodium_memcmp(e->mac, mac, AUTH_MAC_BYTES)) {
+			*ret_key = e->key;
+			*ret_org = e->org;
+			hit = now - e->key.last_used_at >= LAST_USED_GRANULARITY_MS ? AUTH_HIT_STALE_USE : AUTH_HIT;
+		}
+	}
+	pthread_mutex_unlock(&auth_mu);
+	return hit;
+}
+
+/* Keeps (key, org) for the token, as read under generation gen. */
+static void auth_keep(struct store *st, const unsigned char *mac, uint64_t gen, int64_t now, const struct api_key *k,
+		      const struct org *o)
+{
+	bool unsignalled;
+	pthread_mutex_lock(&auth_mu);
+	struct auth_cache *c = auth_cache_locked(st, &unsignalled);
+	if (c) {
+		struct auth_entry *e = auth_slot(c, mac);
+		memcpy(e->mac, mac, AUTH_MAC_BYTES);
+		e->used = true;
+		e->gen = gen;
+		e->checked_at = now;
+		e->key = *k;
+		e->org = *o;
+	}
+	pthread_mutex_unlock(&auth_mu);
+}
+
+static void auth_forget(struct store *st, const unsigned char *mac)
+{
+	bool unsignalled;
+	pthread_mutex_lock(&auth_mu);
+	struct auth_cache *c = auth_cache_locked(st, &unsignalled);
+	if (c) {
+		struct auth_entry *e = auth_slot(c, mac);
+		if (!sodium_memcmp(e->mac, mac, AUTH_MAC_BYTES))
+			e->used = false;
+	}
+	pthread_mutex_unlock(&auth_mu);
+}
+
+/* A kept key's once-a-second last_used_at write, which also re-checks that
+ * it is live (a revocation whose bump was lost is seen here). */
+static enum code auth_touch(struct store *st, const unsigned char *mac, uint64_t gen, int64_t now, struct api_key *k,
+			    const struct org *o)
+{
+	struct db_res *r = NULL;
+	struct db_param u[] = {P_INT(now), P_TXT(k->id)};
+	enum code rc = store_exec1(st, "UPDATE api_keys SET last_used_at = $1 WHERE id = $2 AND revoked_at IS NULL "
+				   "RETURNING id", u, 2, &r);
+	bool gone = rc == CODE_OK && db_res_rows(r) == 0;
+	db_res_free(r);
+	if (gone) {
+		auth_forget(st, mac);
+		return CODE_UNAUTHORIZED;
+	}
+	/* A failed bookkeeping write does not fail the request. */
+	if (rc == CODE_OK) {
+		k->last_used_at = now;
+		auth_keep(st, mac, gen, now, k, o);
+	}
+	return CODE_OK;
+}
+
 enum code store_key_authenticate(struct store *st, const char *token, size_t len,
 				 struct api_key *ret_key, struct org *ret_org)
 {
+	if (len != TOKEN_LEN)
+		return CODE_UNAUTHORIZED;
+	unsigned char mac[AUTH_MAC_BYTES];
+	auth_mac(token, len, mac);
+	int64_t now = now_ms();
+	uint64_t gen = 0;
+	bool cached = false;
+	switch (auth_lookup(st, mac, now, &gen, &cached, ret_key, ret_org)) {
+	case AUTH_HIT:
+		return CODE_OK;
+	case AUTH_HIT_STALE_USE:
+		return auth_touch(st, mac, gen, now, ret_key, ret_org);
+	case AUTH_MISS:
+		break;
+	}
 	if (!token_well_formed(token, len))
 		return CODE_UNAUTHORIZED;
 	char hash[TOKEN_HASH_HEX];
@@ -198,7 +442,6 @@ enum code store_key_authenticate(struct store *st, const char *token, size_t len
 	cell_copy(r, 0, 8, ret_org->id, sizeof ret_org->id);
 	cell_copy(r, 0, 9, ret_org->name, sizeof ret_org->name);
 	ret_org->created_at = db_res_int(r, 0, 10);
-	int64_t now = now_ms();
 	if (now - ret_key->last_used_at >= LAST_USED_GRANULARITY_MS) {
 		struct db_param u[] = {P_INT(now), P_TXT(ret_key->id)};
 		if (db_exec(db, "UPDATE api_keys SET last_used_at = $1 WHERE id = $2", u, 2, NULL) == CODE_OK)
@@ -208,15 +451,27 @@ enum code store_key_authenticate(struct store *st, const char *token, size_t len
 out:
 	db_res_free(r);
 	store_release(st, db);
+	if (rc == CODE_OK && cached)
+		auth_keep(st, mac, gen, now, ret_key, ret_org);
 	return rc;
 }
 
 enum code store_key_revoke(struct store *st, const char *org_id, const char *key_id)
 {
+	bool unsignalled;
+	pthread_mutex_lock(&auth_mu);
+	struct auth_cache *c = auth_cache_locked(st, &unsignalled);
+	pthread_mutex_unlock(&auth_mu);
+	/* Processes that keep keys could not learn of this revocation. */
+	if (unsignalled)
+		return CODE_SERVICE_UNAVAILABLE;
 	struct db_res *r;
 	struct db_param p[] = {P_INT(now_ms()), P_TXT(key_id), P_TXT(org_id)};
 	enum code rc = store_exec1(st, "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) "
 				   "WHERE id = $2 AND (CAST($3 AS TEXT) IS NULL OR org_id = $3) RETURNING id", p, 3, &r);
+	/* After the commit: every process's kept keys are read again. */
+	if (c)
+		atomic_fetch_add_explicit(c->gen, 1, memory_order_acq_rel);
 	if (!rc && db_res_rows(r) == 0)
 		rc = CODE_NOT_FOUND;
 	db_res_free(r);

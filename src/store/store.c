@@ -19,6 +19,7 @@ struct store {
 	struct db *idle[POOL_MAX];
 	int nidle, nopen, max;
 	struct db_session session;   /* for connections opened from now on */
+	struct auth_cache *auth;     /* identity.c: authenticated keys */
 };
 
 enum code store_open(const char *url, int pool_size, struct store **ret, char *err, size_t errlen)
@@ -47,6 +48,7 @@ void store_close(struct store *st)
 		return;
 	for (int i = 0; i < st->nidle; i++)
 		db_close(st->idle[i]);
+	auth_cache_free(st->auth);
 	pthread_mutex_destroy(&st->lock);
 	pthread_cond_destroy(&st->cond);
 	free(st);
@@ -60,6 +62,16 @@ bool store_is_postgres(const struct store *st)
 enum db_kind store_kind(const struct store *st)
 {
 	return st->kind;
+}
+
+struct auth_cache **store_auth_cache(struct store *st)
+{
+	return &st->auth;
+}
+
+const char *store_url(const struct store *st)
+{
+	return st->url;
 }
 
 /* Returns a connection, opening one when the pool is not full.  A

@@ -8,6 +8,13 @@
 struct db *store_acquire(struct store *st);
 void store_release(struct store *st, struct db *db);
 enum db_kind store_kind(const struct store *st);
+const char *store_url(const struct store *st);
+
+/* The store's cache of authenticated API keys (identity.c), created on
+ * first use and freed by store_close. */
+struct auth_cache;
+struct auth_cache **store_auth_cache(struct store *st);
+void auth_cache_free(struct auth_cache *c);
 
 /* Copies a result cell into a fixed buffer (truncating safely). */
 void cell_copy(const struct db_res *r, int row, int col, char *dst, size_t n);

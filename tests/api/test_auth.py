@@ -109,3 +109,30 @@ def test_revoke_unknown_key_fails(server):
     """Lead's CLI contract: errors exit 1 with a message on stderr."""
     r = server.cli.admin("revoke-token", "key_doesnotexist000", expect=1)
     assert r.err.strip()
+
+
+def test_revoked_token_fails_on_the_next_request_in_every_process(start_server):
+    """Issue 11 goal 6: servers keep authenticated tokens in memory, yet a
+    token revoked by another process (here the `admin revoke-token` CLI) is
+    refused on the very next request by every serving process, on the poll
+    path (a finished run's 304) as everywhere; other tokens keep working."""
+    from harness.jobs import accepted_run, csv_bytes, rows, upload, wait_run
+    srv = start_server(workers=1)
+    other = start_server(db_url=srv.db_url, bootstrap=False, workers=0)
+    doomed = srv.mint(srv.org.id, name="doomed poller")
+    run = accepted_run(upload(srv, csv_bytes(rows(2, job="REVOKE"))))
+    wait_run(srv, run["id"])
+    path = "/api/v1/imports/runs/" + run["id"]
+    etag = srv.get(path, token=doomed).headers["ETag"]
+    key_id = srv.get("/api/v1/whoami", token=doomed).json()["id"]
+    for s in (srv, other):
+        for _ in range(5):  # kept in memory by now
+            r = s.get(path, token=doomed, headers={"If-None-Match": etag})
+            assert r.status_code == 304, (s.label, r.status_code)
+    srv.cli.admin("revoke-token", key_id)
+    for s in (srv, other):
+        r = s.get(path, token=doomed, headers={"If-None-Match": etag})
+        assert_problem(r, 401, "UNAUTHORIZED", s)
+        assert_problem(s.get("/api/v1/whoami", token=doomed), 401, "UNAUTHORIZED", s)
+        r = s.get(path, token=srv.token, headers={"If-None-Match": etag})
+        assert r.status_code == 304, (s.label, r.status_code)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <curl/curl.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -249,6 +250,73 @@ static void test_dispatch_routes(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* ---- the access line: the fast path writes exactly what log_json would ---- */
+
+static char *jansson_line(const char *ts, const struct http_request *req, int status, double ms)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "ts", json_string(ts));
+	json_object_set_new(o, "level", json_string("info"));
+	json_object_set_new(o, "msg", json_string("request"));
+	json_object_set_new(o, "requestId", json_string(req->request_id));
+	json_object_set_new(o, "orgId", req->org_id[0] ? json_string(req->org_id) : json_null());
+	json_object_set_new(o, "method", json_string(req->method));
+	json_object_set_new(o, "path", json_string(req->path));
+	json_object_set_new(o, "status", json_integer(status));
+	json_object_set_new(o, "durationMs", json_real(ms));
+	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(6));
+	json_decref(o);
+	return s;
+}
+
+static void test_access_line_matches_log_json(void **state)
+{
+	(void)state;
+	const char *paths[] = {"/api/v1/imports/runs/run_abc", "/", "/healthz", "/a%20b/~x?y"};
+	const char *orgs[] = {"", "org_0123456789abcdef"};
+	const double durs[] = {0, 0.01, 0.12, 1, 12.5, 999.99, 100000, 123456.78, 1234567.89, 98765432.1, 1e12};
+	const int statuses[] = {200, 304, 401, 429, 503};
+	for (size_t p = 0; p < sizeof paths / sizeof *paths; p++)
+		for (size_t g = 0; g < 2; g++)
+			for (size_t d = 0; d < sizeof durs / sizeof *durs; d++) {
+				struct http_request req = {.method = "GET", .path = paths[p]};
+				snprintf(req.request_id, sizeof req.request_id, "req_0123456789abcdefXYZ");
+				snprintf(req.org_id, sizeof req.org_id, "%s", orgs[g]);
+				int status = statuses[d % 5];
+				char line[1024];
+				size_t n = dispatch_access_line(line, sizeof line, "2026-11-25T07:42:17.045Z", &req, status,
+								durs[d]);
+				char *want = jansson_line("2026-11-25T07:42:17.045Z", &req, status, durs[d]);
+				assert_true(n > 0);
+				assert_int_equal(n, strlen(want) + 1);
+				assert_memory_equal(line, want, n - 1);
+				assert_int_equal(line[n - 1], '\n');
+				free(want);
+			}
+	/* Every duration as on_done rounds it (whole hundredths), and beyond. */
+	for (long long h = 0; h < 1100000; h += h < 2000 ? 1 : 997) {
+		double ms = (double)h / 100.0;
+		struct http_request req = {.method = "GET", .path = "/x"};
+		char line[1024];
+		size_t n = dispatch_access_line(line, sizeof line, "2026-11-25T07:42:17.045Z", &req, 304, ms);
+		char *want = jansson_line("2026-11-25T07:42:17.045Z", &req, 304, ms);
+		assert_int_equal(n, strlen(want) + 1);
+		assert_memory_equal(line, want, n - 1);
+		free(want);
+	}
+	/* What needs escaping is left to log_json. */
+	const char *odd[] = {"/a\"b", "/a\\b", "/caf\xc3\xa9", "/a\nb", "/\xff"};
+	for (size_t i = 0; i < sizeof odd / sizeof *odd; i++) {
+		struct http_request req = {.method = "GET", .path = odd[i]};
+		char line[1024];
+		assert_int_equal(dispatch_access_line(line, sizeof line, "2026-11-25T07:42:17.045Z", &req, 200, 1), 0);
+	}
+	/* Too small a buffer is not an overflow. */
+	struct http_request req = {.method = "GET", .path = "/x"};
+	char small[40];
+	assert_int_equal(dispatch_access_line(small, sizeof small, "2026-11-25T07:42:17.045Z", &req, 200, 1), 0);
+}
+
 int main(void)
 {
 	ids_init();
@@ -258,6 +326,7 @@ int main(void)
 		cmocka_unit_test(test_multipart_malformed),
 		cmocka_unit_test(test_multipart_boundary_and_stop),
 		cmocka_unit_test(test_dispatch_routes),
+		cmocka_unit_test(test_access_line_matches_log_json),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	curl_global_cleanup();

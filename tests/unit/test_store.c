@@ -224,10 +224,53 @@ static void locations(struct store *st)
 	assert_true(!strncmp(cid, "cus_", 4));
 }
 
+/* Two stores on one database stand for two processes: each keeps the keys
+ * it authenticated, and a revocation through either is seen by the other on
+ * its next check (SQLite: the shared DBPATH-authgen generation). */
+static void revocation_across_stores(struct store *st, const char *url)
+{
+	struct store *st2 = open_store(url);
+	struct org o;
+	assert_int_equal(store_org_create(st, "Two Processes", &o), CODE_OK);
+	char t1[TOKEN_LEN + 1], t2[TOKEN_LEN + 1];
+	struct api_key k1, k2, k;
+	struct org ko;
+	assert_int_equal(store_key_create(st, o.id, "one", t1, &k1), CODE_OK);
+	assert_int_equal(store_key_create(st, o.id, "two", t2, &k2), CODE_OK);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(store_key_authenticate(st, t1, TOKEN_LEN, &k, &ko), CODE_OK);
+		assert_string_equal(k.id, k1.id);
+		assert_string_equal(ko.id, o.id);
+		assert_string_equal(ko.name, "Two Processes");
+		assert_int_equal(store_key_authenticate(st2, t1, TOKEN_LEN, &k, &ko), CODE_OK);
+		assert_int_equal(store_key_authenticate(st, t2, TOKEN_LEN, &k, &ko), CODE_OK);
+		assert_string_equal(k.id, k2.id);
+		assert_int_equal(store_key_authenticate(st2, t2, TOKEN_LEN, &k, &ko), CODE_OK);
+	}
+	/* Revoked through the other store: refused here at once, and there. */
+	assert_int_equal(store_key_revoke(st2, NULL, k1.id), CODE_OK);
+	assert_int_equal(store_key_authenticate(st, t1, TOKEN_LEN, &k, &ko), CODE_UNAUTHORIZED);
+	assert_int_equal(store_key_authenticate(st2, t1, TOKEN_LEN, &k, &ko), CODE_UNAUTHORIZED);
+	assert_int_equal(store_key_authenticate(st, t2, TOKEN_LEN, &k, &ko), CODE_OK);
+	/* And the other way round. */
+	assert_int_equal(store_key_revoke(st, o.id, k2.id), CODE_OK);
+	assert_int_equal(store_key_authenticate(st2, t2, TOKEN_LEN, &k, &ko), CODE_UNAUTHORIZED);
+	assert_int_equal(store_key_authenticate(st, t2, TOKEN_LEN, &k, &ko), CODE_UNAUTHORIZED);
+	/* A token one character off a kept one is still checked in full. */
+	char t3[TOKEN_LEN + 1];
+	struct api_key k3;
+	assert_int_equal(store_key_create(st, o.id, "three", t3, &k3), CODE_OK);
+	assert_int_equal(store_key_authenticate(st, t3, TOKEN_LEN, &k, &ko), CODE_OK);
+	t3[TOKEN_LEN - 1] = t3[TOKEN_LEN - 1] == 'a' ? 'b' : 'a';
+	assert_int_equal(store_key_authenticate(st, t3, TOKEN_LEN, &k, &ko), CODE_UNAUTHORIZED);
+	store_close(st2);
+}
+
 static void run_all(const char *url)
 {
 	struct store *st = open_store(url);
 	identity(st);
+	revocation_across_stores(st, url);
 	runs(st);
 	outbox_and_secrets(st);
 	locations(st);
