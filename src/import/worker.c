@@ -156,6 +156,8 @@ struct workers *workers_start(struct store *st, const struct worker_opts *o, int
 		abort();
 	all->st = st;
 	all->opts = *o;
+	if (all->opts.poll_ms <= 0)
+		all->opts.poll_ms = 250;   /* never a busy loop, whoever filled o */
 	all->n = n > MAX_WORKERS ? MAX_WORKERS : n;
 	waiter_init(&all->w);
 	char host[64] = "host";
