@@ -68,6 +68,7 @@ TSAN_TESTS ?= tests/api/test_recovery.py tests/api/test_staging.py tests/api/tes
 	tests/api/test_ratelimit.py tests/api/test_robustness.py tests/api/test_connections.py \
 	tests/api/test_imports_lifecycle.py tests/api/test_reference.py tests/api/test_geocoding.py \
 	tests/api/test_fixup.py tests/web/test_sso.py tests/web/test_sso_hanging_provider.py
+tsan: export TSAN_OPTIONS = suppressions=$(abspath tests/tsan.supp)
 tsan: deps $(TSAN_BUILD)/build.ninja
 	ninja -C $(TSAN_BUILD)
 	meson test -C $(TSAN_BUILD) --print-errorlogs dispatch store http base
