@@ -55,7 +55,10 @@ def test_bad_bodies(server, plural, noun, prefix):
 @pytest.mark.parametrize("plural,noun,prefix", KINDS)
 def test_list_search_and_pages(server, plural, noun, prefix):
     names = ["Acme Paving", "Acme Rock", "Bolt Haulers", "Granite Co"]
-    ids = [create(server, plural, n).json()["id"] for n in names]
+    made = [create(server, plural, n).json() for n in names]
+    # The documented order is (createdAt, id): records made within the same
+    # millisecond come in id order, not necessarily in the order made.
+    ids = [x["id"] for x in sorted(made, key=lambda x: (x["createdAt"], x["id"]))]
     r = server.get("/api/v1/" + plural)
     assert r.status_code == 200 and [x["id"] for x in r.json()["data"]] == ids
     found = server.get("/api/v1/" + plural, params={"q": "  ACME "}).json()["data"]
