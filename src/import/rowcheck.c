@@ -1,5 +1,6 @@
 /* Mapping a row's cells to schema fields and normalizing them. */
 #include <sodium.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -58,15 +59,17 @@ static void check_field(struct arena *a, const struct colmap *map, struct row *o
 	int col = map->field_col[f];
 	enum norm_why why = NORM_WHY_NONE;
 	enum code rc = norm_field(a, f, out->raw[f], out->raw_len[f], unit, &out->v[f], &why);
+	bool warn = !rc && f == FIELD_WEIGHT && !out->v[f].blank && out->v[f].converted;
+	if (!rc && !warn)
+		return;   /* the common case: no excerpt of the cell is needed */
 	const char *value = out->raw[f] ? norm_excerpt(a, out->raw[f], out->raw_len[f], VALUE_EXCERPT_CHARS) : NULL;
 	if (rc) {
 		out->v[f].blank = true;
 		row_add_error(out, rc, f, col, value, norm_message(a, f, rc, why, out->raw[f], out->raw_len[f], NULL));
 		return;
 	}
-	if (f == FIELD_WEIGHT && !out->v[f].blank && out->v[f].converted)
-		row_add_warning(out, CODE_UNIT_NORMALIZED, f, col, value,
-				norm_message(a, f, CODE_UNIT_NORMALIZED, why, out->raw[f], out->raw_len[f], out->v[f].text));
+	row_add_warning(out, CODE_UNIT_NORMALIZED, f, col, value,
+			norm_message(a, f, CODE_UNIT_NORMALIZED, why, out->raw[f], out->raw_len[f], out->v[f].text));
 }
 
 static void content_hash(const struct row *r, char out[65])
@@ -87,7 +90,7 @@ static void content_hash(const struct row *r, char out[65])
 
 void row_check(struct arena *a, const struct colmap *map, const struct sheet_row *in, struct row *out)
 {
-	memset(out, 0, sizeof(*out));
+	memset(out, 0, offsetof(struct row, errors));
 	out->number = in->number;
 	for (int f = 0; f < FIELD__COUNT; f++) {
 		int col = map->field_col[f];

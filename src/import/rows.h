@@ -37,15 +37,16 @@ struct row {
 	const char *raw[FIELD__COUNT];  /* the cell as read (arena copy); NULL when unmapped */
 	size_t raw_len[FIELD__COUNT];
 	struct norm_value v[FIELD__COUNT];
-	struct diag errors[ROW_MAX_DIAGS];
-	int nerrors;
-	struct diag warnings[ROW_MAX_DIAGS];
-	int nwarnings;
+	int nerrors, nwarnings, nids;
 	char content_hash[65];
 	enum bucket bucket;
 	const char *reason;             /* skipped rows */
+	/* The lists last: row_check clears the row only up to here (only their
+	 * first n entries are ever read), so a row costs its few hundred bytes
+	 * of fields, not the 4 kB of the lists' capacity. */
+	struct diag errors[ROW_MAX_DIAGS];
+	struct diag warnings[ROW_MAX_DIAGS];
 	const char *ids[ROW_MAX_IDS];   /* createdRecordIds */
-	int nids;
 };
 
 /* Reads one data row through the mapping and normalizes every field,
