@@ -713,6 +713,9 @@ static void bench_backend(const char *url, struct result *r)
 	if (store_open(url, pool, &st, err, sizeof err) || store_migrate(st, err, sizeof err))
 		die("%s: %s", url, err);
 	bench_app.store = st;
+	/* What `loadline serve` does with its store before it serves. */
+	store_bound_waits(st, cfg->lease_ms);
+	store_checkpoint_in_background(st);
 	bench_app.rl = ratelimit_new(cfg->rate_limit, cfg->rate_window_ms);
 	if (store_secret(st, "cursor-mac", bench_app.cursor_key, sizeof bench_app.cursor_key))
 		die("cannot read the cursor key");

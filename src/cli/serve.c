@@ -147,6 +147,7 @@ int cli_serve(struct app *app, int argc, char **argv)
 	if (cli_geocoder(app) || !cli_store(app, c->http_threads + c->workers + 2) || serving_parts(app))
 		goto out;
 	store_bound_waits(app->store, c->lease_ms);
+	store_checkpoint_in_background(app->store);
 	struct background bg;
 	background_start(app, &bg);
 	srv = http_start(c->listen, c->http_threads, dispatch_app(app, &hooks));
@@ -203,6 +204,7 @@ int cli_worker(struct app *app, int argc, char **argv)
 		return 1;
 	}
 	store_bound_waits(app->store, app->cfg.lease_ms);
+	store_checkpoint_in_background(app->store);
 	/* A worker has no API listener; with LOADLINE_METRICS_LISTEN its run
 	 * metrics are scraped there. */
 	struct http_server *msrv = NULL;

@@ -40,6 +40,12 @@ enum code db_open(const char *url, const struct db_session *session, struct db *
 	return CODE_OK;
 }
 
+void db_checkpoint(struct db *db)
+{
+	if (db && db->kind == DB_SQLITE)
+		db_sqlite_checkpoint(db);
+}
+
 void db_close(struct db *db)
 {
 	if (!db)

@@ -50,10 +50,20 @@ struct db_res;
  * bounded (15 s), and a frozen SQLite writer blocks only its own file. */
 struct db_session {
 	int64_t lock_timeout_ms, idle_tx_timeout_ms, statement_timeout_ms;
+	/* SQLite: when set, a commit that leaves the write-ahead log past its
+	 * checkpoint size calls wal_full(wal_ctx) instead of copying the log
+	 * into the database itself (a checkpoint of a few MB is ~10 ms that
+	 * would otherwise land inside whichever import happened to commit). */
+	void (*wal_full)(void *wal_ctx);
+	void *wal_ctx;
 };
 enum code db_open(const char *url, const struct db_session *session, struct db **ret_db, char *err,
 		  size_t errlen);
 void db_close(struct db *db);
+/* SQLite: copies what it can of the write-ahead log into the database
+ * without waiting for readers or writers (a PASSIVE checkpoint).  Does
+ * nothing on PostgreSQL. */
+void db_checkpoint(struct db *db);
 enum db_kind db_kind(const struct db *db);
 /* True when the connection is usable; tries to re-establish a broken
  * PostgreSQL connection first. */

@@ -2,6 +2,8 @@
 #ifndef LOADLINE_STORE_DB_BACKEND_H
 #define LOADLINE_STORE_DB_BACKEND_H
 
+#include <stdint.h>
+
 #include "db.h"
 
 struct db {
@@ -23,6 +25,7 @@ struct db {
 
 struct stmt_cache_entry {
 	char *sql;
+	uint64_t hash;        /* stmt_hash(sql): most look-ups compare only this */
 	void *handle;         /* sqlite3_stmt*, or NULL for PostgreSQL */
 	char name[16];        /* PostgreSQL statement name */
 };
@@ -31,6 +34,16 @@ struct stmt_cache {
 	struct stmt_cache_entry e[STMT_CACHE_MAX];
 	int n, next_victim, serial;
 };
+
+/* db_checkpoint of a SQLite connection (db_sqlite.c). */
+void db_sqlite_checkpoint(struct db *db);
+
+/* The cache key of sql (FNV-1a of its text). */
+uint64_t stmt_hash(const char *sql);
+/* The index of sql's entry in c, or -1.  A cache holds up to 96 texts of a
+ * few hundred bytes, many sharing long prefixes ("SELECT id, org_id, ...");
+ * comparing hashes first keeps a look-up to one pass over sql. */
+int stmt_cache_find(const struct stmt_cache *c, const char *sql, uint64_t hash);
 
 struct db_ops {
 	enum code (*open)(struct db *db, const char *url);

@@ -4,6 +4,7 @@
 
 #include "base/arena.h"
 #include "db.h"
+#include "db_backend.h"
 #include "db_res.h"
 
 struct db_res *db_res_new(int cols)
@@ -99,4 +100,20 @@ void db_res_free(struct db_res *r)
 	arena_free(r->arena);
 	free(r->cells);
 	free(r);
+}
+
+uint64_t stmt_hash(const char *sql)
+{
+	uint64_t h = 14695981039346656037ULL;
+	for (const unsigned char *p = (const unsigned char *)sql; *p; p++)
+		h = (h ^ *p) * 1099511628211ULL;
+	return h;
+}
+
+int stmt_cache_find(const struct stmt_cache *c, const char *sql, uint64_t hash)
+{
+	for (int i = 0; i < c->n; i++)
+		if (c->e[i].hash == hash && c->e[i].sql && !strcmp(c->e[i].sql, sql))
+			return i;
+	return -1;
 }

@@ -115,11 +115,11 @@ static enum code prepared(struct db *db, const char *sql, int n, const Oid *type
 	if (!db->cache && !(db->cache = calloc(1, sizeof(*db->cache))))
 		abort();
 	struct stmt_cache *c = db->cache;
-	for (int i = 0; i < c->n; i++) {
-		if (c->e[i].sql && !strcmp(c->e[i].sql, sql)) {
-			*ret_name = c->e[i].name;
-			return CODE_OK;
-		}
+	uint64_t hash = stmt_hash(sql);
+	int hit = stmt_cache_find(c, sql, hash);
+	if (hit >= 0) {
+		*ret_name = c->e[hit].name;
+		return CODE_OK;
 	}
 	int slot = c->n < STMT_CACHE_MAX ? c->n++ : c->next_victim++ % STMT_CACHE_MAX;
 	struct stmt_cache_entry *e = &c->e[slot];
@@ -137,6 +137,7 @@ static enum code prepared(struct db *db, const char *sql, int n, const Oid *type
 	if (rc)
 		return rc;   /* the slot stays empty (sql NULL): never looked up */
 	e->sql = strdup(sql);
+	e->hash = hash;
 	*ret_name = e->name;
 	return CODE_OK;
 }

@@ -24,6 +24,25 @@ static void make_parent_dir(const char *path)
 	mkdir(dir, 0700);
 }
 
+/* SQLite's own auto-checkpoint size, in pages of the log. */
+#define WAL_CHECKPOINT_PAGES 1000
+
+/* Installed instead of SQLite's auto-checkpoint when the session asks for
+ * checkpoints elsewhere (see db_session.wal_full). */
+static int on_wal_commit(void *ctx, sqlite3 *s, const char *name, int pages)
+{
+	const struct db *db = ctx;
+	if (pages >= WAL_CHECKPOINT_PAGES)
+		db->session.wal_full(db->session.wal_ctx);
+	return SQLITE_OK;
+}
+
+void db_sqlite_checkpoint(struct db *db)
+{
+	if (db->conn)
+		sqlite3_wal_checkpoint_v2(db->conn, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+}
+
 static enum code sq_open(struct db *db, const char *url)
 {
 	const char *path = url + 7;
@@ -62,6 +81,8 @@ static enum code sq_open(struct db *db, const char *url)
 		sqlite3_free(msg);
 		return (rc & 0xff) == SQLITE_BUSY ? CODE_SERVICE_UNAVAILABLE : CODE_INTERNAL_ERROR;
 	}
+	if (db->session.wal_full)
+		sqlite3_wal_hook(s, on_wal_commit, db);
 	return CODE_OK;
 }
 
@@ -95,11 +116,11 @@ static int cached_stmt(struct db *db, const char *sql, sqlite3_stmt **ret)
 	if (!db->cache && !(db->cache = calloc(1, sizeof(*db->cache))))
 		abort();
 	struct stmt_cache *c = db->cache;
-	for (int i = 0; i < c->n; i++) {
-		if (!strcmp(c->e[i].sql, sql)) {
-			*ret = c->e[i].handle;
-			return SQLITE_OK;
-		}
+	uint64_t hash = stmt_hash(sql);
+	int hit = stmt_cache_find(c, sql, hash);
+	if (hit >= 0) {
+		*ret = c->e[hit].handle;
+		return SQLITE_OK;
 	}
 	char *q = rewrite(sql);
 	sqlite3_stmt *st = NULL;
@@ -113,6 +134,7 @@ static int cached_stmt(struct db *db, const char *sql, sqlite3_stmt **ret)
 		free(c->e[slot].sql);
 	}
 	c->e[slot].sql = strdup(sql);
+	c->e[slot].hash = hash;
 	c->e[slot].handle = st;
 	*ret = st;
 	return SQLITE_OK;

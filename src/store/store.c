@@ -20,7 +20,26 @@ struct store {
 	int nidle, nopen, max;
 	struct db_session session;   /* for connections opened from now on */
 	struct auth_cache *auth;     /* identity.c: authenticated keys */
+	/* SQLite's checkpoints, on a thread of their own when started
+	 * (store_checkpoint_in_background): due is set by a commit that left
+	 * the log past its checkpoint size. */
+	struct {
+		pthread_t thread;
+		pthread_mutex_t lock;
+		pthread_cond_t cond;
+		bool started, due, stop;
+	} ckpt;
 };
+
+/* Closes the idle connections, so that the next ones open with the
+ * current session (st->lock held). */
+static void close_idle_locked(struct store *st)
+{
+	while (st->nidle > 0) {
+		db_close(st->idle[--st->nidle]);
+		st->nopen--;
+	}
+}
 
 enum code store_open(const char *url, int pool_size, struct store **ret, char *err, size_t errlen)
 {
@@ -36,6 +55,8 @@ enum code store_open(const char *url, int pool_size, struct store **ret, char *e
 	st->max = pool_size < 1 ? 1 : pool_size > POOL_MAX ? POOL_MAX : pool_size;
 	pthread_mutex_init(&st->lock, NULL);
 	pthread_cond_init(&st->cond, NULL);
+	pthread_mutex_init(&st->ckpt.lock, NULL);
+	pthread_cond_init(&st->ckpt.cond, NULL);
 	st->idle[st->nidle++] = first;
 	st->nopen = 1;
 	*ret = st;
@@ -46,6 +67,15 @@ void store_close(struct store *st)
 {
 	if (!st)
 		return;
+	if (st->ckpt.started) {
+		pthread_mutex_lock(&st->ckpt.lock);
+		st->ckpt.stop = true;
+		pthread_cond_signal(&st->ckpt.cond);
+		pthread_mutex_unlock(&st->ckpt.lock);
+		pthread_join(st->ckpt.thread, NULL);
+	}
+	pthread_mutex_destroy(&st->ckpt.lock);
+	pthread_cond_destroy(&st->ckpt.cond);
 	for (int i = 0; i < st->nidle; i++)
 		db_close(st->idle[i]);
 	auth_cache_free(st->auth);
@@ -247,13 +277,61 @@ void store_bound_waits(struct store *st, int64_t lease_ms)
 {
 	int64_t lease = lease_ms > 2000 ? lease_ms : 2000;
 	pthread_mutex_lock(&st->lock);
-	st->session = (struct db_session){.lock_timeout_ms = lease / 2, .idle_tx_timeout_ms = 2 * lease,
-					  .statement_timeout_ms = 4 * lease};
+	st->session.lock_timeout_ms = lease / 2;
+	st->session.idle_tx_timeout_ms = 2 * lease;
+	st->session.statement_timeout_ms = 4 * lease;
 	/* Idle connections were opened without the bounds: reopen lazily. */
-	while (st->nidle > 0) {
-		db_close(st->idle[--st->nidle]);
-		st->nopen--;
+	close_idle_locked(st);
+	pthread_mutex_unlock(&st->lock);
+}
+
+/* db_session.wal_full of the pool's connections: wakes the checkpointer. */
+static void checkpoint_due(void *ctx)
+{
+	struct store *st = ctx;
+	pthread_mutex_lock(&st->ckpt.lock);
+	st->ckpt.due = true;
+	pthread_cond_signal(&st->ckpt.cond);
+	pthread_mutex_unlock(&st->ckpt.lock);
+}
+
+static void *checkpointer_main(void *arg)
+{
+	struct store *st = arg;
+	struct db *db = NULL;
+	pthread_mutex_lock(&st->ckpt.lock);
+	for (;;) {
+		while (!st->ckpt.due && !st->ckpt.stop)
+			pthread_cond_wait(&st->ckpt.cond, &st->ckpt.lock);
+		if (st->ckpt.stop)
+			break;
+		st->ckpt.due = false;
+		pthread_mutex_unlock(&st->ckpt.lock);
+		char err[256];
+		/* Its own connection, opened without the hook: it never writes. */
+		if (!db && db_open(st->url, NULL, &db, err, sizeof err) != CODE_OK) {
+			db = NULL;
+			db_note_open_failure(err);
+		}
+		db_checkpoint(db);
+		pthread_mutex_lock(&st->ckpt.lock);
 	}
+	pthread_mutex_unlock(&st->ckpt.lock);
+	db_close(db);
+	return NULL;
+}
+
+void store_checkpoint_in_background(struct store *st)
+{
+	if (st->kind != DB_SQLITE || st->ckpt.started)
+		return;
+	if (pthread_create(&st->ckpt.thread, NULL, checkpointer_main, st))
+		return;   /* commits keep checkpointing themselves */
+	st->ckpt.started = true;
+	pthread_mutex_lock(&st->lock);
+	st->session.wal_full = checkpoint_due;
+	st->session.wal_ctx = st;
+	close_idle_locked(st);
 	pthread_mutex_unlock(&st->lock);
 }
 

@@ -37,6 +37,12 @@ struct store_failure store_last_failure(void);
  * thus holds nobody up for long, and its late commit fails (its session
  * is gone, and its final move matches only while it holds the lease). */
 void store_bound_waits(struct store *st, int64_t lease_ms);
+/* SQLite: moves the write-ahead log's checkpoints off the committing
+ * connections onto a thread of the store's own (joined by store_close), so
+ * that an import's commit does not also copy the log of the imports before
+ * it into the database.  Connections opened from now on get it; nothing on
+ * PostgreSQL. */
+void store_checkpoint_in_background(struct store *st);
 /* Readiness: CODE_OK when the database answers and has every migration of
  * this binary applied; CODE_SERVICE_UNAVAILABLE when it cannot be reached;
  * CODE_INTERNAL_ERROR when its schema is behind. */
