@@ -5,6 +5,8 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/problem.h"
@@ -62,6 +64,39 @@ static void test_token_checksum_known(void **state)
 	snprintf(t, sizeof t, "ll_live_00000000000000000000000000000000%s", sum);
 	assert_true(token_well_formed(t, strlen(t)));
 	assert_int_equal(strlen(sum), 6);
+}
+
+#define MANY_IDS 3000   /* several refills of a thread's 512-byte pool */
+
+static void *make_ids(void *arg)
+{
+	char (*ids)[ID_MAX] = arg;
+	for (int i = 0; i < MANY_IDS; i++)
+		id_new("load", ids[i]);
+	return NULL;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* Ids made by two threads, across many refills of their pools: every one
+ * well formed, no two the same. */
+static void test_ids_never_repeat(void **state)
+{
+	(void)state;
+	char (*ids)[ID_MAX] = calloc(2 * MANY_IDS, ID_MAX);
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, make_ids, ids + MANY_IDS), 0);
+	make_ids(ids);
+	pthread_join(t, NULL);
+	for (int i = 0; i < 2 * MANY_IDS; i++)
+		assert_true(id_valid(ids[i], "load"));
+	qsort(ids, 2 * MANY_IDS, ID_MAX, cmp_id);
+	for (int i = 1; i < 2 * MANY_IDS; i++)
+		assert_string_not_equal(ids[i - 1], ids[i]);
+	free(ids);
 }
 
 static void test_ids(void **state)
@@ -338,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_token_format),
 		cmocka_unit_test(test_token_checksum_known),
 		cmocka_unit_test(test_ids),
+		cmocka_unit_test(test_ids_never_repeat),
 		cmocka_unit_test(test_router),
 		cmocka_unit_test(test_problem),
 		cmocka_unit_test(test_ratelimit),
