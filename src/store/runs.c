@@ -378,14 +378,6 @@ enum code store_run_move_tx(struct store_tx *tx, const char *id, const struct ru
 	return run_move_db(tx->db, id, m, ret_moved);
 }
 
-enum code store_result_add(struct store_tx *tx, const char *run_id, const char *bucket, int row_index,
-			   const char *body)
-{
-	struct db_param p[] = {P_TXT(run_id), P_TXT(bucket), P_INT(row_index), P_TXT(body)};
-	return db_exec(tx->db, "INSERT INTO run_results (run_id, bucket, row_index, body) VALUES ($1, $2, $3, $4)",
-		       p, 4, NULL);
-}
-
 #define RESULT_BATCH 100
 
 enum code store_results_add_all(struct store_tx *tx, const char *run_id, const struct result_entry *e, int n)

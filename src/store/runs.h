@@ -130,15 +130,14 @@ enum code store_tx_lock_keys(struct store_tx *tx, const int64_t *keys, int n);
 int64_t store_key_hash(const char *org_id, char kind, const char *key);
 
 enum code store_run_move_tx(struct store_tx *tx, const char *id, const struct run_move *m, bool *ret_moved);
-/* bucket: "succeeded" | "warnings" | "failed" | "skipped"; body is JSON text. */
-enum code store_result_add(struct store_tx *tx, const char *run_id, const char *bucket, int row_index,
-			   const char *body);
 struct result_entry {
-	const char *bucket;
+	const char *bucket;   /* "succeeded" | "warnings" | "failed" | "skipped" */
 	int row_index;
 	const char *body;
 };
-/* Stores many results with few statements (up to 100 rows each). */
+/* Stores many results with few statements (up to 100 rows each); body is
+ * JSON text.  Call it after store_run_move_tx has moved run_id in the same
+ * transaction: nothing else checks that the run exists (migration 8). */
 enum code store_results_add_all(struct store_tx *tx, const char *run_id, const struct result_entry *e, int n);
 
 /* A page of result bodies with row_index > after, in row order; fn gets

@@ -183,7 +183,8 @@ enum code store_ping(struct store *st)
 	return rc;
 }
 
-/* Replaces @BLOB@ with the dialect's binary type. */
+/* Replaces @BLOB@ with the dialect's binary type, and keeps a statement
+ * marked @PG@ (up to its ';') on PostgreSQL only. */
 static char *dialect_sql(const char *sql, enum db_kind kind)
 {
 	const char *blob = kind == DB_POSTGRES ? "BYTEA" : "BLOB";
@@ -197,6 +198,12 @@ static char *dialect_sql(const char *sql, enum db_kind kind)
 			memcpy(o, blob, bl);
 			o += bl;
 			s += 6;
+		} else if (!strncmp(s, "@PG@", 4)) {
+			s += 4;
+			if (kind != DB_POSTGRES) {
+				const char *end = strchr(s, ';');
+				s = end ? end + 1 : s + strlen(s);
+			}
 		} else {
 			*o++ = *s++;
 		}
@@ -224,7 +231,7 @@ static enum code apply_pending(struct db *db, char *err, size_t errlen)
 		if (m->version <= have)
 			continue;
 		char *sql = dialect_sql(m->sql, db_kind(db));
-		rc = db_script(db, sql);
+		rc = *sql ? db_script(db, sql) : CODE_OK;
 		free(sql);
 		struct db_param p[] = {P_INT(m->version), P_TXT(m->name), P_INT(now_ms())};
 		if (!rc)

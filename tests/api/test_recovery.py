@@ -226,3 +226,29 @@ def test_concurrent_imports_sharing_keys_never_deadlock(start_server):
     assert db_scalar(srv.db_url, "SELECT COUNT(*) FROM projects") == 6
     assert db_scalar(srv.db_url, "SELECT COUNT(*) FROM locations WHERE name IS NOT NULL") == 6
     assert db_scalar(srv.db_url, "SELECT MAX(attempts) FROM runs") == 1
+
+
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)
+def test_run_cancelled_mid_write_leaves_no_loads_and_no_results(start_server):
+    """A run cancelled (`admin cancel-run`) while its worker is writing its
+    rows: the worker's final move finds the run CANCELLED and rolls back the
+    whole transaction, so no Load and no result row is left.  The results
+    are written only after that move, which is what proves the run is still
+    the worker's: on PostgreSQL run_results has no foreign key doing it
+    once per row (migration 8).  PostgreSQL only: on SQLite the worker's
+    write transaction holds the database, so the cancel waits for it."""
+    n = 200
+    srv = start_server(workers=1, env=FAULT_ENV)
+    run_id = upload(srv, jobs_csv(n, job="MIDCANCEL"))
+    wait_state(srv, run_id, ("RUNNING",))
+    time.sleep(0.5)   # fault injection: rows are being written (15 ms each)
+    assert srv.cli.admin("cancel-run", run_id).out.strip() == ""
+    deadline = time.monotonic() + 30
+    while "run abandoned" not in srv.stderr():
+        assert time.monotonic() < deadline, "the worker never gave the cancelled run up"
+        time.sleep(0.05)
+    assert srv.get("/api/v1/imports/runs/" + run_id).json()["state"] == "CANCELLED"
+    assert db_scalar(srv.db_url, "SELECT COUNT(*) FROM loads") == 0
+    assert db_scalar(srv.db_url, "SELECT COUNT(*) FROM run_results WHERE run_id = '%s'" % run_id) == 0
+    for b in ("succeeded", "warnings", "failed", "skipped"):
+        assert all_results(srv, run_id, b) == []
