@@ -739,6 +739,9 @@ enum code writer_lock_keys(struct write_ctx *w, const struct row *rows, int n)
 {
 	static const enum field_group groups[] = {GROUP_PICKUP, GROUP_DROPOFF, GROUP_PROJECT_PICKUP,
 						  GROUP_PROJECT_DROPOFF};
+	/* SQLite has one writer at a time: its transaction is the lock. */
+	if (!store_tx_is_postgres(w->tx))
+		return CODE_OK;
 	int64_t *keys = arena_alloc(w->a, sizeof(int64_t) * ((size_t)n * 5 + 1));
 	int k = 0;
 	for (int i = 0; i < n; i++) {

@@ -58,7 +58,8 @@ enum code writer_flush(struct write_ctx *w);
 
 /* Locks, in one global order, every natural key the rows will write (job
  * codes; location names or addresses), before any row is written: imports
- * sharing keys wait for each other instead of deadlocking. */
+ * sharing keys wait for each other instead of deadlocking.  PostgreSQL
+ * only: a SQLite write transaction already excludes every other writer. */
 enum code writer_lock_keys(struct write_ctx *w, const struct row *rows, int n);
 
 /* Creates (or finds, when a concurrent import just made it) the location of
