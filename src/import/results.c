@@ -98,6 +98,7 @@ struct ctx {
 	const char **column;      /* header excerpt per column, made on first use */
 	bool dry;
 	struct buf b;
+	struct buf src;           /* scratch for source_json, reused row to row */
 };
 
 static void put_diag(struct ctx *x, const struct row *r, const struct diag *d)
@@ -157,9 +158,9 @@ static void put_diags(struct ctx *x, const struct row *r, const struct diag *d, 
 /* "source": {loadNo, jobCode[, projectName]}, as JSON text. */
 static const char *source_json(struct ctx *x, const struct row *r)
 {
-	struct buf s;
-	buf_init(&s, 1u << 20);
-	buf_putc(&s, '{');
+	struct buf *s = &x->src;
+	buf_clear(s);
+	buf_putc(s, '{');
 	enum field keys[] = {FIELD_LOAD_NO, FIELD_JOB_CODE, FIELD_PROJECT_NAME};
 	bool first = true;
 	for (size_t i = 0; i < 3; i++) {
@@ -170,15 +171,13 @@ static const char *source_json(struct ctx *x, const struct row *r)
 		if (f == FIELD_PROJECT_NAME && !v)
 			continue;
 		if (!first)
-			buf_putc(&s, ',');
+			buf_putc(s, ',');
 		first = false;
-		put_key(&s, field_name(f));
-		put_str_or_null(&s, v);
+		put_key(s, field_name(f));
+		put_str_or_null(s, v);
 	}
-	buf_putc(&s, '}');
-	const char *out = arena_strndup(x->a, buf_str(&s), s.len);
-	buf_done(&s);
-	return out;
+	buf_putc(s, '}');
+	return arena_strndup(x->a, buf_str(s), s->len);
 }
 
 static void put_ids(struct ctx *x, const struct row *r)
@@ -241,12 +240,14 @@ int results_entries(struct arena *a, bool dry_run, const struct colmap *map, con
 	struct ctx x = {.a = a, .map = map, .column = arena_alloc(a, sizeof(char *) * (size_t)(map->ncols + 1)),
 			.dry = dry_run};
 	buf_init(&x.b, 64u << 20);
+	buf_init(&x.src, 1u << 20);
 	put_str(&x.b, arena_printf(a, "%s/api/errors/", docs_url));
 	x.doc_open = arena_strndup(a, buf_str(&x.b), x.b.len - 1);   /* without the closing quote */
 	buf_clear(&x.b);
 	for (int i = 0; i < nrows; i++)
 		row_results(&x, &rows[i], &out);
 	buf_done(&x.b);
+	buf_done(&x.src);
 	*ret = out.e;
 	return out.n;
 }
