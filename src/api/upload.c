@@ -6,7 +6,6 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <errno.h>
-#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -16,6 +15,7 @@
 #include "base/arena.h"
 #include "base/spool.h"
 #include "base/clock.h"
+#include "base/digest.h"
 #include "base/log.h"
 #include "endpoints.h"
 #include "http/multipart.h"
@@ -27,7 +27,7 @@ struct upload {
 	struct multipart *mp;
 	struct http_request *req;
 	struct spool file;
-	crypto_hash_sha256_state hash;
+	struct digest hash;   /* the fingerprint: the kind, then the file */
 	int file_parts;
 	bool in_file;          /* the current part is the (first) file part */
 	bool too_large;
@@ -63,7 +63,7 @@ static bool on_data(void *cls, const char *data, size_t size)
 		up->too_large = w > 0;
 		return false;
 	}
-	crypto_hash_sha256_update(&up->hash, (const unsigned char *)data, size);
+	digest_update(&up->hash, data, size);
 	return true;
 }
 
@@ -126,8 +126,8 @@ static void begin(struct api_ctx *ctx, struct http_request *req, struct http_res
 			    "spool directory is not writable); retry later.", NULL);
 		return;
 	}
-	crypto_hash_sha256_init(&up->hash);
-	crypto_hash_sha256_update(&up->hash, (const unsigned char *)"jobs\n", 5);
+	digest_init(&up->hash);
+	digest_update(&up->hash, "jobs\n", 5);
 	up->dry_run = dry && !strcmp(dry, "true");
 	arena_cleanup(req->arena, upload_cleanup, up);
 	struct multipart_sink sink = {.part_begin = on_part, .part_data = on_data, .ctx = up};
@@ -231,9 +231,7 @@ static void create_run_locked(struct api_ctx *ctx, struct http_request *req, str
 	snprintf(run.kind, sizeof run.kind, "jobs");
 	run.state = RUN_QUEUED;
 	run.dry_run = up->dry_run;
-	unsigned char h[crypto_hash_sha256_BYTES];
-	crypto_hash_sha256_final(&up->hash, h);
-	sodium_bin2hex(run.fingerprint, sizeof run.fingerprint, h, sizeof h);
+	digest_final_hex(&up->hash, run.fingerprint);
 	snprintf(run.file_name, sizeof run.file_name, "%s", up->file_name ? up->file_name : "upload");
 	run.file_size = (int64_t)up->file.len;
 	snprintf(run.file_format, sizeof run.file_format, "%s", fmt == SHEET_XLSX ? "xlsx" : "csv");

@@ -1,9 +1,9 @@
 /* Mapping a row's cells to schema fields and normalizing them. */
-#include <sodium.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "base/digest.h"
 #include "rows.h"
 
 #define VALUE_EXCERPT_CHARS 200
@@ -72,20 +72,18 @@ static void check_field(struct arena *a, const struct colmap *map, struct row *o
 			norm_message(a, f, CODE_UNIT_NORMALIZED, why, out->raw[f], out->raw_len[f], out->v[f].text));
 }
 
-static void content_hash(const struct row *r, char out[65])
+static void content_hash(const struct row *r, char out[DIGEST_HEX])
 {
-	crypto_hash_sha256_state st;
-	crypto_hash_sha256_init(&st);
+	struct digest d;
+	digest_init(&d);
 	for (int f = 0; f < FIELD__COUNT; f++) {
 		if (r->v[f].blank || !r->v[f].text)
 			continue;
 		const char *name = field_name((enum field)f);
-		crypto_hash_sha256_update(&st, (const unsigned char *)name, strlen(name) + 1);
-		crypto_hash_sha256_update(&st, (const unsigned char *)r->v[f].text, r->v[f].len + 1);
+		digest_update(&d, name, strlen(name) + 1);
+		digest_update(&d, r->v[f].text, r->v[f].len + 1);
 	}
-	unsigned char h[crypto_hash_sha256_BYTES];
-	crypto_hash_sha256_final(&st, h);
-	sodium_bin2hex(out, 65, h, sizeof h);
+	digest_final_hex(&d, out);
 }
 
 void row_check(struct arena *a, const struct colmap *map, const struct sheet_row *in, struct row *out)
