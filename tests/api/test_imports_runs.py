@@ -182,7 +182,12 @@ def test_runs_list_newest_first(start_server):
     """PRODUCT §2: GET /api/v1/imports/runs lists the organization's runs,
     newest first, paginated like results."""
     srv = start_server(workers=0)
-    ids = [accepted_run(upload(srv, csv_bytes(rows(1, job="LIST%d" % i))))["id"] for i in range(3)]
+    made = [accepted_run(upload(srv, csv_bytes(rows(1, job="LIST%d" % i)))) for i in range(3)]
+    # Newest first is (createdAt, id) descending: runs made within the same
+    # millisecond come in descending id order.
+    newest = sorted(made, key=lambda x: (parse_ts(x["createdAt"]), x["id"]), reverse=True)
+    ids = [x["id"] for x in newest][::-1]
+    assert parse_ts(made[0]["createdAt"]) <= parse_ts(made[1]["createdAt"]) <= parse_ts(made[2]["createdAt"])
     r = srv.get("/api/v1/imports/runs")
     assert r.status_code == 200
     lst = r.json()
