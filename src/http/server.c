@@ -162,8 +162,10 @@ void http_append_header(struct http_request *req, struct http_response *res, con
 static enum MHD_Result send_response(struct MHD_Connection *c, struct conn_state *cs)
 {
 	struct http_response *res = &cs->res;
-	struct MHD_Response *r = MHD_create_response_from_buffer(res->body_len, (void *)(res->body ? res->body : ""),
-								 MHD_RESPMEM_MUST_COPY);
+	/* No body (a 304, a 204): nothing to copy. */
+	struct MHD_Response *r = res->body_len ? MHD_create_response_from_buffer(res->body_len, (void *)res->body,
+										 MHD_RESPMEM_MUST_COPY)
+					       : MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
 	if (!r)
 		return MHD_NO;
 	if (res->content_type && res->status != 304)
