@@ -75,19 +75,19 @@ static void on_headers(struct http_request *req, struct http_response *res)
 	struct dispatch_req *d = arena_alloc(req->arena, sizeof(*d));
 	req->app_data = d;
 	d->t0 = mono_ms();
-	if (strlen(req->path) + http_query_bytes(req) > HTTP_MAX_URL) {
+	struct http_scan scan; /* one pass over the headers and query */
+	http_request_scan(req, &scan);
+	if (strlen(req->path) + scan.query_bytes > HTTP_MAX_URL) {
 		api_problem(req, res, CODE_URI_TOO_LONG, NULL, NULL);
 		return;
 	}
-	bool length_conflicts;
-	if (http_header_scan(req, &length_conflicts) > HTTP_MAX_HEADER_BYTES) {
+	if (scan.header_bytes > HTTP_MAX_HEADER_BYTES) {
 		api_problem(req, res, CODE_HEADERS_TOO_LARGE, NULL, NULL);
 		return;
 	}
 	/* Two framings of one body are how requests are smuggled past a proxy
 	 * that picks the other one: refuse rather than choose. */
-	if (length_conflicts ||
-	    (http_header(req, "Content-Length") && http_header(req, "Transfer-Encoding"))) {
+	if (scan.length_conflicts || (scan.has_length && scan.has_transfer_encoding)) {
 		api_problem(req, res, CODE_INVALID_REQUEST, "The request has conflicting Content-Length headers, or "
 			    "both Content-Length and Transfer-Encoding: send exactly one body framing.", NULL);
 		return;

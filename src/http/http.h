@@ -83,6 +83,16 @@ bool http_header_conflicts(const struct http_request *req, const char *name);
 size_t http_header_scan(const struct http_request *req, bool *ret_length_conflicts);
 /* Total size of the query string's names and values. */
 size_t http_query_bytes(const struct http_request *req);
+/* All of the above that a request's first checks need, in one pass over
+ * the headers and query arguments. */
+struct http_scan {
+	size_t query_bytes;        /* as http_query_bytes */
+	size_t header_bytes;       /* as http_header_scan */
+	bool length_conflicts;     /* Content-Length given twice, differently */
+	bool has_length;           /* a Content-Length header */
+	bool has_transfer_encoding; /* a Transfer-Encoding header */
+};
+void http_request_scan(const struct http_request *req, struct http_scan *ret);
 
 /* Response builders: set status/body (copied into the request arena when
  * copy is true) and mark the request answered.  Headers may be added before

@@ -120,6 +120,35 @@ size_t http_header_scan(const struct http_request *req, bool *ret_length_conflic
 	return s.bytes;
 }
 
+struct request_scan {
+	struct http_scan *out;
+	struct same_values cl;
+};
+
+static enum MHD_Result request_scan_value(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct request_scan *s = cls;
+	size_t n = strlen(key) + (value ? strlen(value) : 0) + 4;
+	if (kind == MHD_GET_ARGUMENT_KIND) {
+		s->out->query_bytes += n;
+		return MHD_YES;
+	}
+	s->out->header_bytes += n;
+	if (!strcasecmp(key, "Transfer-Encoding"))
+		s->out->has_transfer_encoding = true;
+	return compare_value(&s->cl, kind, key, value);
+}
+
+void http_request_scan(const struct http_request *req, struct http_scan *ret)
+{
+	*ret = (struct http_scan){0};
+	struct request_scan s = {ret, {"Content-Length", NULL, false}};
+	MHD_get_connection_values(req->conn, (enum MHD_ValueKind)(MHD_HEADER_KIND | MHD_GET_ARGUMENT_KIND),
+				  request_scan_value, &s);
+	ret->length_conflicts = s.cl.differ;
+	ret->has_length = s.cl.first != NULL;
+}
+
 size_t http_query_bytes(const struct http_request *req)
 {
 	size_t total = 0;
@@ -162,8 +191,10 @@ void http_append_header(struct http_request *req, struct http_response *res, con
 static enum MHD_Result send_response(struct MHD_Connection *c, struct conn_state *cs)
 {
 	struct http_response *res = &cs->res;
-	struct MHD_Response *r = MHD_create_response_from_buffer(res->body_len, (void *)(res->body ? res->body : ""),
-								 MHD_RESPMEM_MUST_COPY);
+	/* No body (a 304, a 204): nothing to copy. */
+	struct MHD_Response *r = res->body_len ? MHD_create_response_from_buffer(res->body_len, (void *)res->body,
+										 MHD_RESPMEM_MUST_COPY)
+					       : MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
 	if (!r)
 		return MHD_NO;
 	if (res->content_type && res->status != 304)
