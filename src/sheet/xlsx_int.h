@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <libxml/parser.h>
 #include <libxml/xmlreader.h>
+#include <libdeflate.h>
 #include <zip.h>
 
 #include "base/buf.h"
@@ -26,7 +27,15 @@ struct xzip {
 	size_t file_len;
 	size_t inflated;     /* actual bytes from every entry read so far */
 	const char *err;     /* static message when a limit stopped a read */
+	struct libdeflate_decompressor *inflater;  /* whole-entry inflating, made on first use */
 };
+
+/* Entries whose declared size is at most this are inflated whole, with
+ * libdeflate, when opened (and checked against their size and CRC-32);
+ * larger ones, and any that fail that, are streamed through libzip and
+ * zlib as before.  Bytes reach the parsers, and count against the limits,
+ * a read at a time either way. */
+#define XZIP_WHOLE_MAX (4u * 1024 * 1024)
 
 /* One part being inflated; counted while read, whatever its header says. */
 struct xentry {
@@ -37,6 +46,8 @@ struct xentry {
 	uint64_t size;        /* as declared: more than this is an error */
 	char tail[16];        /* last bytes seen, for the DTD scan across reads */
 	size_t tail_len;
+	char *mem;            /* the whole part (size bytes), when inflated whole */
+	size_t pos;           /* bytes of mem handed out so far */
 };
 
 /* Opens the zip and checks every entry's declared sizes, ratios, and
@@ -56,6 +67,14 @@ bool xzip_has_extension(struct xzip *z, const char *ext);
 int xentry_open(struct xzip *z, const char *name, struct xentry *e, const char **ret_msg);
 int xentry_read(void *ctx, char *out, int len);
 void xentry_close(struct xentry *e);
+/* Whole parts only (e->mem): hands the next up to len bytes out without
+ * copying them, counted against the limits as xentry_read counts them;
+ * bytes already counted once (a part read again from its start after
+ * xentry_rewind) are not counted again.  Returns the bytes handed out (0 at
+ * the end), -1 on error with z->err set. */
+int xentry_advance(struct xentry *e, size_t len);
+/* Whole parts only: reads start again from the first byte. */
+void xentry_rewind(struct xentry *e);
 
 /* An XML part streamed through libxml2's reader with no DTD, no entities,
  * no network.  xml_open returns -1 (with *ret_msg) when the part is absent
