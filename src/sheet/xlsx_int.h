@@ -176,6 +176,9 @@ void xstyles_free(struct xstyles *st);
 /* The worksheet stream: a sheet_reader over one worksheet part, with the
  * shared strings of sst_part (NULL: none) read lazily.  Takes ownership of
  * z and st (also on failure). */
+/* The sheetData scanner (xlsx_sheet.c) is used when true, the default; the
+ * fuzz target turns it off to check that both ways read the same. */
+extern bool xsheet_scanner;
 enum code xsheet_open(struct xzip *z, const char *part, const char *sst_part, struct xstyles *st,
 		      bool date1904, struct sheet_reader **ret, const char **ret_msg);
 

@@ -15,6 +15,14 @@
 
 enum cell_type { T_NUMBER, T_SHARED, T_BOOL, T_DATE, T_TEXT };
 
+#define FAST_DEPTH 8       /* elements open inside sheetData */
+#define FAST_NAME 32       /* element names and prefixes, NUL included */
+#define FAST_PREFIXES 16
+#define FAST_ATTRS 16
+
+struct xsheet;
+static void fast_begin(struct xsheet *x);
+
 struct xsheet {
 	struct sheet_reader base;
 	struct xzip z;
@@ -41,6 +49,16 @@ struct xsheet {
 	size_t q_pos;       /* next record to deliver */
 	const char *err;    /* the parse failed after the queued rows */
 	unsigned err_row;
+	/* The sheetData scanner (see fast_scan): on while it reads the part,
+	 * off for good once it handed the part back to libxml2. */
+	bool fast, no_fast;
+	size_t fpos;                 /* next byte of the part to scan */
+	int sp;                      /* elements open inside sheetData */
+	char open[FAST_DEPTH][FAST_NAME];
+	int nprefix;                 /* namespace prefixes bound at sheetData */
+	char prefix[FAST_PREFIXES][FAST_NAME];
+	unsigned delivered;          /* number of the last row handed out */
+	unsigned skip_upto;          /* after a hand-back: rows already handed out */
 };
 
 /* "AB12" -> column 27 (0-based), row 12.  Returns -1 when malformed. */
@@ -352,6 +370,7 @@ static void sax_start(void *ctx, const xmlChar *local, const xmlChar *prefix, co
 			start_cell(x, nattrs, attrs);
 	} else if (!strcmp(name, "sheetData")) {
 		x->in_data = true;
+		fast_begin(x);
 	} else if (x->in_data && !strcmp(name, "row")) {
 		start_row(x, nattrs, attrs);
 	}
@@ -394,6 +413,291 @@ static void sax_text(void *ctx, const xmlChar *s, int len)
 		fail(x, "a cell's text is larger than the expansion limit");
 }
 
+/* ---- the sheetData scanner ----
+ *
+ * libxml2 reads the worksheet up to <sheetData> (the prologue: XML
+ * declaration, root element, namespaces, whatever else comes first).  From
+ * there, when the part was inflated whole, a scanner reads the strict subset
+ * of XML that writers put in sheetData (start and end tags with plain ASCII
+ * attributes, text without references) and calls the same SAX callbacks as
+ * libxml2 would, with the same arguments, so rows are queued and checked
+ * exactly as before.  Anything outside that subset (a comment, a CDATA
+ * section, an entity or character reference, a byte outside printable
+ * ASCII, a namespace prefix not bound at <sheetData>, a mismatched tag, the
+ * part ending early...) hands the part back to libxml2: it parses it again
+ * from the start, no row already handed out is handed out again, and every
+ * error is then libxml2's own, as before.  docs/design.md says why. */
+
+enum { FAST_MORE = 1, FAST_DONE = 0, FAST_ERROR = -1, FAST_GIVE_UP = 2 };
+
+/* Called by sax_start at <sheetData>, inside xmlParseChunk: when the part is
+ * in memory as plain UTF-8 and the parser's position is right on the start
+ * tag's '>', the scanner takes over from the next byte. */
+bool xsheet_scanner = true;
+
+static void fast_begin(struct xsheet *x)
+{
+	struct xentry *e = &x->part.e;
+	xmlParserCtxtPtr ctxt = x->part.ctxt;
+	if (!xsheet_scanner || x->no_fast || !e->mem || !ctxt || !ctxt->input || !ctxt->input->buf ||
+	    ctxt->input->buf->encoder || ctxt->charset != XML_CHAR_ENCODING_UTF8 || ctxt->inSubset)
+		return;
+	xmlParserInputPtr in = ctxt->input;
+	size_t off = (size_t)in->consumed + (size_t)(in->cur - in->base);
+	if (off >= e->pos || e->mem[off] != '>')
+		return;
+	/* ... and that '>' ends "<sheetData": the offset is right. */
+	const char *lt = memrchr(e->mem, '<', off);
+	if (!lt || (size_t)(e->mem + off - lt) < 10 || memcmp(lt + 1, "sheetData", 9) ||
+	    !(lt[10] == '>' || lt[10] == ' ' || lt[10] == '\t' || lt[10] == '\n' || lt[10] == '\r'))
+		return;
+	x->nprefix = 0;
+	/* nsTab holds prefix, URI pairs; nsNr counts both. */
+	for (int i = 0; i + 1 < ctxt->nsNr && x->nprefix < FAST_PREFIXES; i += 2) {
+		const char *pre = (const char *)ctxt->nsTab[i];
+		if (pre && strlen(pre) < FAST_NAME)
+			strcpy(x->prefix[x->nprefix++], pre);
+	}
+	x->fast = true;
+	x->fpos = off + 1;
+	x->sp = 0;
+	xsax_stop(&x->part);
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+static bool is_name_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool is_name(char c)
+{
+	return is_name_start(c) || (c >= '0' && c <= '9') || c == '-' || c == '.';
+}
+
+/* Text between tags: printable ASCII, tab and newline, no reference
+ * ('&'), no ']' (for "]]>"), no CR (which XML would normalise). */
+static bool plain_text(unsigned char c)
+{
+	return (c >= 0x20 && c < 0x7f && c != '&' && c != ']') || c == '\t' || c == '\n';
+}
+
+struct fast_attr {
+	const char *name, *local, *val, *end;
+	size_t nlen, llen;
+	bool prefixed;
+};
+
+static bool bound_prefix(const struct xsheet *x, const char *p, size_t n)
+{
+	for (int i = 0; i < x->nprefix; i++)
+		if (!strncmp(x->prefix[i], p, n) && !x->prefix[i][n])
+			return true;
+	return false;
+}
+
+/* One start tag, m[i] just past '<' and m[gt] its '>'. */
+static int fast_start_tag(struct xsheet *x, const char *m, size_t i, size_t gt)
+{
+	size_t ns = i;
+	while (i < gt && is_name(m[i]))
+		i++;
+	size_t nlen = i - ns;
+	if (!nlen || nlen >= FAST_NAME || x->sp == FAST_DEPTH)
+		return FAST_GIVE_UP;
+	struct fast_attr at[FAST_ATTRS];
+	int nat = 0;
+	bool empty = false;
+	for (;;) {
+		size_t ws = i;
+		while (i < gt && is_space(m[i]))
+			i++;
+		if (i == gt)
+			break;
+		if (m[i] == '/') {
+			if (i + 1 != gt)
+				return FAST_GIVE_UP;
+			empty = true;
+			break;
+		}
+		if (i == ws || nat == FAST_ATTRS || !is_name_start(m[i]))
+			return FAST_GIVE_UP;
+		struct fast_attr *a = &at[nat];
+		a->name = a->local = m + i;
+		while (i < gt && is_name(m[i]))
+			i++;
+		a->prefixed = i < gt && m[i] == ':';
+		if (a->prefixed) {
+			if (!bound_prefix(x, a->name, (size_t)(m + i - a->name)))
+				return FAST_GIVE_UP;
+			a->local = m + ++i;
+			if (i >= gt || !is_name_start(m[i]))
+				return FAST_GIVE_UP;
+			while (i < gt && is_name(m[i]))
+				i++;
+		}
+		a->nlen = (size_t)(m + i - a->name);
+		a->llen = (size_t)(m + i - a->local);
+		/* xmlns declarations change the namespaces: libxml2's business. */
+		if (!strncmp(a->name, "xmlns", 5) && (a->nlen == 5 || a->prefixed))
+			return FAST_GIVE_UP;
+		while (i < gt && is_space(m[i]))
+			i++;
+		if (i >= gt || m[i] != '=')
+			return FAST_GIVE_UP;
+		for (i++; i < gt && is_space(m[i]); i++)
+			;
+		if (i >= gt || (m[i] != '"' && m[i] != '\''))
+			return FAST_GIVE_UP;
+		char q = m[i++];
+		a->val = m + i;
+		while (i < gt && m[i] != q) {
+			unsigned char c = (unsigned char)m[i];
+			if (c < 0x20 || c >= 0x7f || c == '<' || c == '&')
+				return FAST_GIVE_UP;
+			i++;
+		}
+		if (i >= gt)
+			return FAST_GIVE_UP;
+		a->end = m + i++;
+		/* A repeated attribute (or two prefixed ones with the same
+		 * local name, which may share a namespace) is an error. */
+		for (int j = 0; j < nat; j++)
+			if ((at[j].nlen == a->nlen && !memcmp(at[j].name, a->name, a->nlen)) ||
+			    (a->prefixed && at[j].prefixed && at[j].llen == a->llen &&
+			     !memcmp(at[j].local, a->local, a->llen)))
+				return FAST_GIVE_UP;
+		nat++;
+	}
+	/* libxml2's arguments: local name, prefix, URI, value, value end.  The
+	 * callbacks look at r, t and s only. */
+	const xmlChar *av[5 * FAST_ATTRS];
+	for (int j = 0; j < nat; j++) {
+		const char *local = "";
+		if (at[j].llen == 1)
+			local = at[j].local[0] == 'r' ? "r" : at[j].local[0] == 't' ? "t" : at[j].local[0] == 's' ? "s" : "";
+		av[5 * j] = (const xmlChar *)local;
+		av[5 * j + 1] = av[5 * j + 2] = NULL;
+		av[5 * j + 3] = (const xmlChar *)at[j].val;
+		av[5 * j + 4] = (const xmlChar *)at[j].end;
+	}
+	char *name = x->open[x->sp];
+	memcpy(name, m + ns, nlen);
+	name[nlen] = '\0';
+	sax_start(x, (const xmlChar *)name, NULL, NULL, 0, NULL, nat, 0, av);
+	if (x->err)
+		return FAST_ERROR;
+	if (empty) {
+		sax_end(x, (const xmlChar *)name, NULL, NULL);
+		return x->err ? FAST_ERROR : FAST_MORE;
+	}
+	x->sp++;
+	return FAST_MORE;
+}
+
+/* Scans what the part handed out so far, token by token; a token not yet
+ * complete waits for the next chunk. */
+static int fast_scan(struct xsheet *x)
+{
+	const char *m = x->part.e.mem;
+	size_t end = x->part.e.pos, p = x->fpos;
+	while (p < end) {
+		if (m[p] != '<') {
+			size_t q = p;
+			while (q < end && m[q] != '<') {
+				if (!plain_text((unsigned char)m[q]))
+					return FAST_GIVE_UP;
+				q++;
+			}
+			if (q == end)
+				break;
+			sax_text(x, (const xmlChar *)m + p, (int)(q - p));
+			if (x->err)
+				return FAST_ERROR;
+			x->fpos = p = q;
+			continue;
+		}
+		const char *gtp = memchr(m + p, '>', end - p);
+		if (!gtp)
+			break;
+		size_t gt = (size_t)(gtp - m), i = p + 1;
+		int rc;
+		if (m[i] == '/') {
+			size_t ns = ++i;
+			while (i < gt && is_name(m[i]))
+				i++;
+			size_t nlen = i - ns;
+			while (i < gt && is_space(m[i]))
+				i++;
+			const char *want = x->sp ? x->open[x->sp - 1] : "sheetData";
+			if (i != gt || !nlen || strlen(want) != nlen || memcmp(want, m + ns, nlen))
+				return FAST_GIVE_UP;
+			if (x->sp)
+				x->sp--;
+			sax_end(x, (const xmlChar *)want, NULL, NULL);
+			if (x->err)
+				return FAST_ERROR;
+			if (x->done) {
+				x->fpos = gt + 1;
+				return FAST_DONE;
+			}
+			rc = FAST_MORE;
+		} else if (is_name_start(m[i])) {
+			rc = fast_start_tag(x, m, i, gt);
+		} else {
+			return FAST_GIVE_UP;
+		}
+		if (rc != FAST_MORE)
+			return rc;
+		x->fpos = p = gt + 1;
+	}
+	return FAST_MORE;
+}
+
+/* The next chunk of the part, counted against the limits as libxml2's
+ * would be, then scanned. */
+static int fast_feed(struct xsheet *x, const char **ret_msg)
+{
+	int n = xentry_advance(&x->part.e, XSAX_CHUNK);
+	if (n < 0) {
+		*ret_msg = x->part.e.z->err;
+		return FAST_ERROR;
+	}
+	if (n == 0)
+		return FAST_GIVE_UP;  /* the part ends inside sheetData */
+	return fast_scan(x);
+}
+
+/* Hands the part back to libxml2, from its first byte: the parse state is
+ * as at the start, and the rows already handed out are skipped. */
+static void fast_give_up(struct xsheet *x)
+{
+	struct xsax *s = &x->part;
+	if (s->ctxt) {
+		if (s->ctxt->myDoc)
+			xmlFreeDoc(s->ctxt->myDoc);
+		xmlFreeParserCtxt(s->ctxt);
+		s->ctxt = NULL;
+	}
+	s->err = NULL;
+	s->stopped = s->finished = false;
+	xentry_rewind(&s->e);
+	x->fast = false;
+	x->no_fast = true;
+	x->skip_upto = x->delivered;
+	x->in_data = x->done = false;
+	x->last_row = 0;
+	x->depth = x->row = x->c = x->v = x->is = x->t = x->rph = 0;
+	x->next_col = x->col = 0;
+	buf_clear(&x->val);
+	buf_clear(&x->q);
+	x->q_ready = x->q_pos = 0;
+}
+
 /* ---- the row stream ---- */
 
 static void q_get(struct xsheet *x, void *p, size_t n)
@@ -409,6 +713,17 @@ static enum code deliver_row(struct xsheet *x, struct rowbuf *rb, const char **r
 	x->q_pos++;  /* 'R' */
 	q_get(x, &number, sizeof(number));
 	rb->number = number;
+	if (number <= x->skip_upto) {
+		/* Handed out before the scanner gave the part back. */
+		while (x->q.data[x->q_pos] == 'C') {
+			uint32_t len;
+			memcpy(&len, x->q.data + x->q_pos + 14, 4);
+			x->q_pos += CELL_REC + (size_t)len + 1;
+		}
+		x->q_pos++;
+		return CODE_OK;
+	}
+	x->delivered = number;
 	while (x->q.data[x->q_pos] == 'C') {
 		const char *rec = x->q.data + x->q_pos;
 		uint32_t col, len;
@@ -437,8 +752,19 @@ static enum code xsheet_next(struct sheet_reader *r, struct rowbuf *rb, bool *re
 	struct xsheet *x = (struct xsheet *)r;
 	*ret_eof = false;
 	for (;;) {
-		if (x->q_pos < x->q_ready)
+		if (x->q_pos < x->q_ready) {
+			if (x->skip_upto) {
+				unsigned number;
+				memcpy(&number, x->q.data + x->q_pos + 1, sizeof(number));
+				if (number <= x->skip_upto) {
+					enum code e = deliver_row(x, rb, ret_msg);  /* skips it */
+					if (e)
+						return e;
+					continue;
+				}
+			}
 			return deliver_row(x, rb, ret_msg);
+		}
 		if (x->err) {
 			*ret_msg = x->err;
 			rb->number = x->err_row;
@@ -452,8 +778,21 @@ static enum code xsheet_next(struct sheet_reader *r, struct rowbuf *rb, bool *re
 			memmove(x->q.data, x->q.data + x->q_ready, keep);
 		x->q.len = keep;
 		x->q_ready = x->q_pos = 0;
-		const char *msg;
-		int rc = xsax_feed(&x->part, &msg);
+		const char *msg = NULL;
+		int rc;
+		if (x->fast) {
+			rc = fast_feed(x, &msg);
+		} else {
+			rc = xsax_feed(&x->part, &msg);
+			/* <sheetData> started the scanner: it reads the rest of the
+			 * chunk libxml2 had. */
+			if (x->fast && !x->err)
+				rc = fast_scan(x);
+		}
+		if (rc == FAST_GIVE_UP) {
+			fast_give_up(x);
+			continue;
+		}
 		if (rc < 0 && !x->err) {
 			x->err = msg;
 			x->err_row = x->row ? x->last_row : x->last_row + 1;
