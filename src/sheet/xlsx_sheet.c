@@ -55,6 +55,7 @@ struct xsheet {
 	size_t fpos;                 /* next byte of the part to scan */
 	int sp;                      /* elements open inside sheetData */
 	char open[FAST_DEPTH][FAST_NAME];
+	size_t open_len[FAST_DEPTH];
 	int nprefix;                 /* namespace prefixes bound at sheetData */
 	char prefix[FAST_PREFIXES][FAST_NAME];
 	unsigned delivered;          /* number of the last row handed out */
@@ -232,9 +233,22 @@ static void fail(struct xsheet *x, const char *msg)
 	xsax_fail(&x->part, msg);
 }
 
+/* buf_append, without its call when the bytes fit (this runs several
+ * times for every cell); the cap is checked as buf_append checks it. */
+static inline int append(struct buf *b, const void *p, size_t n)
+{
+	if (b->data && n < b->cap - b->len && b->len + n <= b->max) {
+		memcpy(b->data + b->len, p, n);
+		b->len += n;
+		b->data[b->len] = '\0';
+		return 0;
+	}
+	return buf_append(b, p, n);
+}
+
 static void q_put(struct xsheet *x, const void *p, size_t n)
 {
-	if (buf_append(&x->q, p, n))
+	if (append(&x->q, p, n))
 		fail(x, "a row is larger than the expansion limit");
 }
 
@@ -409,7 +423,7 @@ static void sax_end(void *ctx, const xmlChar *local, const xmlChar *prefix, cons
 static void sax_text(void *ctx, const xmlChar *s, int len)
 {
 	struct xsheet *x = ctx;
-	if ((x->v || (x->is && x->t && !x->rph)) && buf_append(&x->val, s, (size_t)len))
+	if ((x->v || (x->is && x->t && !x->rph)) && append(&x->val, s, (size_t)len))
 		fail(x, "a cell's text is larger than the expansion limit");
 }
 
@@ -428,7 +442,7 @@ static void sax_text(void *ctx, const xmlChar *s, int len)
  * from the start, no row already handed out is handed out again, and every
  * error is then libxml2's own, as before.  docs/design.md says why. */
 
-enum { FAST_MORE = 1, FAST_DONE = 0, FAST_ERROR = -1, FAST_GIVE_UP = 2 };
+enum { FAST_MORE = 1, FAST_DONE = 0, FAST_ERROR = -1, FAST_GIVE_UP = 2, FAST_WAIT = 3 };
 
 /* Called by sax_start at <sheetData>, inside xmlParseChunk: when the part is
  * in memory as plain UTF-8 and the parser's position is right on the start
@@ -500,69 +514,85 @@ static bool bound_prefix(const struct xsheet *x, const char *p, size_t n)
 	return false;
 }
 
-/* One start tag, m[i] just past '<' and m[gt] its '>'. */
-static int fast_start_tag(struct xsheet *x, const char *m, size_t i, size_t gt)
+/* One start tag, m[i] just past its '<': FAST_MORE with *ret_next past its
+ * '>', FAST_WAIT when it does not end before `end`. */
+static int fast_start_tag(struct xsheet *x, const char *m, size_t i, size_t end, size_t *ret_next)
 {
 	size_t ns = i;
-	while (i < gt && is_name(m[i]))
+	while (i < end && is_name(m[i]))
 		i++;
 	size_t nlen = i - ns;
-	if (!nlen || nlen >= FAST_NAME || x->sp == FAST_DEPTH)
+	if (nlen >= FAST_NAME || x->sp == FAST_DEPTH)
 		return FAST_GIVE_UP;
 	struct fast_attr at[FAST_ATTRS];
 	int nat = 0;
 	bool empty = false;
 	for (;;) {
 		size_t ws = i;
-		while (i < gt && is_space(m[i]))
+		while (i < end && is_space(m[i]))
 			i++;
-		if (i == gt)
+		if (i == end)
+			return FAST_WAIT;
+		if (m[i] == '>') {
+			i++;
 			break;
+		}
 		if (m[i] == '/') {
-			if (i + 1 != gt)
+			if (i + 1 == end)
+				return FAST_WAIT;
+			if (m[i + 1] != '>')
 				return FAST_GIVE_UP;
 			empty = true;
+			i += 2;
 			break;
 		}
 		if (i == ws || nat == FAST_ATTRS || !is_name_start(m[i]))
 			return FAST_GIVE_UP;
 		struct fast_attr *a = &at[nat];
 		a->name = a->local = m + i;
-		while (i < gt && is_name(m[i]))
+		while (i < end && is_name(m[i]))
 			i++;
-		a->prefixed = i < gt && m[i] == ':';
+		if (i == end)
+			return FAST_WAIT;
+		a->prefixed = m[i] == ':';
 		if (a->prefixed) {
 			if (!bound_prefix(x, a->name, (size_t)(m + i - a->name)))
 				return FAST_GIVE_UP;
 			a->local = m + ++i;
-			if (i >= gt || !is_name_start(m[i]))
+			if (i == end)
+				return FAST_WAIT;
+			if (!is_name_start(m[i]))
 				return FAST_GIVE_UP;
-			while (i < gt && is_name(m[i]))
+			while (i < end && is_name(m[i]))
 				i++;
 		}
 		a->nlen = (size_t)(m + i - a->name);
 		a->llen = (size_t)(m + i - a->local);
 		/* xmlns declarations change the namespaces: libxml2's business. */
-		if (!strncmp(a->name, "xmlns", 5) && (a->nlen == 5 || a->prefixed))
+		if (a->nlen >= 5 && a->name[0] == 'x' && !memcmp(a->name, "xmlns", 5) && (a->nlen == 5 || a->prefixed))
 			return FAST_GIVE_UP;
-		while (i < gt && is_space(m[i]))
+		while (i < end && is_space(m[i]))
 			i++;
-		if (i >= gt || m[i] != '=')
+		if (i == end)
+			return FAST_WAIT;
+		if (m[i] != '=')
 			return FAST_GIVE_UP;
-		for (i++; i < gt && is_space(m[i]); i++)
+		for (i++; i < end && is_space(m[i]); i++)
 			;
-		if (i >= gt || (m[i] != '"' && m[i] != '\''))
+		if (i == end)
+			return FAST_WAIT;
+		if (m[i] != '"' && m[i] != '\'')
 			return FAST_GIVE_UP;
 		char q = m[i++];
 		a->val = m + i;
-		while (i < gt && m[i] != q) {
+		while (i < end && m[i] != q) {
 			unsigned char c = (unsigned char)m[i];
 			if (c < 0x20 || c >= 0x7f || c == '<' || c == '&')
 				return FAST_GIVE_UP;
 			i++;
 		}
-		if (i >= gt)
-			return FAST_GIVE_UP;
+		if (i == end)
+			return FAST_WAIT;
 		a->end = m + i++;
 		/* A repeated attribute (or two prefixed ones with the same
 		 * local name, which may share a namespace) is an error. */
@@ -588,6 +618,7 @@ static int fast_start_tag(struct xsheet *x, const char *m, size_t i, size_t gt)
 	char *name = x->open[x->sp];
 	memcpy(name, m + ns, nlen);
 	name[nlen] = '\0';
+	*ret_next = i;
 	sax_start(x, (const xmlChar *)name, NULL, NULL, 0, NULL, nat, 0, av);
 	if (x->err)
 		return FAST_ERROR;
@@ -595,7 +626,7 @@ static int fast_start_tag(struct xsheet *x, const char *m, size_t i, size_t gt)
 		sax_end(x, (const xmlChar *)name, NULL, NULL);
 		return x->err ? FAST_ERROR : FAST_MORE;
 	}
-	x->sp++;
+	x->open_len[x->sp++] = nlen;
 	return FAST_MORE;
 }
 
@@ -621,39 +652,44 @@ static int fast_scan(struct xsheet *x)
 			x->fpos = p = q;
 			continue;
 		}
-		const char *gtp = memchr(m + p, '>', end - p);
-		if (!gtp)
+		size_t i = p + 1, next = 0;
+		if (i == end)
 			break;
-		size_t gt = (size_t)(gtp - m), i = p + 1;
 		int rc;
 		if (m[i] == '/') {
 			size_t ns = ++i;
-			while (i < gt && is_name(m[i]))
+			while (i < end && is_name(m[i]))
 				i++;
 			size_t nlen = i - ns;
-			while (i < gt && is_space(m[i]))
+			while (i < end && is_space(m[i]))
 				i++;
+			if (i == end)
+				break;
 			const char *want = x->sp ? x->open[x->sp - 1] : "sheetData";
-			if (i != gt || !nlen || strlen(want) != nlen || memcmp(want, m + ns, nlen))
+			size_t wlen = x->sp ? x->open_len[x->sp - 1] : 9;
+			if (m[i] != '>' || wlen != nlen || memcmp(want, m + ns, nlen))
 				return FAST_GIVE_UP;
 			if (x->sp)
 				x->sp--;
+			next = i + 1;
 			sax_end(x, (const xmlChar *)want, NULL, NULL);
 			if (x->err)
 				return FAST_ERROR;
 			if (x->done) {
-				x->fpos = gt + 1;
+				x->fpos = next;
 				return FAST_DONE;
 			}
 			rc = FAST_MORE;
 		} else if (is_name_start(m[i])) {
-			rc = fast_start_tag(x, m, i, gt);
+			rc = fast_start_tag(x, m, i, end, &next);
 		} else {
 			return FAST_GIVE_UP;
 		}
+		if (rc == FAST_WAIT)
+			break;
 		if (rc != FAST_MORE)
 			return rc;
-		x->fpos = p = gt + 1;
+		x->fpos = p = next;
 	}
 	return FAST_MORE;
 }
