@@ -500,6 +500,15 @@ static bool plain_text(unsigned char c)
 	return (c >= 0x20 && c < 0x7f && c != '&' && c != ']') || c == '\t' || c == '\n';
 }
 
+/* memcmp for names of a few bytes, without a call. */
+static inline bool same_bytes(const char *a, const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
 struct fast_attr {
 	const char *name, *local, *val, *end;
 	size_t nlen, llen;
@@ -597,9 +606,9 @@ static int fast_start_tag(struct xsheet *x, const char *m, size_t i, size_t end,
 		/* A repeated attribute (or two prefixed ones with the same
 		 * local name, which may share a namespace) is an error. */
 		for (int j = 0; j < nat; j++)
-			if ((at[j].nlen == a->nlen && !memcmp(at[j].name, a->name, a->nlen)) ||
+			if ((at[j].nlen == a->nlen && same_bytes(at[j].name, a->name, a->nlen)) ||
 			    (a->prefixed && at[j].prefixed && at[j].llen == a->llen &&
-			     !memcmp(at[j].local, a->local, a->llen)))
+			     same_bytes(at[j].local, a->local, a->llen)))
 				return FAST_GIVE_UP;
 		nat++;
 	}
@@ -667,7 +676,7 @@ static int fast_scan(struct xsheet *x)
 				break;
 			const char *want = x->sp ? x->open[x->sp - 1] : "sheetData";
 			size_t wlen = x->sp ? x->open_len[x->sp - 1] : 9;
-			if (m[i] != '>' || wlen != nlen || memcmp(want, m + ns, nlen))
+			if (m[i] != '>' || wlen != nlen || !same_bytes(want, m + ns, nlen))
 				return FAST_GIVE_UP;
 			if (x->sp)
 				x->sp--;
