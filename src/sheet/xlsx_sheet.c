@@ -478,26 +478,39 @@ static void fast_begin(struct xsheet *x)
 	xsax_stop(&x->part);
 }
 
-static bool is_space(char c)
+/* Byte classes for the scanner (ASCII only; every other byte is none). */
+enum { C_SPACE = 1, C_NAME_START = 2, C_NAME = 4, C_TEXT = 8, C_ATTR = 16 };
+static const unsigned char cclass[256] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 9, 9, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	25, 24, 24, 24, 24, 24, 0, 24, 24, 24, 24, 24, 24, 28, 28, 24,
+	28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 24, 24, 8, 24, 24, 24,
+	24, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30,
+	30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 24, 24, 16, 24, 30,
+	24, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30,
+	30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 24, 24, 24, 24, 0,
+};
+
+static inline bool is_space(char c)
 {
-	return c == ' ' || c == '\t' || c == '\n';
+	return cclass[(unsigned char)c] & C_SPACE;
 }
 
-static bool is_name_start(char c)
+static inline bool is_name_start(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+	return cclass[(unsigned char)c] & C_NAME_START;
 }
 
-static bool is_name(char c)
+static inline bool is_name(char c)
 {
-	return is_name_start(c) || (c >= '0' && c <= '9') || c == '-' || c == '.';
+	return cclass[(unsigned char)c] & C_NAME;
 }
 
 /* Text between tags: printable ASCII, tab and newline, no reference
  * ('&'), no ']' (for "]]>"), no CR (which XML would normalise). */
-static bool plain_text(unsigned char c)
+static inline bool plain_text(unsigned char c)
 {
-	return (c >= 0x20 && c < 0x7f && c != '&' && c != ']') || c == '\t' || c == '\n';
+	return cclass[c] & C_TEXT;
 }
 
 /* memcmp for names of a few bytes, without a call. */
@@ -595,8 +608,7 @@ static int fast_start_tag(struct xsheet *x, const char *m, size_t i, size_t end,
 		char q = m[i++];
 		a->val = m + i;
 		while (i < end && m[i] != q) {
-			unsigned char c = (unsigned char)m[i];
-			if (c < 0x20 || c >= 0x7f || c == '<' || c == '&')
+			if (!(cclass[(unsigned char)m[i]] & C_ATTR))
 				return FAST_GIVE_UP;
 			i++;
 		}
