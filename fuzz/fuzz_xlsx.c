@@ -3,7 +3,7 @@
  * .xlsx files are seeds as they are), or one XML part placed in an
  * otherwise valid package, so that mutations reach the XML handling instead
  * of dying on zip checksums.  Every input is read twice, with the
- * sheetData scanner and with libxml2 alone, and both must read the same
+ * scanner (xmlpart.c) and with libxml2 alone, and both must read the same
  * rows and end the same way (xlsx_sheet.c). */
 #include <assert.h>
 #include <stdio.h>
@@ -64,11 +64,11 @@ static void read_all(const void *file, size_t len)
 	struct buf a, b;
 	buf_init(&a, 64u << 20);
 	buf_init(&b, 64u << 20);
-	xsheet_scanner = true;
+	xsax_scanner = true;
 	read_log(file, len, &a);
-	xsheet_scanner = false;
+	xsax_scanner = false;
 	read_log(file, len, &b);
-	xsheet_scanner = true;
+	xsax_scanner = true;
 	if (a.len != b.len || memcmp(a.data, b.data, a.len)) {
 		fprintf(stderr, "scanner read:\n%.*s\nlibxml2 read:\n%.*s\n", (int)(a.len < 2000 ? a.len : 2000), a.data,
 			(int)(b.len < 2000 ? b.len : 2000), b.data);

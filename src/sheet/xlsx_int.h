@@ -113,6 +113,10 @@ bool xpart_is(struct xpart *p, int type, const char *local);
  * needed). */
 #define XSAX_CHUNK 16384
 #define XSAX_FIRST_CHUNK 4096
+#define XFAST_DEPTH 8        /* elements open inside the scanned one */
+#define XFAST_NAME 32        /* element names and prefixes, NUL included */
+#define XFAST_PREFIXES 16
+#define XFAST_ATTRS 16
 struct xsax {
 	struct xentry e;
 	xmlParserCtxtPtr ctxt;
@@ -120,6 +124,22 @@ struct xsax {
 	void *user;
 	const char *err;     /* set by xsax_fail */
 	bool stopped, finished;
+	/* The part is parsed again from its start by libxml2 after the
+	 * scanner gave it back: the callbacks' state goes back to the start. */
+	void (*restart)(void *user);
+	/* The scanner (xsax_scan_from, xmlpart.c). */
+	bool fast;           /* it reads the part */
+	bool fast_off;       /* it gave the part back for good */
+	bool fast_root;      /* the scanned element is the document's root */
+	bool fast_tail;      /* past its end (only white space may follow) */
+	char fast_elem[XFAST_NAME];
+	size_t fast_elem_len;
+	size_t fpos;         /* next byte of e.mem to scan */
+	int sp;              /* elements open inside the scanned one */
+	char open[XFAST_DEPTH][XFAST_NAME];
+	size_t open_len[XFAST_DEPTH];
+	int nprefix;         /* namespace prefixes bound where it started */
+	char prefix[XFAST_PREFIXES][XFAST_NAME];
 };
 /* The handler's security callbacks (internalSubset, getEntity, serror) are
  * filled in here; `h` must live as long as s. */
@@ -129,6 +149,17 @@ int xsax_open(struct xzip *z, const char *name, struct xsax *s, xmlSAXHandler *h
  * is complete (or xsax_stop was called), -1 on error (*ret_msg says which). */
 int xsax_feed(struct xsax *s, const char **ret_msg);
 void xsax_fail(struct xsax *s, const char *msg);
+/* Called by a startElementNs callback for the element `local` (whose start
+ * tag libxml2 just read): when the part is in memory as UTF-8, a scanner
+ * reads the rest of that element's content, calling the same callbacks,
+ * and gives the part back to libxml2 (restart, then from its first byte)
+ * on anything outside the plain subset it knows.  `root`: the element is
+ * the document's root (the part ends with it); otherwise a callback stops
+ * the part (xsax_stop) at its end tag.  True when the scanner took over. */
+bool xsax_scan_from(struct xsax *s, const char *local, bool root);
+/* True by default; the fuzz target turns it off to check that the scanner
+ * and libxml2 read every input the same. */
+extern bool xsax_scanner;
 void xsax_stop(struct xsax *s);
 void xsax_close(struct xsax *s);
 /* An attribute value from a SAX2 attribute array (not NUL-terminated) into
@@ -176,9 +207,6 @@ void xstyles_free(struct xstyles *st);
 /* The worksheet stream: a sheet_reader over one worksheet part, with the
  * shared strings of sst_part (NULL: none) read lazily.  Takes ownership of
  * z and st (also on failure). */
-/* The sheetData scanner (xlsx_sheet.c) is used when true, the default; the
- * fuzz target turns it off to check that both ways read the same. */
-extern bool xsheet_scanner;
 enum code xsheet_open(struct xzip *z, const char *part, const char *sst_part, struct xstyles *st,
 		      bool date1904, struct sheet_reader **ret, const char **ret_msg);
 

@@ -15,13 +15,6 @@
 
 enum cell_type { T_NUMBER, T_SHARED, T_BOOL, T_DATE, T_TEXT };
 
-#define FAST_DEPTH 8       /* elements open inside sheetData */
-#define FAST_NAME 32       /* element names and prefixes, NUL included */
-#define FAST_PREFIXES 16
-#define FAST_ATTRS 16
-
-struct xsheet;
-static void fast_begin(struct xsheet *x);
 
 struct xsheet {
 	struct sheet_reader base;
@@ -49,15 +42,8 @@ struct xsheet {
 	size_t q_pos;       /* next record to deliver */
 	const char *err;    /* the parse failed after the queued rows */
 	unsigned err_row;
-	/* The sheetData scanner (see fast_scan): on while it reads the part,
-	 * off for good once it handed the part back to libxml2. */
-	bool fast, no_fast;
-	size_t fpos;                 /* next byte of the part to scan */
-	int sp;                      /* elements open inside sheetData */
-	char open[FAST_DEPTH][FAST_NAME];
-	size_t open_len[FAST_DEPTH];
-	int nprefix;                 /* namespace prefixes bound at sheetData */
-	char prefix[FAST_PREFIXES][FAST_NAME];
+	/* sheetData is read by xmlpart.c's scanner, which may give the part
+	 * back to libxml2, to be parsed again from its start. */
 	unsigned delivered;          /* number of the last row handed out */
 	unsigned skip_upto;          /* after a hand-back: rows already handed out */
 };
@@ -384,7 +370,7 @@ static void sax_start(void *ctx, const xmlChar *local, const xmlChar *prefix, co
 			start_cell(x, nattrs, attrs);
 	} else if (!strcmp(name, "sheetData")) {
 		x->in_data = true;
-		fast_begin(x);
+		xsax_scan_from(&x->part, "sheetData", false);
 	} else if (x->in_data && !strcmp(name, "row")) {
 		start_row(x, nattrs, attrs);
 	}
@@ -427,324 +413,12 @@ static void sax_text(void *ctx, const xmlChar *s, int len)
 		fail(x, "a cell's text is larger than the expansion limit");
 }
 
-/* ---- the sheetData scanner ----
- *
- * libxml2 reads the worksheet up to <sheetData> (the prologue: XML
- * declaration, root element, namespaces, whatever else comes first).  From
- * there, when the part was inflated whole, a scanner reads the strict subset
- * of XML that writers put in sheetData (start and end tags with plain ASCII
- * attributes, text without references) and calls the same SAX callbacks as
- * libxml2 would, with the same arguments, so rows are queued and checked
- * exactly as before.  Anything outside that subset (a comment, a CDATA
- * section, an entity or character reference, a byte outside printable
- * ASCII, a namespace prefix not bound at <sheetData>, a mismatched tag, the
- * part ending early...) hands the part back to libxml2: it parses it again
- * from the start, no row already handed out is handed out again, and every
- * error is then libxml2's own, as before.  docs/design.md says why. */
-
-enum { FAST_MORE = 1, FAST_DONE = 0, FAST_ERROR = -1, FAST_GIVE_UP = 2, FAST_WAIT = 3 };
-
-/* Called by sax_start at <sheetData>, inside xmlParseChunk: when the part is
- * in memory as plain UTF-8 and the parser's position is right on the start
- * tag's '>', the scanner takes over from the next byte. */
-bool xsheet_scanner = true;
-
-static void fast_begin(struct xsheet *x)
+/* The part is read again from its start (the scanner gave it back): the
+ * parse state goes back to the start; rows already handed out are
+ * skipped when they come again. */
+static void sheet_restart(void *ctx)
 {
-	struct xentry *e = &x->part.e;
-	xmlParserCtxtPtr ctxt = x->part.ctxt;
-	if (!xsheet_scanner || x->no_fast || !e->mem || !ctxt || !ctxt->input || !ctxt->input->buf ||
-	    ctxt->input->buf->encoder || ctxt->charset != XML_CHAR_ENCODING_UTF8 || ctxt->inSubset)
-		return;
-	xmlParserInputPtr in = ctxt->input;
-	size_t off = (size_t)in->consumed + (size_t)(in->cur - in->base);
-	if (off >= e->pos || e->mem[off] != '>')
-		return;
-	/* ... and that '>' ends "<sheetData": the offset is right. */
-	const char *lt = memrchr(e->mem, '<', off);
-	if (!lt || (size_t)(e->mem + off - lt) < 10 || memcmp(lt + 1, "sheetData", 9) ||
-	    !(lt[10] == '>' || lt[10] == ' ' || lt[10] == '\t' || lt[10] == '\n' || lt[10] == '\r'))
-		return;
-	x->nprefix = 0;
-	/* nsTab holds prefix, URI pairs; nsNr counts both. */
-	for (int i = 0; i + 1 < ctxt->nsNr && x->nprefix < FAST_PREFIXES; i += 2) {
-		const char *pre = (const char *)ctxt->nsTab[i];
-		if (pre && strlen(pre) < FAST_NAME)
-			strcpy(x->prefix[x->nprefix++], pre);
-	}
-	x->fast = true;
-	x->fpos = off + 1;
-	x->sp = 0;
-	xsax_stop(&x->part);
-}
-
-/* Byte classes for the scanner (ASCII only; every other byte is none). */
-enum { C_SPACE = 1, C_NAME_START = 2, C_NAME = 4, C_TEXT = 8, C_ATTR = 16 };
-static const unsigned char cclass[256] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 9, 9, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	25, 24, 24, 24, 24, 24, 0, 24, 24, 24, 24, 24, 24, 28, 28, 24,
-	28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 24, 24, 8, 24, 24, 24,
-	24, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30,
-	30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 24, 24, 16, 24, 30,
-	24, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30,
-	30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 24, 24, 24, 24, 0,
-};
-
-static inline bool is_space(char c)
-{
-	return cclass[(unsigned char)c] & C_SPACE;
-}
-
-static inline bool is_name_start(char c)
-{
-	return cclass[(unsigned char)c] & C_NAME_START;
-}
-
-static inline bool is_name(char c)
-{
-	return cclass[(unsigned char)c] & C_NAME;
-}
-
-/* Text between tags: printable ASCII, tab and newline, no reference
- * ('&'), no ']' (for "]]>"), no CR (which XML would normalise). */
-static inline bool plain_text(unsigned char c)
-{
-	return cclass[c] & C_TEXT;
-}
-
-/* memcmp for names of a few bytes, without a call. */
-static inline bool same_bytes(const char *a, const char *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (a[i] != b[i])
-			return false;
-	return true;
-}
-
-struct fast_attr {
-	const char *name, *local, *val, *end;
-	size_t nlen, llen;
-	bool prefixed;
-};
-
-static bool bound_prefix(const struct xsheet *x, const char *p, size_t n)
-{
-	for (int i = 0; i < x->nprefix; i++)
-		if (!strncmp(x->prefix[i], p, n) && !x->prefix[i][n])
-			return true;
-	return false;
-}
-
-/* One start tag, m[i] just past its '<': FAST_MORE with *ret_next past its
- * '>', FAST_WAIT when it does not end before `end`. */
-static int fast_start_tag(struct xsheet *x, const char *m, size_t i, size_t end, size_t *ret_next)
-{
-	size_t ns = i;
-	while (i < end && is_name(m[i]))
-		i++;
-	size_t nlen = i - ns;
-	if (nlen >= FAST_NAME || x->sp == FAST_DEPTH)
-		return FAST_GIVE_UP;
-	struct fast_attr at[FAST_ATTRS];
-	int nat = 0;
-	bool empty = false;
-	for (;;) {
-		size_t ws = i;
-		while (i < end && is_space(m[i]))
-			i++;
-		if (i == end)
-			return FAST_WAIT;
-		if (m[i] == '>') {
-			i++;
-			break;
-		}
-		if (m[i] == '/') {
-			if (i + 1 == end)
-				return FAST_WAIT;
-			if (m[i + 1] != '>')
-				return FAST_GIVE_UP;
-			empty = true;
-			i += 2;
-			break;
-		}
-		if (i == ws || nat == FAST_ATTRS || !is_name_start(m[i]))
-			return FAST_GIVE_UP;
-		struct fast_attr *a = &at[nat];
-		a->name = a->local = m + i;
-		while (i < end && is_name(m[i]))
-			i++;
-		if (i == end)
-			return FAST_WAIT;
-		a->prefixed = m[i] == ':';
-		if (a->prefixed) {
-			if (!bound_prefix(x, a->name, (size_t)(m + i - a->name)))
-				return FAST_GIVE_UP;
-			a->local = m + ++i;
-			if (i == end)
-				return FAST_WAIT;
-			if (!is_name_start(m[i]))
-				return FAST_GIVE_UP;
-			while (i < end && is_name(m[i]))
-				i++;
-		}
-		a->nlen = (size_t)(m + i - a->name);
-		a->llen = (size_t)(m + i - a->local);
-		/* xmlns declarations change the namespaces: libxml2's business. */
-		if (a->nlen >= 5 && a->name[0] == 'x' && !memcmp(a->name, "xmlns", 5) && (a->nlen == 5 || a->prefixed))
-			return FAST_GIVE_UP;
-		while (i < end && is_space(m[i]))
-			i++;
-		if (i == end)
-			return FAST_WAIT;
-		if (m[i] != '=')
-			return FAST_GIVE_UP;
-		for (i++; i < end && is_space(m[i]); i++)
-			;
-		if (i == end)
-			return FAST_WAIT;
-		if (m[i] != '"' && m[i] != '\'')
-			return FAST_GIVE_UP;
-		char q = m[i++];
-		a->val = m + i;
-		while (i < end && m[i] != q) {
-			if (!(cclass[(unsigned char)m[i]] & C_ATTR))
-				return FAST_GIVE_UP;
-			i++;
-		}
-		if (i == end)
-			return FAST_WAIT;
-		a->end = m + i++;
-		/* A repeated attribute (or two prefixed ones with the same
-		 * local name, which may share a namespace) is an error. */
-		for (int j = 0; j < nat; j++)
-			if ((at[j].nlen == a->nlen && same_bytes(at[j].name, a->name, a->nlen)) ||
-			    (a->prefixed && at[j].prefixed && at[j].llen == a->llen &&
-			     same_bytes(at[j].local, a->local, a->llen)))
-				return FAST_GIVE_UP;
-		nat++;
-	}
-	/* libxml2's arguments: local name, prefix, URI, value, value end.  The
-	 * callbacks look at r, t and s only. */
-	const xmlChar *av[5 * FAST_ATTRS];
-	for (int j = 0; j < nat; j++) {
-		const char *local = "";
-		if (at[j].llen == 1)
-			local = at[j].local[0] == 'r' ? "r" : at[j].local[0] == 't' ? "t" : at[j].local[0] == 's' ? "s" : "";
-		av[5 * j] = (const xmlChar *)local;
-		av[5 * j + 1] = av[5 * j + 2] = NULL;
-		av[5 * j + 3] = (const xmlChar *)at[j].val;
-		av[5 * j + 4] = (const xmlChar *)at[j].end;
-	}
-	char *name = x->open[x->sp];
-	memcpy(name, m + ns, nlen);
-	name[nlen] = '\0';
-	*ret_next = i;
-	sax_start(x, (const xmlChar *)name, NULL, NULL, 0, NULL, nat, 0, av);
-	if (x->err)
-		return FAST_ERROR;
-	if (empty) {
-		sax_end(x, (const xmlChar *)name, NULL, NULL);
-		return x->err ? FAST_ERROR : FAST_MORE;
-	}
-	x->open_len[x->sp++] = nlen;
-	return FAST_MORE;
-}
-
-/* Scans what the part handed out so far, token by token; a token not yet
- * complete waits for the next chunk. */
-static int fast_scan(struct xsheet *x)
-{
-	const char *m = x->part.e.mem;
-	size_t end = x->part.e.pos, p = x->fpos;
-	while (p < end) {
-		if (m[p] != '<') {
-			size_t q = p;
-			while (q < end && m[q] != '<') {
-				if (!plain_text((unsigned char)m[q]))
-					return FAST_GIVE_UP;
-				q++;
-			}
-			if (q == end)
-				break;
-			sax_text(x, (const xmlChar *)m + p, (int)(q - p));
-			if (x->err)
-				return FAST_ERROR;
-			x->fpos = p = q;
-			continue;
-		}
-		size_t i = p + 1, next = 0;
-		if (i == end)
-			break;
-		int rc;
-		if (m[i] == '/') {
-			size_t ns = ++i;
-			while (i < end && is_name(m[i]))
-				i++;
-			size_t nlen = i - ns;
-			while (i < end && is_space(m[i]))
-				i++;
-			if (i == end)
-				break;
-			const char *want = x->sp ? x->open[x->sp - 1] : "sheetData";
-			size_t wlen = x->sp ? x->open_len[x->sp - 1] : 9;
-			if (m[i] != '>' || wlen != nlen || !same_bytes(want, m + ns, nlen))
-				return FAST_GIVE_UP;
-			if (x->sp)
-				x->sp--;
-			next = i + 1;
-			sax_end(x, (const xmlChar *)want, NULL, NULL);
-			if (x->err)
-				return FAST_ERROR;
-			if (x->done) {
-				x->fpos = next;
-				return FAST_DONE;
-			}
-			rc = FAST_MORE;
-		} else if (is_name_start(m[i])) {
-			rc = fast_start_tag(x, m, i, end, &next);
-		} else {
-			return FAST_GIVE_UP;
-		}
-		if (rc == FAST_WAIT)
-			break;
-		if (rc != FAST_MORE)
-			return rc;
-		x->fpos = p = next;
-	}
-	return FAST_MORE;
-}
-
-/* The next chunk of the part, counted against the limits as libxml2's
- * would be, then scanned. */
-static int fast_feed(struct xsheet *x, const char **ret_msg)
-{
-	int n = xentry_advance(&x->part.e, XSAX_CHUNK);
-	if (n < 0) {
-		*ret_msg = x->part.e.z->err;
-		return FAST_ERROR;
-	}
-	if (n == 0)
-		return FAST_GIVE_UP;  /* the part ends inside sheetData */
-	return fast_scan(x);
-}
-
-/* Hands the part back to libxml2, from its first byte: the parse state is
- * as at the start, and the rows already handed out are skipped. */
-static void fast_give_up(struct xsheet *x)
-{
-	struct xsax *s = &x->part;
-	if (s->ctxt) {
-		if (s->ctxt->myDoc)
-			xmlFreeDoc(s->ctxt->myDoc);
-		xmlFreeParserCtxt(s->ctxt);
-		s->ctxt = NULL;
-	}
-	s->err = NULL;
-	s->stopped = s->finished = false;
-	xentry_rewind(&s->e);
-	x->fast = false;
-	x->no_fast = true;
+	struct xsheet *x = ctx;
 	x->skip_upto = x->delivered;
 	x->in_data = x->done = false;
 	x->last_row = 0;
@@ -835,21 +509,8 @@ static enum code xsheet_next(struct sheet_reader *r, struct rowbuf *rb, bool *re
 			memmove(x->q.data, x->q.data + x->q_ready, keep);
 		x->q.len = keep;
 		x->q_ready = x->q_pos = 0;
-		const char *msg = NULL;
-		int rc;
-		if (x->fast) {
-			rc = fast_feed(x, &msg);
-		} else {
-			rc = xsax_feed(&x->part, &msg);
-			/* <sheetData> started the scanner: it reads the rest of the
-			 * chunk libxml2 had. */
-			if (x->fast && !x->err)
-				rc = fast_scan(x);
-		}
-		if (rc == FAST_GIVE_UP) {
-			fast_give_up(x);
-			continue;
-		}
+		const char *msg;
+		int rc = xsax_feed(&x->part, &msg);
 		if (rc < 0 && !x->err) {
 			x->err = msg;
 			x->err_row = x->row ? x->last_row : x->last_row + 1;
@@ -916,6 +577,7 @@ enum code xsheet_open(struct xzip *z, const char *part, const char *sst_part, st
 		xsheet_free(&x->base);
 		return CODE_MALFORMED_XLSX;
 	}
+	x->part.restart = sheet_restart;
 	*ret = &x->base;
 	return CODE_OK;
 }
