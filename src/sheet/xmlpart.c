@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include <libxml/parserInternals.h>
+
 #include "xlsx_int.h"
 
 /* No part may pull anything from outside the package, whatever options a
@@ -272,7 +274,9 @@ bool xsax_scan_from(struct xsax *s, const char *local, bool root)
 	size_t llen = strlen(local);
 	if (!xsax_scanner || s->fast_off || !e->mem || !ctxt || !ctxt->input || !ctxt->input->buf ||
 	    ctxt->input->buf->encoder || ctxt->charset != XML_CHAR_ENCODING_UTF8 || ctxt->inSubset ||
-	    llen >= XFAST_NAME)
+	    llen >= XFAST_NAME ||
+	    /* libxml2 refuses documents deeper than xmlParserMaxDepth. */
+	    (unsigned)ctxt->nameNr + XFAST_DEPTH + 2 >= xmlParserMaxDepth)
 		return false;
 	xmlParserInputPtr in = ctxt->input;
 	size_t off = (size_t)in->consumed + (size_t)(in->cur - in->base);
