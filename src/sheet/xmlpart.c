@@ -414,7 +414,8 @@ static int fast_start_tag(struct xsax *s, const char *m, size_t i, size_t end, s
 	for (int j = 0; j < nat; j++) {
 		if (at[j].llen >= XFAST_NAME)
 			return FAST_GIVE_UP;
-		memcpy(names[j], at[j].local, at[j].llen);
+		for (size_t c = 0; c < at[j].llen; c++)
+			names[j][c] = at[j].local[c];
 		names[j][at[j].llen] = '\0';
 		av[5 * j] = (const xmlChar *)names[j];
 		av[5 * j + 1] = av[5 * j + 2] = NULL;
@@ -422,7 +423,8 @@ static int fast_start_tag(struct xsax *s, const char *m, size_t i, size_t end, s
 		av[5 * j + 4] = (const xmlChar *)at[j].end;
 	}
 	char *name = s->open[s->sp];
-	memcpy(name, m + ns, nlen);
+	for (size_t c = 0; c < nlen; c++)
+		name[c] = m[ns + c];
 	name[nlen] = '\0';
 	*ret_next = i;
 	s->handler->startElementNs(s->user, (const xmlChar *)name, NULL, NULL, 0, NULL, nat, 0, av);
