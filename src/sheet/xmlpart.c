@@ -291,8 +291,9 @@ bool xsax_scan_from(struct xsax *s, const char *local, bool root)
 	s->nprefix = 0;
 	for (int i = 0; i + 1 < ctxt->nsNr && s->nprefix < XFAST_PREFIXES; i += 2) {
 		const char *pre = (const char *)ctxt->nsTab[i];
-		if (pre && strlen(pre) < XFAST_NAME)
-			strcpy(s->prefix[s->nprefix++], pre);
+		size_t plen = pre ? strlen(pre) : XFAST_NAME;
+		if (plen < XFAST_NAME)
+			memcpy(s->prefix[s->nprefix++], pre, plen + 1);
 	}
 	memcpy(s->fast_elem, local, llen + 1);
 	s->fast_elem_len = llen;
