@@ -15,7 +15,6 @@
 
 enum cell_type { T_NUMBER, T_SHARED, T_BOOL, T_DATE, T_TEXT };
 
-
 struct xsheet {
 	struct sheet_reader base;
 	struct xzip z;
