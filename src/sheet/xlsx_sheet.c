@@ -237,15 +237,26 @@ static void q_put(struct xsheet *x, const void *p, size_t n)
 		fail(x, "a row is larger than the expansion limit");
 }
 
+/* strcmp(s, lit) == 0 for the short names and values compared for every
+ * element and cell, without a call. */
+static inline bool eq(const char *s, const char *lit)
+{
+	while (*lit && *s == *lit) {
+		s++;
+		lit++;
+	}
+	return *s == *lit;
+}
+
 static enum cell_type type_of(const char *t, bool has_t)
 {
-	if (!has_t || !strcmp(t, "n"))
+	if (!has_t || eq(t, "n"))
 		return T_NUMBER;
-	if (!strcmp(t, "s"))
+	if (eq(t, "s"))
 		return T_SHARED;
-	if (!strcmp(t, "b"))
+	if (eq(t, "b"))
 		return T_BOOL;
-	if (!strcmp(t, "d"))
+	if (eq(t, "d"))
 		return T_DATE;
 	return T_TEXT;
 }
@@ -256,7 +267,7 @@ static void start_row(struct xsheet *x, int nattrs, const xmlChar **attrs)
 	x->row = x->depth;  /* errors from here on are this row's */
 	for (int i = 0; i < nattrs; i++) {
 		const xmlChar **a = attrs + 5 * i;
-		if (strcmp((const char *)a[0], "r"))
+		if (!eq((const char *)a[0], "r"))
 			continue;
 		char r[32];
 		xsax_attr_copy(r, sizeof(r), a[3], a[4]);
@@ -313,7 +324,7 @@ static void start_cell(struct xsheet *x, int nattrs, const xmlChar **attrs)
 	x->col = col;
 	x->next_col = col + 1;
 	x->type = type_of(t, has_t);
-	x->inline_only = has_t && !strcmp(t, "inlineStr");
+	x->inline_only = has_t && eq(t, "inlineStr");
 	buf_clear(&x->val);
 }
 
@@ -354,23 +365,23 @@ static void sax_start(void *ctx, const xmlChar *local, const xmlChar *prefix, co
 	if (x->c) {
 		/* Inside a cell: its <v> text, or the runs of its <is>. */
 		if (x->v || x->is) {
-			if (x->is && !x->rph && !strcmp(name, "rPh"))
+			if (x->is && !x->rph && eq(name, "rPh"))
 				x->rph = d;
-			else if (x->is && !x->t && !strcmp(name, "t"))
+			else if (x->is && !x->t && eq(name, "t"))
 				x->t = d;
 		} else if (d == x->c + 1) {
-			if (!x->inline_only && !strcmp(name, "v"))
+			if (!x->inline_only && eq(name, "v"))
 				x->v = d;
-			else if (!strcmp(name, "is"))
+			else if (eq(name, "is"))
 				x->is = d;
 		}
 	} else if (x->row) {
-		if (d == x->row + 1 && !strcmp(name, "c"))
+		if (d == x->row + 1 && eq(name, "c"))
 			start_cell(x, nattrs, attrs);
-	} else if (!strcmp(name, "sheetData")) {
+	} else if (eq(name, "sheetData")) {
 		x->in_data = true;
 		xsax_scan_from(&x->part, "sheetData", false);
-	} else if (x->in_data && !strcmp(name, "row")) {
+	} else if (x->in_data && eq(name, "row")) {
 		start_row(x, nattrs, attrs);
 	}
 }
@@ -398,7 +409,7 @@ static void sax_end(void *ctx, const xmlChar *local, const xmlChar *prefix, cons
 			q_put(x, "E", 1);
 			x->q_ready = x->q.len;
 		}
-	} else if (!strcmp((const char *)local, "sheetData")) {
+	} else if (eq((const char *)local, "sheetData")) {
 		/* The rest of the part is not read, as before. */
 		x->done = true;
 		xsax_stop(&x->part);

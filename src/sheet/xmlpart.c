@@ -476,6 +476,7 @@ static const struct {
 static int fast_text(struct xsax *s, const char *m, size_t *ret_p, size_t end)
 {
 	size_t p = *ret_p, q = p;
+	bool amp = false;
 	/* The whole run first: nothing is handed over unless it all is fine. */
 	while (q < end && m[q] != '<') {
 		unsigned char c = (unsigned char)m[q];
@@ -499,6 +500,7 @@ static int fast_text(struct xsax *s, const char *m, size_t *ret_p, size_t end)
 			if (k == nk)
 				return FAST_GIVE_UP;
 			q += predefined[k].len;
+			amp = true;
 		} else if (c >= 0x80) {
 			int l = utf8_char((const unsigned char *)m + q, end - q);
 			if (l < 0)
@@ -512,6 +514,11 @@ static int fast_text(struct xsax *s, const char *m, size_t *ret_p, size_t end)
 	}
 	if (q == end)
 		return FAST_WAIT;
+	if (!amp) {
+		s->handler->characters(s->user, (const xmlChar *)m + p, (int)(q - p));
+		*ret_p = q;
+		return s->err ? FAST_ERROR : FAST_MORE;
+	}
 	while (p < q) {
 		size_t r = p;
 		while (r < q && m[r] != '&')
