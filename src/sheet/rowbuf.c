@@ -99,7 +99,10 @@ int rowbuf_add_cell(struct rowbuf *rb, const char *p, size_t n)
 	struct buf *t = &rb->text;
 	if (rb->n < rb->cap && !rb->dropping && t->data && n + 1 < t->cap - t->len && t->len + n + 1 <= t->max) {
 		rb->offs[rb->n] = t->len;
-		if (n)
+		if (n <= 16)
+			for (size_t i = 0; i < n; i++)
+				t->data[t->len + i] = p[i];
+		else
 			memcpy(t->data + t->len, p, n);
 		t->len += n;
 		t->data[t->len++] = '\0';

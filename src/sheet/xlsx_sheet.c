@@ -223,7 +223,12 @@ static void fail(struct xsheet *x, const char *msg)
 static inline int append(struct buf *b, const void *p, size_t n)
 {
 	if (b->data && n < b->cap - b->len && b->len + n <= b->max) {
-		memcpy(b->data + b->len, p, n);
+		/* Most values are a few bytes: no call for those. */
+		if (n <= 16)
+			for (size_t i = 0; i < n; i++)
+				b->data[b->len + i] = ((const char *)p)[i];
+		else
+			memcpy(b->data + b->len, p, n);
 		b->len += n;
 		b->data[b->len] = '\0';
 		return 0;
