@@ -2,14 +2,19 @@
  * is: the whole file (any byte that is 0 mod 5, as 'P' of "PK" is, so real
  * .xlsx files are seeds as they are), or one XML part placed in an
  * otherwise valid package, so that mutations reach the XML handling instead
- * of dying on zip checksums. */
+ * of dying on zip checksums.  Every input is read twice, with the
+ * scanner (xmlpart.c) and with libxml2 alone, and both must read the same
+ * rows and end the same way (xlsx_sheet.c). */
 #include <assert.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sheet/sheet.h"
 #include "sheet/sheet_int.h"
+#include "sheet/xlsx_int.h"
+#include "base/buf.h"
 #include "xlsxgen.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -18,7 +23,9 @@ static const char *const parts[] = {
 	NULL, "xl/worksheets/sheet1.xml", "xl/sharedStrings.xml", "xl/styles.xml", "xl/workbook.xml",
 };
 
-static void read_all(const void *file, size_t len)
+/* Reads the file, writing what it read (codes, messages, row numbers,
+ * cells) to log. */
+static void read_log(const void *file, size_t len, struct buf *log)
 {
 	struct sheet_limits lim;
 	sheet_limits_default(&lim);
@@ -26,24 +33,49 @@ static void read_all(const void *file, size_t len)
 	lim.max_uncompressed = 4u * 1024 * 1024;  /* keeps each run fast */
 	struct sheet *s = NULL;
 	const char *msg = NULL;
-	if (sheet_open(file, len, &lim, &s, &msg)) {
+	enum code rc = sheet_open(file, len, &lim, &s, &msg);
+	if (rc) {
 		assert(!s && msg && msg[0]);
+		buf_printf(log, "open %d %s\n", (int)rc, msg);
 		return;
 	}
-	unsigned last = sheet_header(s)->number;
+	const struct sheet_row *row = sheet_header(s);
+	unsigned last = row->number;
 	for (;;) {
-		const struct sheet_row *row;
-		if (sheet_next_row(s, &row) || !row)
+		buf_printf(log, "row %u %zu\n", row->number, row->ncells);
+		for (size_t i = 0; i < row->ncells; i++) {
+			assert(strlen(row->cells[i]) == row->lens[i]);
+			assert(utf8_valid_prefix(row->cells[i], row->lens[i]) == row->lens[i]);
+			buf_append(log, row->cells[i], row->lens[i] + 1);
+		}
+		rc = sheet_next_row(s, &row);
+		if (rc || !row)
 			break;
 		assert(row->number > last);
 		last = row->number;
 		assert(row->ncells <= SHEET_MAX_COLUMNS);
-		for (size_t i = 0; i < row->ncells; i++) {
-			assert(strlen(row->cells[i]) == row->lens[i]);
-			assert(utf8_valid_prefix(row->cells[i], row->lens[i]) == row->lens[i]);
-		}
 	}
+	buf_printf(log, "end %d %s\n", (int)rc, sheet_message(s));
 	sheet_free(s);
+}
+
+static void read_all(const void *file, size_t len)
+{
+	struct buf a, b;
+	buf_init(&a, 64u << 20);
+	buf_init(&b, 64u << 20);
+	xsax_scanner = true;
+	read_log(file, len, &a);
+	xsax_scanner = false;
+	read_log(file, len, &b);
+	xsax_scanner = true;
+	if (a.len != b.len || memcmp(a.data, b.data, a.len)) {
+		fprintf(stderr, "scanner read:\n%.*s\nlibxml2 read:\n%.*s\n", (int)(a.len < 2000 ? a.len : 2000), a.data,
+			(int)(b.len < 2000 ? b.len : 2000), b.data);
+		abort();
+	}
+	buf_done(&a);
+	buf_done(&b);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

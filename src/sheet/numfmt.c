@@ -39,6 +39,13 @@ static void civil_from_days(long z, long *y, unsigned *m, unsigned *d)
 #define MAX_DAY_1900 2958465LL
 #define MAX_DAY_1904 2957003LL
 
+/* 0 <= v < 100 as two digits. */
+static void two_digits(char *out, long v)
+{
+	out[0] = (char)('0' + v / 10);
+	out[1] = (char)('0' + v % 10);
+}
+
 int sheet_format_date(double serial, int date1904, char *out, size_t outlen)
 {
 	if (outlen < 20 || !isfinite(serial))
@@ -65,11 +72,35 @@ int sheet_format_date(double serial, int date1904, char *out, size_t outlen)
 				     : days_from_civil(1899, 12, day < 60 ? 31 : 30);
 		civil_from_days(base + (long)day, &y, &m, &d);
 	}
-	if (tod == 0)
-		snprintf(out, outlen, "%04ld-%02u-%02u", y, m, d);
-	else
-		snprintf(out, outlen, "%04ld-%02u-%02uT%02ld:%02ld:%02ld", y, m, d,
-			 tod / 3600, tod / 60 % 60, tod % 60);
+	if (y < 0 || y > 9999) {
+		if (tod == 0)
+			snprintf(out, outlen, "%04ld-%02u-%02u", y, m, d);
+		else
+			snprintf(out, outlen, "%04ld-%02u-%02uT%02ld:%02ld:%02ld", y, m, d,
+				 tod / 3600, tod / 60 % 60, tod % 60);
+		return 0;
+	}
+	/* What the snprintf above prints, without its cost (this runs for
+	 * every date cell). */
+	out[0] = (char)('0' + y / 1000);
+	out[1] = (char)('0' + y / 100 % 10);
+	out[2] = (char)('0' + y / 10 % 10);
+	out[3] = (char)('0' + y % 10);
+	out[4] = '-';
+	two_digits(out + 5, (long)m);
+	out[7] = '-';
+	two_digits(out + 8, (long)d);
+	if (tod == 0) {
+		out[10] = '\0';
+		return 0;
+	}
+	out[10] = 'T';
+	two_digits(out + 11, tod / 3600);
+	out[13] = ':';
+	two_digits(out + 14, tod / 60 % 60);
+	out[16] = ':';
+	two_digits(out + 17, tod % 60);
+	out[19] = '\0';
 	return 0;
 }
 
@@ -112,9 +143,18 @@ int sheet_format_general(double v, char *out, size_t outlen)
 	/* Most numbers in a jobs file are whole and short: print those directly
 	 * (below 1e15 a double holds every integer exactly). */
 	if (fabs(v) < 1e15 && v == trunc(v)) {
+		/* "%lld", by hand: this runs for most number cells. */
 		char digits[24];
-		int n = snprintf(digits, sizeof(digits), "%lld", (long long)v);
-		return put(out, outlen, &at, digits, (size_t)n);
+		long long i = (long long)v;
+		unsigned long long u = i < 0 ? 0ULL - (unsigned long long)i : (unsigned long long)i;
+		size_t n = sizeof(digits);
+		do {
+			digits[--n] = (char)('0' + u % 10);
+			u /= 10;
+		} while (u);
+		if (i < 0)
+			digits[--n] = '-';
+		return put(out, outlen, &at, digits + n, sizeof(digits) - n);
 	}
 	/* Excel keeps 15 significant digits: print them rounded, then place the
 	 * decimal point ourselves instead of trusting %g's choice. */

@@ -94,6 +94,23 @@ int rowbuf_end_cell(struct rowbuf *rb)
 
 int rowbuf_add_cell(struct rowbuf *rb, const char *p, size_t n)
 {
+	/* The usual case in one step (this runs for every cell): begin, append
+	 * and end as below, when the arrays and the text have room. */
+	struct buf *t = &rb->text;
+	if (rb->n < rb->cap && !rb->dropping && t->data && n + 1 < t->cap - t->len && t->len + n + 1 <= t->max) {
+		rb->offs[rb->n] = t->len;
+		if (n <= 16)
+			for (size_t i = 0; i < n; i++)
+				t->data[t->len + i] = p[i];
+		else
+			memcpy(t->data + t->len, p, n);
+		t->len += n;
+		t->data[t->len++] = '\0';
+		t->data[t->len] = '\0';
+		rb->lens[rb->n++] = n;
+		rb->open = false;
+		return 0;
+	}
 	if (rowbuf_begin_cell(rb) || rowbuf_append(rb, p, n))
 		return -1;
 	return rowbuf_end_cell(rb);

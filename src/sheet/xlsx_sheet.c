@@ -41,6 +41,10 @@ struct xsheet {
 	size_t q_pos;       /* next record to deliver */
 	const char *err;    /* the parse failed after the queued rows */
 	unsigned err_row;
+	/* sheetData is read by xmlpart.c's scanner, which may give the part
+	 * back to libxml2, to be parsed again from its start. */
+	unsigned delivered;          /* number of the last row handed out */
+	unsigned skip_upto;          /* after a hand-back: rows already handed out */
 };
 
 /* "AB12" -> column 27 (0-based), row 12.  Returns -1 when malformed. */
@@ -214,21 +218,50 @@ static void fail(struct xsheet *x, const char *msg)
 	xsax_fail(&x->part, msg);
 }
 
+/* buf_append, without its call when the bytes fit (this runs several
+ * times for every cell); the cap is checked as buf_append checks it. */
+static inline int append(struct buf *b, const void *p, size_t n)
+{
+	if (b->data && n < b->cap - b->len && b->len + n <= b->max) {
+		/* Most values are a few bytes: no call for those. */
+		if (n <= 16)
+			for (size_t i = 0; i < n; i++)
+				b->data[b->len + i] = ((const char *)p)[i];
+		else
+			memcpy(b->data + b->len, p, n);
+		b->len += n;
+		b->data[b->len] = '\0';
+		return 0;
+	}
+	return buf_append(b, p, n);
+}
+
 static void q_put(struct xsheet *x, const void *p, size_t n)
 {
-	if (buf_append(&x->q, p, n))
+	if (append(&x->q, p, n))
 		fail(x, "a row is larger than the expansion limit");
+}
+
+/* strcmp(s, lit) == 0 for the short names and values compared for every
+ * element and cell, without a call. */
+static inline bool eq(const char *s, const char *lit)
+{
+	while (*lit && *s == *lit) {
+		s++;
+		lit++;
+	}
+	return *s == *lit;
 }
 
 static enum cell_type type_of(const char *t, bool has_t)
 {
-	if (!has_t || !strcmp(t, "n"))
+	if (!has_t || eq(t, "n"))
 		return T_NUMBER;
-	if (!strcmp(t, "s"))
+	if (eq(t, "s"))
 		return T_SHARED;
-	if (!strcmp(t, "b"))
+	if (eq(t, "b"))
 		return T_BOOL;
-	if (!strcmp(t, "d"))
+	if (eq(t, "d"))
 		return T_DATE;
 	return T_TEXT;
 }
@@ -239,7 +272,7 @@ static void start_row(struct xsheet *x, int nattrs, const xmlChar **attrs)
 	x->row = x->depth;  /* errors from here on are this row's */
 	for (int i = 0; i < nattrs; i++) {
 		const xmlChar **a = attrs + 5 * i;
-		if (strcmp((const char *)a[0], "r"))
+		if (!eq((const char *)a[0], "r"))
 			continue;
 		char r[32];
 		xsax_attr_copy(r, sizeof(r), a[3], a[4]);
@@ -296,7 +329,7 @@ static void start_cell(struct xsheet *x, int nattrs, const xmlChar **attrs)
 	x->col = col;
 	x->next_col = col + 1;
 	x->type = type_of(t, has_t);
-	x->inline_only = has_t && !strcmp(t, "inlineStr");
+	x->inline_only = has_t && eq(t, "inlineStr");
 	buf_clear(&x->val);
 }
 
@@ -337,22 +370,23 @@ static void sax_start(void *ctx, const xmlChar *local, const xmlChar *prefix, co
 	if (x->c) {
 		/* Inside a cell: its <v> text, or the runs of its <is>. */
 		if (x->v || x->is) {
-			if (x->is && !x->rph && !strcmp(name, "rPh"))
+			if (x->is && !x->rph && eq(name, "rPh"))
 				x->rph = d;
-			else if (x->is && !x->t && !strcmp(name, "t"))
+			else if (x->is && !x->t && eq(name, "t"))
 				x->t = d;
 		} else if (d == x->c + 1) {
-			if (!x->inline_only && !strcmp(name, "v"))
+			if (!x->inline_only && eq(name, "v"))
 				x->v = d;
-			else if (!strcmp(name, "is"))
+			else if (eq(name, "is"))
 				x->is = d;
 		}
 	} else if (x->row) {
-		if (d == x->row + 1 && !strcmp(name, "c"))
+		if (d == x->row + 1 && eq(name, "c"))
 			start_cell(x, nattrs, attrs);
-	} else if (!strcmp(name, "sheetData")) {
+	} else if (eq(name, "sheetData")) {
 		x->in_data = true;
-	} else if (x->in_data && !strcmp(name, "row")) {
+		xsax_scan_from(&x->part, "sheetData", false);
+	} else if (x->in_data && eq(name, "row")) {
 		start_row(x, nattrs, attrs);
 	}
 }
@@ -380,7 +414,7 @@ static void sax_end(void *ctx, const xmlChar *local, const xmlChar *prefix, cons
 			q_put(x, "E", 1);
 			x->q_ready = x->q.len;
 		}
-	} else if (!strcmp((const char *)local, "sheetData")) {
+	} else if (eq((const char *)local, "sheetData")) {
 		/* The rest of the part is not read, as before. */
 		x->done = true;
 		xsax_stop(&x->part);
@@ -390,8 +424,24 @@ static void sax_end(void *ctx, const xmlChar *local, const xmlChar *prefix, cons
 static void sax_text(void *ctx, const xmlChar *s, int len)
 {
 	struct xsheet *x = ctx;
-	if ((x->v || (x->is && x->t && !x->rph)) && buf_append(&x->val, s, (size_t)len))
+	if ((x->v || (x->is && x->t && !x->rph)) && append(&x->val, s, (size_t)len))
 		fail(x, "a cell's text is larger than the expansion limit");
+}
+
+/* The part is read again from its start (the scanner gave it back): the
+ * parse state goes back to the start; rows already handed out are
+ * skipped when they come again. */
+static void sheet_restart(void *ctx)
+{
+	struct xsheet *x = ctx;
+	x->skip_upto = x->delivered;
+	x->in_data = x->done = false;
+	x->last_row = 0;
+	x->depth = x->row = x->c = x->v = x->is = x->t = x->rph = 0;
+	x->next_col = x->col = 0;
+	buf_clear(&x->val);
+	buf_clear(&x->q);
+	x->q_ready = x->q_pos = 0;
 }
 
 /* ---- the row stream ---- */
@@ -409,6 +459,17 @@ static enum code deliver_row(struct xsheet *x, struct rowbuf *rb, const char **r
 	x->q_pos++;  /* 'R' */
 	q_get(x, &number, sizeof(number));
 	rb->number = number;
+	if (number <= x->skip_upto) {
+		/* Handed out before the scanner gave the part back. */
+		while (x->q.data[x->q_pos] == 'C') {
+			uint32_t len;
+			memcpy(&len, x->q.data + x->q_pos + 14, 4);
+			x->q_pos += CELL_REC + (size_t)len + 1;
+		}
+		x->q_pos++;
+		return CODE_OK;
+	}
+	x->delivered = number;
 	while (x->q.data[x->q_pos] == 'C') {
 		const char *rec = x->q.data + x->q_pos;
 		uint32_t col, len;
@@ -437,8 +498,19 @@ static enum code xsheet_next(struct sheet_reader *r, struct rowbuf *rb, bool *re
 	struct xsheet *x = (struct xsheet *)r;
 	*ret_eof = false;
 	for (;;) {
-		if (x->q_pos < x->q_ready)
+		if (x->q_pos < x->q_ready) {
+			if (x->skip_upto) {
+				unsigned number;
+				memcpy(&number, x->q.data + x->q_pos + 1, sizeof(number));
+				if (number <= x->skip_upto) {
+					enum code e = deliver_row(x, rb, ret_msg);  /* skips it */
+					if (e)
+						return e;
+					continue;
+				}
+			}
 			return deliver_row(x, rb, ret_msg);
+		}
 		if (x->err) {
 			*ret_msg = x->err;
 			rb->number = x->err_row;
@@ -520,6 +592,7 @@ enum code xsheet_open(struct xzip *z, const char *part, const char *sst_part, st
 		xsheet_free(&x->base);
 		return CODE_MALFORMED_XLSX;
 	}
+	x->part.restart = sheet_restart;
 	*ret = &x->base;
 	return CODE_OK;
 }

@@ -2,7 +2,10 @@
  * xmlTextReader, refusing DTDs and entity references outright (OOXML has
  * neither, so a document that does is hostile or broken). */
 #include <pthread.h>
+#include <stdbool.h>
 #include <string.h>
+
+#include <libxml/parserInternals.h>
 
 #include "xlsx_int.h"
 
@@ -206,6 +209,460 @@ void xsax_stop(struct xsax *s)
 		xmlStopParser(s->ctxt);
 }
 
+
+/* ---- the scanner ----
+ *
+ * libxml2 reads a part up to the start tag of an element whose content is
+ * plain and large (a worksheet's sheetData, the shared-string table's sst);
+ * from there, when the part was inflated whole, a scanner reads the strict
+ * subset of XML that writers put there (start and end tags with printable
+ * ASCII attributes, text of XML characters in UTF-8 with the five
+ * predefined entities) and calls the same SAX callbacks, with the same
+ * arguments, as libxml2 would.  Anything outside that subset (a comment, a
+ * CDATA section, a character or other reference, a CR, a namespace prefix
+ * not bound where the scanner started, an xmlns attribute, a mismatched
+ * tag, the part ending early...) hands the part back to libxml2: it parses
+ * it again from its first byte (the restart callback forgets what the
+ * callbacks built; the bytes are not counted against the limits twice), so
+ * every error is still libxml2's own.  docs/design.md says why. */
+
+bool xsax_scanner = true;
+
+enum { FAST_MORE = 1, FAST_DONE = 0, FAST_ERROR = -1, FAST_GIVE_UP = 2, FAST_WAIT = 3 };
+
+/* Byte classes (ASCII only; every other byte is none). */
+enum { C_SPACE = 1, C_NAME_START = 2, C_NAME = 4, C_TEXT = 8, C_ATTR = 16 };
+static const unsigned char cclass[256] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 9, 9, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	25, 24, 24, 24, 24, 24, 0, 24, 24, 24, 24, 24, 24, 28, 28, 24,
+	28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 24, 24, 8, 24, 24, 24,
+	24, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30,
+	30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 24, 24, 16, 24, 30,
+	24, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30,
+	30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 24, 24, 24, 24, 0,
+};
+
+static inline bool is_space(char c)
+{
+	return cclass[(unsigned char)c] & C_SPACE;
+}
+
+static inline bool is_name_start(char c)
+{
+	return cclass[(unsigned char)c] & C_NAME_START;
+}
+
+static inline bool is_name(char c)
+{
+	return cclass[(unsigned char)c] & C_NAME;
+}
+
+/* memcmp for names of a few bytes, without a call. */
+static inline bool same_bytes(const char *a, const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+bool xsax_scan_from(struct xsax *s, const char *local, bool root)
+{
+	struct xentry *e = &s->e;
+	xmlParserCtxtPtr ctxt = s->ctxt;
+	size_t llen = strlen(local);
+	if (!xsax_scanner || s->fast_off || !e->mem || !ctxt || !ctxt->input || !ctxt->input->buf ||
+	    ctxt->input->buf->encoder || ctxt->charset != XML_CHAR_ENCODING_UTF8 || ctxt->inSubset ||
+	    llen >= XFAST_NAME ||
+	    /* libxml2 refuses documents deeper than xmlParserMaxDepth. */
+	    (unsigned)ctxt->nameNr + XFAST_DEPTH + 2 >= xmlParserMaxDepth)
+		return false;
+	xmlParserInputPtr in = ctxt->input;
+	size_t off = (size_t)in->consumed + (size_t)(in->cur - in->base);
+	if (off >= e->pos || e->mem[off] != '>')
+		return false;
+	/* ... and that '>' ends "<local": the offset is right. */
+	const char *lt = memrchr(e->mem, '<', off);
+	if (!lt || (size_t)(e->mem + off - lt) < llen + 1 || memcmp(lt + 1, local, llen) ||
+	    !(lt[llen + 1] == '>' || is_space(lt[llen + 1]) || lt[llen + 1] == '\r'))
+		return false;
+	/* nsTab holds prefix, URI pairs; nsNr counts both. */
+	s->nprefix = 0;
+	for (int i = 0; i + 1 < ctxt->nsNr && s->nprefix < XFAST_PREFIXES; i += 2) {
+		const char *pre = (const char *)ctxt->nsTab[i];
+		size_t plen = pre ? strlen(pre) : XFAST_NAME;
+		if (plen < XFAST_NAME)
+			memcpy(s->prefix[s->nprefix++], pre, plen + 1);
+	}
+	memcpy(s->fast_elem, local, llen + 1);
+	s->fast_elem_len = llen;
+	s->fast_root = root;
+	s->fast_tail = false;
+	s->fast = true;
+	s->fpos = off + 1;
+	s->sp = 0;
+	xmlStopParser(ctxt);
+	return true;
+}
+
+static bool bound_prefix(const struct xsax *s, const char *p, size_t n)
+{
+	for (int i = 0; i < s->nprefix; i++)
+		if (!strncmp(s->prefix[i], p, n) && !s->prefix[i][n])
+			return true;
+	return false;
+}
+
+struct fast_attr {
+	const char *name, *local, *val, *end;
+	size_t nlen, llen;
+	bool prefixed;
+};
+
+/* One start tag, m[i] just past its '<': FAST_MORE with *ret_next past its
+ * '>', FAST_WAIT when it does not end before `end`. */
+static int fast_start_tag(struct xsax *s, const char *m, size_t i, size_t end, size_t *ret_next)
+{
+	size_t ns = i;
+	while (i < end && is_name(m[i]))
+		i++;
+	size_t nlen = i - ns;
+	if (nlen >= XFAST_NAME || s->sp == XFAST_DEPTH)
+		return FAST_GIVE_UP;
+	struct fast_attr at[XFAST_ATTRS];
+	int nat = 0;
+	bool empty = false;
+	for (;;) {
+		size_t ws = i;
+		while (i < end && is_space(m[i]))
+			i++;
+		if (i == end)
+			return FAST_WAIT;
+		if (m[i] == '>') {
+			i++;
+			break;
+		}
+		if (m[i] == '/') {
+			if (i + 1 == end)
+				return FAST_WAIT;
+			if (m[i + 1] != '>')
+				return FAST_GIVE_UP;
+			empty = true;
+			i += 2;
+			break;
+		}
+		if (i == ws || nat == XFAST_ATTRS || !is_name_start(m[i]))
+			return FAST_GIVE_UP;
+		struct fast_attr *a = &at[nat];
+		a->name = a->local = m + i;
+		while (i < end && is_name(m[i]))
+			i++;
+		if (i == end)
+			return FAST_WAIT;
+		a->prefixed = m[i] == ':';
+		if (a->prefixed) {
+			if (!bound_prefix(s, a->name, (size_t)(m + i - a->name)))
+				return FAST_GIVE_UP;
+			a->local = m + ++i;
+			if (i == end)
+				return FAST_WAIT;
+			if (!is_name_start(m[i]))
+				return FAST_GIVE_UP;
+			while (i < end && is_name(m[i]))
+				i++;
+		}
+		a->nlen = (size_t)(m + i - a->name);
+		a->llen = (size_t)(m + i - a->local);
+		/* xmlns declarations change the namespaces: libxml2's business. */
+		if (a->nlen >= 5 && a->name[0] == 'x' && same_bytes(a->name, "xmlns", 5) && (a->nlen == 5 || a->prefixed))
+			return FAST_GIVE_UP;
+		while (i < end && is_space(m[i]))
+			i++;
+		if (i == end)
+			return FAST_WAIT;
+		if (m[i] != '=')
+			return FAST_GIVE_UP;
+		for (i++; i < end && is_space(m[i]); i++)
+			;
+		if (i == end)
+			return FAST_WAIT;
+		if (m[i] != '"' && m[i] != '\'')
+			return FAST_GIVE_UP;
+		char q = m[i++];
+		a->val = m + i;
+		while (i < end && m[i] != q) {
+			if (!(cclass[(unsigned char)m[i]] & C_ATTR))
+				return FAST_GIVE_UP;
+			i++;
+		}
+		if (i == end)
+			return FAST_WAIT;
+		a->end = m + i++;
+		/* A repeated attribute (or two prefixed ones with the same
+		 * local name, which may share a namespace) is an error. */
+		for (int j = 0; j < nat; j++)
+			if ((at[j].nlen == a->nlen && same_bytes(at[j].name, a->name, a->nlen)) ||
+			    (a->prefixed && at[j].prefixed && at[j].llen == a->llen &&
+			     same_bytes(at[j].local, a->local, a->llen)))
+				return FAST_GIVE_UP;
+		nat++;
+	}
+	/* libxml2's arguments: local name, prefix, URI, value, value end; local
+	 * names NUL-terminated in a scratch copy. */
+	const xmlChar *av[5 * XFAST_ATTRS];
+	char names[XFAST_ATTRS][XFAST_NAME];
+	for (int j = 0; j < nat; j++) {
+		if (at[j].llen >= XFAST_NAME)
+			return FAST_GIVE_UP;
+		for (size_t c = 0; c < at[j].llen; c++)
+			names[j][c] = at[j].local[c];
+		names[j][at[j].llen] = '\0';
+		av[5 * j] = (const xmlChar *)names[j];
+		av[5 * j + 1] = av[5 * j + 2] = NULL;
+		av[5 * j + 3] = (const xmlChar *)at[j].val;
+		av[5 * j + 4] = (const xmlChar *)at[j].end;
+	}
+	char *name = s->open[s->sp];
+	for (size_t c = 0; c < nlen; c++)
+		name[c] = m[ns + c];
+	name[nlen] = '\0';
+	*ret_next = i;
+	s->handler->startElementNs(s->user, (const xmlChar *)name, NULL, NULL, 0, NULL, nat, 0, av);
+	if (s->err)
+		return FAST_ERROR;
+	if (empty) {
+		s->handler->endElementNs(s->user, (const xmlChar *)name, NULL, NULL);
+		return s->err ? FAST_ERROR : FAST_MORE;
+	}
+	s->open_len[s->sp++] = nlen;
+	return FAST_MORE;
+}
+
+/* Length of the XML character in UTF-8 at p (at most n bytes there), 0 when
+ * it is not one (malformed, overlong, a surrogate, U+FFFE/U+FFFF, beyond
+ * U+10FFFF), -1 when it may continue past n. */
+static int utf8_char(const unsigned char *p, size_t n)
+{
+	unsigned c = p[0];
+	int len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
+	if (!len || c > 0xf4)
+		return 0;
+	if ((size_t)len > n)
+		return -1;
+	for (int k = 1; k < len; k++)
+		if ((p[k] & 0xc0) != 0x80)
+			return 0;
+	if (len == 3) {
+		unsigned v = (c & 0x0f) << 12 | (p[1] & 0x3fu) << 6 | (p[2] & 0x3fu);
+		if (v < 0x800 || (v >= 0xd800 && v <= 0xdfff) || v >= 0xfffe)
+			return 0;
+	} else if (len == 4) {
+		unsigned v = (c & 0x07) << 18 | (p[1] & 0x3fu) << 12 | (p[2] & 0x3fu) << 6 | (p[3] & 0x3fu);
+		if (v < 0x10000 || v > 0x10ffff)
+			return 0;
+	}
+	return len;
+}
+
+static const struct {
+	const char *ref, *ch;
+	size_t len;
+} predefined[] = {{"&amp;", "&", 5}, {"&lt;", "<", 4}, {"&gt;", ">", 4}, {"&quot;", "\"", 6}, {"&apos;", "'", 6}};
+
+/* Text up to the next '<': handed to the characters callback in runs, a
+ * predefined entity as its own character, as libxml2 does.  *ret_p is
+ * moved past what was handed over. */
+static int fast_text(struct xsax *s, const char *m, size_t *ret_p, size_t end)
+{
+	size_t p = *ret_p, q = p;
+	bool amp = false;
+	/* The whole run first: nothing is handed over unless it all is fine. */
+	while (q < end && m[q] != '<') {
+		unsigned char c = (unsigned char)m[q];
+		if (cclass[c] & C_TEXT) {
+			q++;
+		} else if (c == ']') {
+			if (q + 2 >= end)
+				return FAST_WAIT;
+			if (m[q + 1] == ']' && m[q + 2] == '>')
+				return FAST_GIVE_UP;
+			q++;
+		} else if (c == '&') {
+			size_t k = 0, nk = sizeof(predefined) / sizeof(predefined[0]);
+			for (; k < nk; k++) {
+				size_t l = predefined[k].len;
+				if (end - q < l && !memcmp(m + q, predefined[k].ref, end - q))
+					return FAST_WAIT;
+				if (end - q >= l && same_bytes(m + q, predefined[k].ref, l))
+					break;
+			}
+			if (k == nk)
+				return FAST_GIVE_UP;
+			q += predefined[k].len;
+			amp = true;
+		} else if (c >= 0x80) {
+			int l = utf8_char((const unsigned char *)m + q, end - q);
+			if (l < 0)
+				return FAST_WAIT;
+			if (!l)
+				return FAST_GIVE_UP;
+			q += (size_t)l;
+		} else {
+			return FAST_GIVE_UP;
+		}
+	}
+	if (q == end)
+		return FAST_WAIT;
+	if (!amp) {
+		s->handler->characters(s->user, (const xmlChar *)m + p, (int)(q - p));
+		*ret_p = q;
+		return s->err ? FAST_ERROR : FAST_MORE;
+	}
+	while (p < q) {
+		size_t r = p;
+		while (r < q && m[r] != '&')
+			r++;
+		if (r > p)
+			s->handler->characters(s->user, (const xmlChar *)m + p, (int)(r - p));
+		if (s->err)
+			return FAST_ERROR;
+		if (r == q)
+			break;
+		for (size_t k = 0;; k++) {
+			size_t l = predefined[k].len;
+			if (same_bytes(m + r, predefined[k].ref, l)) {
+				s->handler->characters(s->user, (const xmlChar *)predefined[k].ch, 1);
+				p = r + l;
+				break;
+			}
+		}
+		if (s->err)
+			return FAST_ERROR;
+	}
+	*ret_p = q;
+	return FAST_MORE;
+}
+
+/* Scans what the part handed out so far, token by token; a token not yet
+ * complete waits for the next chunk. */
+static int fast_scan(struct xsax *s)
+{
+	const char *m = s->e.mem;
+	size_t end = s->e.pos, p = s->fpos;
+	while (p < end) {
+		if (s->fast_tail) {
+			/* After the root element: only white space to the end. */
+			if (!is_space(m[p]) && m[p] != '\r')
+				return FAST_GIVE_UP;
+			s->fpos = ++p;
+			continue;
+		}
+		int rc;
+		if (m[p] != '<') {
+			rc = fast_text(s, m, &p, end);
+			if (rc == FAST_WAIT)
+				break;
+			if (rc != FAST_MORE)
+				return rc;
+			s->fpos = p;
+			continue;
+		}
+		size_t i = p + 1, next = 0;
+		if (i == end)
+			break;
+		if (m[i] == '/') {
+			size_t ns = ++i;
+			while (i < end && is_name(m[i]))
+				i++;
+			size_t nlen = i - ns;
+			while (i < end && is_space(m[i]))
+				i++;
+			if (i == end)
+				break;
+			const char *want = s->sp ? s->open[s->sp - 1] : s->fast_elem;
+			size_t wlen = s->sp ? s->open_len[s->sp - 1] : s->fast_elem_len;
+			if (m[i] != '>' || wlen != nlen || !same_bytes(want, m + ns, nlen))
+				return FAST_GIVE_UP;
+			next = i + 1;
+			bool last = !s->sp;
+			if (s->sp)
+				s->sp--;
+			s->handler->endElementNs(s->user, (const xmlChar *)want, NULL, NULL);
+			if (s->err)
+				return FAST_ERROR;
+			if (s->stopped) {
+				s->fpos = next;
+				return FAST_DONE;
+			}
+			if (last) {
+				if (!s->fast_root)
+					return FAST_GIVE_UP;
+				s->fast_tail = true;
+			}
+			rc = FAST_MORE;
+		} else if (is_name_start(m[i])) {
+			rc = fast_start_tag(s, m, i, end, &next);
+		} else {
+			return FAST_GIVE_UP;
+		}
+		if (rc == FAST_WAIT)
+			break;
+		if (rc != FAST_MORE)
+			return rc;
+		s->fpos = p = next;
+	}
+	return FAST_MORE;
+}
+
+/* The next chunk of the part, counted against the limits as libxml2's
+ * would be, then scanned. */
+static int fast_feed(struct xsax *s)
+{
+	int n = xentry_advance(&s->e, XSAX_CHUNK);
+	if (n < 0)
+		return FAST_ERROR;
+	if (n == 0) {
+		/* The end: fine after the root element, early anywhere else. */
+		if (s->fast_tail && s->fpos == s->e.pos) {
+			s->finished = true;
+			return FAST_DONE;
+		}
+		return FAST_GIVE_UP;
+	}
+	return fast_scan(s);
+}
+
+/* Hands the part back to libxml2, from its first byte. */
+static void fast_give_up(struct xsax *s)
+{
+	if (s->ctxt) {
+		if (s->ctxt->myDoc)
+			xmlFreeDoc(s->ctxt->myDoc);
+		xmlFreeParserCtxt(s->ctxt);
+		s->ctxt = NULL;
+	}
+	s->err = NULL;
+	s->stopped = s->finished = false;
+	s->fast = false;
+	s->fast_off = true;
+	xentry_rewind(&s->e);
+	if (s->restart)
+		s->restart(s->user);
+}
+
+/* xsax_feed's result for what the scanner did. */
+static int fast_result(struct xsax *s, int rc, const char **ret_msg)
+{
+	if (rc == FAST_ERROR) {
+		if (!s->err)
+			s->err = s->e.z->err ? s->e.z->err : "a part of the workbook is corrupt";
+		*ret_msg = s->err;
+		return -1;
+	}
+	return rc == FAST_DONE ? 0 : 1;
+}
+
 int xsax_feed(struct xsax *s, const char **ret_msg)
 {
 	if (s->err) {
@@ -214,6 +671,12 @@ int xsax_feed(struct xsax *s, const char **ret_msg)
 	}
 	if (s->finished || s->stopped)
 		return 0;
+	if (s->fast) {
+		int rc = fast_feed(s);
+		if (rc != FAST_GIVE_UP)
+			return fast_result(s, rc, ret_msg);
+		fast_give_up(s);
+	}
 	/* A small first chunk: opening a workbook needs only its header row
 	 * and the shared strings it uses, which come first. */
 	char chunk[XSAX_CHUNK];
@@ -241,6 +704,14 @@ int xsax_feed(struct xsax *s, const char **ret_msg)
 		rc = xmlParseChunk(s->ctxt, chunk, n, last);
 	}
 	feeding = NULL;
+	if (s->fast && !s->err) {
+		/* The scanner took over in this chunk: it reads the rest. */
+		rc = fast_scan(s);
+		if (rc != FAST_GIVE_UP)
+			return fast_result(s, rc, ret_msg);
+		fast_give_up(s);
+		return 1;
+	}
 	if (s->err) {
 		*ret_msg = s->err;
 		return -1;

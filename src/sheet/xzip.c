@@ -2,6 +2,7 @@
  * anything is inflated, and actual inflated bytes are counted while reading,
  * because a hostile archive's headers can lie. */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -102,6 +103,9 @@ void xzip_close(struct xzip *z)
 	if (z->za)
 		zip_discard(z->za);
 	z->za = NULL;
+	if (z->inflater)
+		libdeflate_free_decompressor(z->inflater);
+	z->inflater = NULL;
 }
 
 /* Same name with '\\' read as '/', ignoring ASCII case. */
@@ -175,25 +179,17 @@ bool xzip_has_extension(struct xzip *z, const char *ext)
 	return false;
 }
 
-/* The read callback handed to libxml2: inflates and enforces the limits on
- * the bytes actually produced. */
-int xentry_read(void *ctx, char *out, int len)
+/* Counts n freshly inflated bytes against the limits (and scans the first
+ * ones for a DTD); -1 with z->err set when a limit is passed. */
+static int account(struct xentry *e, const char *p, size_t n)
 {
-	struct xentry *e = ctx;
 	struct xzip *z = e->z;
-	if (len <= 0)
-		return 0;
-	zip_int64_t n = zip_fread(e->zf, out, (zip_uint64_t)len);
-	if (n < 0) {
-		z->err = "a part of the workbook is corrupt (bad compressed data or checksum)";
-		return -1;
-	}
-	if (e->inflated < DTD_SCAN_WINDOW && declares_dtd(e, out, (size_t)n)) {
+	if (e->inflated < DTD_SCAN_WINDOW && declares_dtd(e, p, n)) {
 		z->err = "the workbook's XML declares a DTD or entities, which XLSX never does";
 		return -1;
 	}
-	e->inflated += (size_t)n;
-	z->inflated += (size_t)n;
+	e->inflated += n;
+	z->inflated += n;
 	if (e->inflated > e->size) {
 		z->err = "a part of the workbook is larger than its zip header says (corrupt or hostile)";
 		return -1;
@@ -204,7 +200,83 @@ int xentry_read(void *ctx, char *out, int len)
 		z->err = "the workbook expands past the size or ratio limit (zip bomb?)";
 		return -1;
 	}
+	return 0;
+}
+
+int xentry_advance(struct xentry *e, size_t len)
+{
+	size_t n = e->size - e->pos < len ? e->size - e->pos : len;
+	size_t end = e->pos + n;
+	/* A part read again after xentry_rewind: its bytes count once. */
+	if (end > e->inflated && account(e, e->mem + e->inflated, end - e->inflated))
+		return -1;
+	e->pos = end;
 	return (int)n;
+}
+
+void xentry_rewind(struct xentry *e)
+{
+	e->pos = 0;
+}
+
+/* The read callback handed to libxml2: inflates and enforces the limits on
+ * the bytes actually produced. */
+int xentry_read(void *ctx, char *out, int len)
+{
+	struct xentry *e = ctx;
+	if (len <= 0)
+		return 0;
+	if (e->mem) {
+		const char *p = e->mem + e->pos;
+		int n = xentry_advance(e, (size_t)len);
+		if (n > 0)
+			memcpy(out, p, (size_t)n);
+		return n;
+	}
+	zip_int64_t n = zip_fread(e->zf, out, (zip_uint64_t)len);
+	if (n < 0) {
+		e->z->err = "a part of the workbook is corrupt (bad compressed data or checksum)";
+		return -1;
+	}
+	return account(e, out, (size_t)n) ? -1 : (int)n;
+}
+
+/* Inflates a small deflated (or stored) entry whole with libdeflate.  Any
+ * doubt (a short read, bad data, a size or CRC-32 other than declared)
+ * leaves e->mem NULL: the entry is then streamed through libzip, which
+ * finds and reports the same fault as before. */
+static void inflate_whole(struct xzip *z, zip_uint64_t idx, const zip_stat_t *st, struct xentry *e)
+{
+	const zip_uint64_t need = ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE | ZIP_STAT_COMP_METHOD | ZIP_STAT_CRC;
+	if ((st->valid & need) != need || st->size > XZIP_WHOLE_MAX || st->comp_size > XZIP_WHOLE_MAX ||
+	    (st->comp_method != ZIP_CM_DEFLATE && st->comp_method != ZIP_CM_STORE))
+		return;
+	if (st->comp_method == ZIP_CM_DEFLATE && !z->inflater && !(z->inflater = libdeflate_alloc_decompressor()))
+		return;
+	zip_file_t *zf = zip_fopen_index(z->za, idx, ZIP_FL_COMPRESSED);
+	if (!zf)
+		return;
+	size_t clen = (size_t)st->comp_size, size = (size_t)st->size;
+	char *comp = malloc(clen ? clen : 1), *out = malloc(size ? size : 1);
+	char extra;
+	bool ok = comp && out && zip_fread(zf, comp, clen) == (zip_int64_t)clen && zip_fread(zf, &extra, 1) == 0;
+	zip_fclose(zf);
+	if (ok && st->comp_method == ZIP_CM_STORE) {
+		ok = clen == size;
+		if (ok)
+			memcpy(out, comp, size);
+	} else if (ok) {
+		size_t got = 0;
+		ok = libdeflate_deflate_decompress(z->inflater, comp, clen, out, size, &got) == LIBDEFLATE_SUCCESS &&
+		     got == size;
+	}
+	ok = ok && libdeflate_crc32(0, out, size) == st->crc;
+	free(comp);
+	if (!ok) {
+		free(out);
+		return;
+	}
+	e->mem = out;
 }
 
 static void silence(void *arg, xmlErrorPtr error)
@@ -225,6 +297,9 @@ int xentry_open(struct xzip *z, const char *name, struct xentry *e, const char *
 	}
 	e->comp_size = st.comp_size;
 	e->size = st.size;
+	inflate_whole(z, (zip_uint64_t)idx, &st, e);
+	if (e->mem)
+		return 0;
 	e->zf = zip_fopen_index(z->za, (zip_uint64_t)idx, 0);
 	if (!e->zf) {
 		*ret_msg = "a part of the workbook cannot be opened (encrypted or unsupported compression)";
@@ -238,6 +313,8 @@ void xentry_close(struct xentry *e)
 	if (e->zf)
 		zip_fclose(e->zf);
 	e->zf = NULL;
+	free(e->mem);
+	e->mem = NULL;
 }
 
 int xpart_open(struct xzip *z, const char *name, struct xpart *p, const char **ret_msg)
@@ -250,8 +327,7 @@ int xpart_open(struct xzip *z, const char *name, struct xpart *p, const char **r
 	p->xr = xmlReaderForIO(xentry_read, NULL, &p->e, name, NULL,
 			       XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 	if (!p->xr) {
-		zip_fclose(p->e.zf);
-		p->e.zf = NULL;
+		xentry_close(&p->e);
 		*ret_msg = "out of memory";
 		return -1;
 	}
@@ -263,8 +339,6 @@ void xpart_close(struct xpart *p)
 {
 	if (p->xr)
 		xmlFreeTextReader(p->xr);
-	if (p->e.zf)
-		zip_fclose(p->e.zf);
+	xentry_close(&p->e);
 	p->xr = NULL;
-	p->e.zf = NULL;
 }

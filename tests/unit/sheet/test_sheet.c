@@ -13,6 +13,7 @@
 
 #include "base/buf.h"
 #include "sheet/sheet.h"
+#include "sheet/xlsx_int.h"
 #include "xlsxgen.h"
 
 /* Reads a whole file through the API and renders it as text:
@@ -503,6 +504,54 @@ static void test_xlsx_bombs(void **state)
  * header parses the table only as far as the header's strings.  A table
  * that is broken (or over a cap) after them still gives the header; the
  * whole read still fails, at the end of the worksheet, as before. */
+/* The scanner (xmlpart.c) hands a part back to libxml2 on what it does not
+ * know, here far past the first chunks: the rows already read are not read
+ * again, and everything reads as with libxml2 alone. */
+static void test_xlsx_scanner_hand_back(void **state)
+{
+	(void)state;
+	struct buf sst, sheet;
+	buf_init(&sst, 1 << 24);
+	buf_init(&sheet, 1 << 24);
+	buf_puts(&sst, "<sst xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\">");
+	for (int i = 0; i < 3000; i++)
+		buf_printf(&sst, "<si><t>s%d &amp; caf\xc3\xa9</t></si>", i);
+	buf_puts(&sst, "<si><t>ref &#233;</t></si></sst>");  /* a character reference */
+	buf_puts(&sheet, "<worksheet xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\" "
+			 "xmlns:x14ac=\"http://schemas.microsoft.com/office/spreadsheetml/2009/9/ac\"><sheetData>");
+	for (int i = 1; i <= 3000; i++) {
+		buf_printf(&sheet, "<row r=\"%d\" x14ac:dyDescent=\"0.25\"><c r=\"A%d\" t=\"s\"><v>%d</v></c>"
+			   "<c r=\"B%d\"><v>%d</v></c></row>\n", i, i, i == 2500 ? 3000 : i - 1, i, i);
+		if (i == 2000)
+			buf_puts(&sheet, "<!-- a comment -->");
+	}
+	buf_puts(&sheet, SHEET_TAIL);
+	struct xg_part p[] = {
+		{"xl/sharedStrings.xml", sst.data, sst.len},
+		{"xl/worksheets/sheet1.xml", sheet.data, sheet.len},
+	};
+	void *z;
+	size_t len;
+	assert_int_equal(xlsxgen_workbook(p, 2, 1, &z, &len), 0);
+	struct sheet_limits lim;
+	sheet_limits_default(&lim);
+	lim.max_rows = 5000;
+	char *fast = render_lim(z, len, &lim);
+	xsax_scanner = false;
+	char *slow = render_lim(z, len, &lim);
+	xsax_scanner = true;
+	assert_string_equal(fast, slow);
+	assert_non_null(strstr(fast, "\n1999:s1998 & caf\xc3\xa9|1999\n2000:s1999 & caf\xc3\xa9|2000\n2001:"));
+	assert_non_null(strstr(fast, "\n2500:ref \xc3\xa9|2500\n"));
+	assert_non_null(strstr(fast, "\n3000:s2999 & caf\xc3\xa9|3000\n"));
+	assert_null(strstr(strstr(fast, "\n2000:") + 1, "\n2000:"));
+	free(fast);
+	free(slow);
+	free(z);
+	buf_done(&sst);
+	buf_done(&sheet);
+}
+
 static void test_xlsx_lazy_shared_strings(void **state)
 {
 	(void)state;
@@ -640,6 +689,7 @@ int main(void)
 		cmocka_unit_test(test_xlsx_bombs),
 		cmocka_unit_test(test_xlsx_total_limit),
 		cmocka_unit_test(test_xlsx_lazy_shared_strings),
+		cmocka_unit_test(test_xlsx_scanner_hand_back),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
