@@ -1102,6 +1102,8 @@ static double inflate_floor_ms(const char *data, size_t len)
 	return best;
 }
 
+#define ROUNDS_XLSX 4
+
 static void xlsx_vs_openpyxl(void)
 {
 	struct table *t = calloc(1, sizeof *t);
@@ -1116,20 +1118,33 @@ static void xlsx_vs_openpyxl(void)
 	if (fd < 0 || write(fd, x.data, x.len) != (ssize_t)x.len)
 		die("cannot write %s", path);
 	close(fd);
-	long cells = 0;
-	double c_ms = reader_ms(x.data, x.len, &cells);
-	double floor = sax_floor_ms(x.data, x.len);
-	double efloor = expat_floor_ms(x.data, x.len);
-	double ifloor = inflate_floor_ms(x.data, x.len);
-	char cmd[512];
-	snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s/openpyxl_read.py %s 5", BENCH_SOURCE_DIR, path);
-	FILE *p = popen(cmd, "r");
-	double py_s = -1;
-	long py_cells = -1;
-	if (!p || fscanf(p, "%lf %ld", &py_s, &py_cells) != 2)
-		py_s = -1;
-	if (p)
-		pclose(p);
+	/* The machine (a shared VM) runs the same code at two speeds minutes
+	 * apart, so the reader and openpyxl are measured in turns, four rounds,
+	 * and each keeps its best: both get the same chances at a fast slot. */
+	long cells = 0, py_cells = -1;
+	double c_ms = 1e9, floor = 1e9, efloor = 1e9, ifloor = 1e9, py_s = -1, round_ratio[ROUNDS_XLSX];
+	for (int k = 0; k < ROUNDS_XLSX; k++) {
+		double c = reader_ms(x.data, x.len, &cells);
+		c_ms = c < c_ms ? c : c_ms;
+		double f = sax_floor_ms(x.data, x.len), e = expat_floor_ms(x.data, x.len), i = inflate_floor_ms(x.data, x.len);
+		floor = f < floor ? f : floor;
+		efloor = e < efloor ? e : efloor;
+		ifloor = i < ifloor ? i : ifloor;
+		char cmd[512];
+		snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s/openpyxl_read.py %s 5", BENCH_SOURCE_DIR, path);
+		FILE *p = popen(cmd, "r");
+		double py = -1;
+		long pc = -1;
+		if (!p || fscanf(p, "%lf %ld", &py, &pc) != 2)
+			py = -1;
+		if (p)
+			pclose(p);
+		if (py > 0 && (py_s < 0 || py < py_s)) {
+			py_s = py;
+			py_cells = pc;
+		}
+		round_ratio[k] = py > 0 ? py * 1e3 / c : -1;
+	}
 	/* LOADLINE_BENCH_KEEP_XLSX=PATH keeps a copy (profiling, bench_sheet --time). */
 	const char *keep = getenv("LOADLINE_BENCH_KEEP_XLSX");
 	if (keep && rename(path, keep))
@@ -1148,7 +1163,11 @@ static void xlsx_vs_openpyxl(void)
 		       efloor, py_s * 1e3 / efloor);
 		printf("floor of any reader (unzip with libdeflate, no parsing): %.2f ms CPU, %.1fx openpyxl at best; "
 		       "reader / this floor %.2fx\n", ifloor, py_s * 1e3 / ifloor, c_ms / ifloor);
-		printf("goal XLSX reader >= 20x openpyxl: %.1fx %s\n", ratio, ratio >= 20 ? "HOLDS" : "MISSED");
+		printf("each round's own ratio:");
+		for (int k = 0; k < ROUNDS_XLSX; k++)
+			printf(" %.1fx", round_ratio[k]);
+		printf("\ngoal XLSX reader >= 20x openpyxl: %.1fx (best against best) %s\n", ratio,
+		       ratio >= 20 ? "HOLDS" : "MISSED");
 	}
 	buf_done(&x);
 }
