@@ -955,52 +955,6 @@ static void floor_text(void *c, const xmlChar *s, int n)
 	(void)c, (void)s, (void)n;
 }
 
-/* The floor of any libxml2-based reader: unzip the parts the reader needs
- * and push them through libxml2's SAX2 parser with empty callbacks, in
- * 16 KiB chunks as the reader does.  Best of 9, thread CPU ms. */
-static double sax_floor_ms(const char *data, size_t len)
-{
-	static const char *const parts[] = {"[Content_Types].xml", "_rels/.rels", "xl/_rels/workbook.xml.rels",
-					    "xl/workbook.xml", "xl/styles.xml", "xl/sharedStrings.xml",
-					    "xl/worksheets/sheet1.xml"};
-	xmlSAXHandler h;
-	memset(&h, 0, sizeof h);
-	h.initialized = XML_SAX2_MAGIC;
-	h.startElementNs = floor_start;
-	h.endElementNs = floor_end;
-	h.characters = floor_text;
-	double best = 1e9;
-	static char chunk[16384];
-	for (int k = 0; k < 9; k++) {
-		double t0 = cpu_ms(CLOCK_THREAD_CPUTIME_ID);
-		zip_error_t err;
-		zip_error_init(&err);
-		zip_source_t *src = zip_source_buffer_create(data, len, 0, &err);
-		zip_t *za = src ? zip_open_from_source(src, ZIP_RDONLY, &err) : NULL;
-		if (!za)
-			die("the bench workbook is not a zip");
-		for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
-			zip_file_t *zf = zip_fopen(za, parts[i], 0);
-			if (!zf)
-				continue;
-			xmlParserCtxtPtr ctxt = xmlCreatePushParserCtxt(&h, NULL, NULL, 0, NULL);
-			xmlCtxtUseOptions(ctxt, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-			zip_int64_t n;
-			while ((n = zip_fread(zf, chunk, sizeof chunk)) > 0)
-				xmlParseChunk(ctxt, chunk, (int)n, 0);
-			xmlParseChunk(ctxt, NULL, 0, 1);
-			xmlFreeParserCtxt(ctxt);
-			zip_fclose(zf);
-		}
-		zip_discard(za);
-		zip_error_fini(&err);
-		double t = cpu_ms(CLOCK_THREAD_CPUTIME_ID) - t0;
-		if (t < best)
-			best = t;
-	}
-	return best;
-}
-
 static void expat_start(void *u, const XML_Char *n, const XML_Char **a)
 {
 	(void)u, (void)n, (void)a;
@@ -1016,18 +970,18 @@ static void expat_text(void *u, const XML_Char *s, int n)
 	(void)u, (void)s, (void)n;
 }
 
+/* The parts of the workbook every reader of it needs. */
 static const char *const floor_parts[] = {"[Content_Types].xml", "_rels/.rels", "xl/_rels/workbook.xml.rels",
 					  "xl/workbook.xml", "xl/styles.xml", "xl/sharedStrings.xml",
 					  "xl/worksheets/sheet1.xml"};
 #define NFLOOR_PARTS (sizeof floor_parts / sizeof floor_parts[0])
 
-/* The same floor with libexpat (Debian's libexpat1) in place of libxml2:
- * unzip with libzip + zlib, expat with namespaces and empty callbacks, in
- * 16 KiB chunks.  Best of 9, thread CPU ms. */
-static double expat_floor_ms(const char *data, size_t len)
+/* One floor: open the workbook's zip and give each of floor_parts to
+ * read_part (which skips a part it cannot open).  Best of 9, thread CPU ms. */
+static double floor_ms(const char *data, size_t len, void (*read_part)(zip_t *za, const char *name, void *ctx),
+		       void *ctx)
 {
 	double best = 1e9;
-	static char chunk[16384];
 	for (int k = 0; k < 9; k++) {
 		double t0 = cpu_ms(CLOCK_THREAD_CPUTIME_ID);
 		zip_error_t err;
@@ -1036,20 +990,8 @@ static double expat_floor_ms(const char *data, size_t len)
 		zip_t *za = src ? zip_open_from_source(src, ZIP_RDONLY, &err) : NULL;
 		if (!za)
 			die("the bench workbook is not a zip");
-		for (size_t i = 0; i < NFLOOR_PARTS; i++) {
-			zip_file_t *zf = zip_fopen(za, floor_parts[i], 0);
-			if (!zf)
-				continue;
-			XML_Parser xp = XML_ParserCreateNS(NULL, '\x01');
-			XML_SetElementHandler(xp, expat_start, expat_end);
-			XML_SetCharacterDataHandler(xp, expat_text);
-			zip_int64_t n;
-			while ((n = zip_fread(zf, chunk, sizeof chunk)) > 0)
-				XML_Parse(xp, chunk, (int)n, 0);
-			XML_Parse(xp, chunk, 0, 1);
-			XML_ParserFree(xp);
-			zip_fclose(zf);
-		}
+		for (size_t i = 0; i < NFLOOR_PARTS; i++)
+			read_part(za, floor_parts[i], ctx);
 		zip_discard(za);
 		zip_error_fini(&err);
 		double t = cpu_ms(CLOCK_THREAD_CPUTIME_ID) - t0;
@@ -1059,47 +1001,89 @@ static double expat_floor_ms(const char *data, size_t len)
 	return best;
 }
 
-/* The floor under any reader of these bytes, whatever parses them: open
- * the zip and inflate the same parts whole with libdeflate (CRC-32
- * checked), as the reader does, and parse nothing.  Best of 9, thread CPU
- * ms. */
+static char floor_chunk[16384];
+
+/* libxml2's SAX2 push parser with empty callbacks, in 16 KiB chunks as
+ * the reader does (unzipped by libzip + zlib). */
+static void sax_part(zip_t *za, const char *name, void *handler)
+{
+	zip_file_t *zf = zip_fopen(za, name, 0);
+	if (!zf)
+		return;
+	xmlParserCtxtPtr ctxt = xmlCreatePushParserCtxt(handler, NULL, NULL, 0, NULL);
+	xmlCtxtUseOptions(ctxt, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	zip_int64_t n;
+	while ((n = zip_fread(zf, floor_chunk, sizeof floor_chunk)) > 0)
+		xmlParseChunk(ctxt, floor_chunk, (int)n, 0);
+	xmlParseChunk(ctxt, NULL, 0, 1);
+	xmlFreeParserCtxt(ctxt);
+	zip_fclose(zf);
+}
+
+/* The same with libexpat (Debian's libexpat1) in place of libxml2, with
+ * namespaces and empty callbacks. */
+static void expat_part(zip_t *za, const char *name, void *unused)
+{
+	(void)unused;
+	zip_file_t *zf = zip_fopen(za, name, 0);
+	if (!zf)
+		return;
+	XML_Parser xp = XML_ParserCreateNS(NULL, '\x01');
+	XML_SetElementHandler(xp, expat_start, expat_end);
+	XML_SetCharacterDataHandler(xp, expat_text);
+	zip_int64_t n;
+	while ((n = zip_fread(zf, floor_chunk, sizeof floor_chunk)) > 0)
+		XML_Parse(xp, floor_chunk, (int)n, 0);
+	XML_Parse(xp, floor_chunk, 0, 1);
+	XML_ParserFree(xp);
+	zip_fclose(zf);
+}
+
+/* Under any reader of these bytes, whatever parses them: the part inflated
+ * whole with libdeflate (CRC-32 checked), as the reader does, and nothing
+ * parsed. */
+static void inflate_part(zip_t *za, const char *name, void *decompressor)
+{
+	zip_stat_t st;
+	if (zip_stat(za, name, 0, &st) || st.comp_method != ZIP_CM_DEFLATE)
+		return;
+	zip_file_t *zf = zip_fopen(za, name, ZIP_FL_COMPRESSED);
+	char *comp = malloc(st.comp_size), *raw = malloc(st.size);
+	size_t got = 0;
+	if (!zf || !comp || !raw || zip_fread(zf, comp, st.comp_size) != (zip_int64_t)st.comp_size ||
+	    libdeflate_deflate_decompress(decompressor, comp, st.comp_size, raw, st.size, &got) ||
+	    libdeflate_crc32(0, raw, got) != st.crc)
+		die("cannot inflate %s", name);
+	zip_fclose(zf);
+	free(comp);
+	free(raw);
+}
+
+/* The floor of any libxml2-based reader. */
+static double sax_floor_ms(const char *data, size_t len)
+{
+	xmlSAXHandler h;
+	memset(&h, 0, sizeof h);
+	h.initialized = XML_SAX2_MAGIC;
+	h.startElementNs = floor_start;
+	h.endElementNs = floor_end;
+	h.characters = floor_text;
+	return floor_ms(data, len, sax_part, &h);
+}
+
+static double expat_floor_ms(const char *data, size_t len)
+{
+	return floor_ms(data, len, expat_part, NULL);
+}
+
 static double inflate_floor_ms(const char *data, size_t len)
 {
-	double best = 1e9;
 	struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
 	if (!d)
 		die("out of memory");
-	for (int k = 0; k < 9; k++) {
-		double t0 = cpu_ms(CLOCK_THREAD_CPUTIME_ID);
-		zip_error_t err;
-		zip_error_init(&err);
-		zip_source_t *src = zip_source_buffer_create(data, len, 0, &err);
-		zip_t *za = src ? zip_open_from_source(src, ZIP_RDONLY, &err) : NULL;
-		if (!za)
-			die("the bench workbook is not a zip");
-		for (size_t i = 0; i < NFLOOR_PARTS; i++) {
-			zip_stat_t st;
-			if (zip_stat(za, floor_parts[i], 0, &st) || st.comp_method != ZIP_CM_DEFLATE)
-				continue;
-			zip_file_t *zf = zip_fopen(za, floor_parts[i], ZIP_FL_COMPRESSED);
-			char *comp = malloc(st.comp_size), *raw = malloc(st.size);
-			size_t got = 0;
-			if (!zf || !comp || !raw || zip_fread(zf, comp, st.comp_size) != (zip_int64_t)st.comp_size ||
-			    libdeflate_deflate_decompress(d, comp, st.comp_size, raw, st.size, &got) ||
-			    libdeflate_crc32(0, raw, got) != st.crc)
-				die("cannot inflate %s", floor_parts[i]);
-			zip_fclose(zf);
-			free(comp);
-			free(raw);
-		}
-		zip_discard(za);
-		zip_error_fini(&err);
-		double t = cpu_ms(CLOCK_THREAD_CPUTIME_ID) - t0;
-		if (t < best)
-			best = t;
-	}
+	double ms = floor_ms(data, len, inflate_part, d);
 	libdeflate_free_decompressor(d);
-	return best;
+	return ms;
 }
 
 #define ROUNDS_XLSX 4

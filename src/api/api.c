@@ -13,6 +13,7 @@
 #include "base/arena.h"
 #include "base/buf.h"
 #include "base/clock.h"
+#include "base/digest.h"
 #include "base/ids.h"
 #include "base/log.h"
 #include "endpoints.h"
@@ -107,8 +108,11 @@ const char *api_json_etag(struct http_request *req, struct http_response *res, j
 		api_problem(req, res, CODE_INTERNAL_ERROR, NULL, NULL);
 		return NULL;
 	}
-	unsigned char h[crypto_hash_sha256_BYTES];
-	crypto_hash_sha256(h, (const unsigned char *)s, strlen(s));
+	unsigned char h[DIGEST_BYTES];
+	struct digest d;
+	digest_init(&d);
+	digest_update(&d, s, strlen(s));
+	digest_final(&d, h);
 	char hex[33], etag[40];
 	sodium_bin2hex(hex, sizeof hex, h, 16);
 	snprintf(etag, sizeof etag, "\"%s\"", hex);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "base/digest.h"
 #include "base/ids.h"
 
 void token_checksum(const char *random32, char out[TOKEN_CHECK_LEN])
@@ -55,9 +56,10 @@ bool token_link_well_formed(const char *tok, size_t len)
 
 void sha256_hex(const void *data, size_t len, char out[TOKEN_HASH_HEX])
 {
-	unsigned char h[crypto_hash_sha256_BYTES];
-	crypto_hash_sha256(h, data, len);
-	sodium_bin2hex(out, TOKEN_HASH_HEX, h, sizeof h);
+	struct digest d;
+	digest_init(&d);
+	digest_update(&d, data, len);
+	digest_final_hex(&d, out);
 }
 
 void token_hash(const char *tok, size_t len, char out[TOKEN_HASH_HEX])

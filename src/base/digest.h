@@ -1,10 +1,11 @@
-/* SHA-256 of bulk data: upload fingerprints and rows' content hashes.
+/* SHA-256: upload fingerprints, rows' content hashes, column-shape keys,
+ * response ETags and the stored hashes of tokens and sessions.
  *
  * nettle (GnuTLS's crypto library) uses the CPU's SHA instructions where
  * there are: 3.3 ms for a 5 MB upload where libsodium's portable code takes
  * 17.5 ms, and a quarter of the time for a 750-row file's content hashes.
- * The digests are the same SHA-256, so fingerprints and content hashes
- * stored before still match.  Secrets, MACs and tokens stay with libsodium. */
+ * The digests are the same SHA-256, so every value stored before still
+ * matches.  libsodium keeps the CSPRNG, the MACs and constant-time compares. */
 #ifndef LOADLINE_BASE_DIGEST_H
 #define LOADLINE_BASE_DIGEST_H
 

@@ -2,6 +2,7 @@
 #include "ids.h"
 
 #include <sodium.h>
+#include <stdbool.h>
 #include <string.h>
 
 static const char alphabet[] =
@@ -12,8 +13,18 @@ int ids_init(void)
 	return sodium_init() < 0 ? -1 : 0;
 }
 
-/* One call to the CSPRNG for all characters; bytes >= 248 (= 4 * 62) are
- * redrawn so every character stays uniform. */
+/* The base62 character of random byte b into *out; false for a byte of
+ * 248 (= 4 * 62) or more, which the caller redraws so that every character
+ * stays uniform. */
+static bool base62_of_byte(unsigned char b, char *out)
+{
+	if (b >= 248)
+		return false;
+	*out = alphabet[b % 62];
+	return true;
+}
+
+/* One call to the CSPRNG for all characters. */
 void base62_random(char *out, size_t n)
 {
 	unsigned char pool[64];
@@ -24,9 +35,8 @@ void base62_random(char *out, size_t n)
 			randombytes_buf(pool, have);
 			used = 0;
 		}
-		unsigned char b = pool[used++];
-		if (b < 248)
-			out[i++] = alphabet[b % 62];
+		if (base62_of_byte(pool[used++], &out[i]))
+			i++;
 	}
 }
 
@@ -69,11 +79,9 @@ void id_new(const char *prefix, char out[ID_MAX])
 	memcpy(out, prefix, pl);
 	out[pl] = '_';
 	char *r = out + pl + 1;
-	for (int i = 0; i < ID_RANDOM_CHARS;) {
-		unsigned char b = id_byte();
-		if (b < 248)   /* as base62_random: uniform characters */
-			r[i++] = alphabet[b % 62];
-	}
+	for (int i = 0; i < ID_RANDOM_CHARS;)
+		if (base62_of_byte(id_byte(), &r[i]))
+			i++;
 	out[pl + 1 + ID_RANDOM_CHARS] = '\0';
 }
 

@@ -74,20 +74,11 @@ struct http_app {
 /* Request accessors (values live as long as the request). NULL when absent. */
 const char *http_header(const struct http_request *req, const char *name);
 const char *http_query(const struct http_request *req, const char *name);
-/* Total size of all request header names and values. */
-size_t http_header_bytes(const struct http_request *req);
-/* True when the header appears more than once with different values. */
-bool http_header_conflicts(const struct http_request *req, const char *name);
-/* Both of the above in one pass: the total size of the headers, and
- * whether Content-Length conflicts. */
-size_t http_header_scan(const struct http_request *req, bool *ret_length_conflicts);
-/* Total size of the query string's names and values. */
-size_t http_query_bytes(const struct http_request *req);
-/* All of the above that a request's first checks need, in one pass over
- * the headers and query arguments. */
+/* What a request's first checks need, in one pass over the headers and
+ * query arguments.  Sizes count each name and value plus 4 bytes. */
 struct http_scan {
-	size_t query_bytes;        /* as http_query_bytes */
-	size_t header_bytes;       /* as http_header_scan */
+	size_t query_bytes;        /* the query string's names and values */
+	size_t header_bytes;       /* the request headers' names and values */
 	bool length_conflicts;     /* Content-Length given twice, differently */
 	bool has_length;           /* a Content-Length header */
 	bool has_transfer_encoding; /* a Transfer-Encoding header */

@@ -59,21 +59,6 @@ const char *http_query(const struct http_request *req, const char *name)
 	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
-static enum MHD_Result add_size(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
-{
-	(void)kind;
-	size_t *total = cls;
-	*total += strlen(key) + (value ? strlen(value) : 0) + 4;
-	return MHD_YES;
-}
-
-size_t http_header_bytes(const struct http_request *req)
-{
-	size_t total = 0;
-	MHD_get_connection_values(req->conn, MHD_HEADER_KIND, add_size, &total);
-	return total;
-}
-
 struct same_values {
 	const char *name;
 	const char *first;
@@ -91,33 +76,6 @@ static enum MHD_Result compare_value(void *cls, enum MHD_ValueKind kind, const c
 	else if (strcmp(s->first, value ? value : ""))
 		s->differ = true;
 	return MHD_YES;
-}
-
-bool http_header_conflicts(const struct http_request *req, const char *name)
-{
-	struct same_values s = {name, NULL, false};
-	MHD_get_connection_values(req->conn, MHD_HEADER_KIND, compare_value, &s);
-	return s.differ;
-}
-
-struct header_scan {
-	size_t bytes;
-	struct same_values cl;
-};
-
-static enum MHD_Result scan_value(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
-{
-	struct header_scan *s = cls;
-	s->bytes += strlen(key) + (value ? strlen(value) : 0) + 4;
-	return compare_value(&s->cl, kind, key, value);
-}
-
-size_t http_header_scan(const struct http_request *req, bool *ret_length_conflicts)
-{
-	struct header_scan s = {0, {"Content-Length", NULL, false}};
-	MHD_get_connection_values(req->conn, MHD_HEADER_KIND, scan_value, &s);
-	*ret_length_conflicts = s.cl.differ;
-	return s.bytes;
 }
 
 struct request_scan {
@@ -147,13 +105,6 @@ void http_request_scan(const struct http_request *req, struct http_scan *ret)
 				  request_scan_value, &s);
 	ret->length_conflicts = s.cl.differ;
 	ret->has_length = s.cl.first != NULL;
-}
-
-size_t http_query_bytes(const struct http_request *req)
-{
-	size_t total = 0;
-	MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, add_size, &total);
-	return total;
 }
 
 void http_respond(struct http_request *req, struct http_response *res, int status,

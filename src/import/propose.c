@@ -4,7 +4,6 @@
  * the best column per field wins. */
 #include "propose.h"
 
-#include <sodium.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include <utf8proc.h>
 
 #include "base/arena.h"
+#include "base/digest.h"
 #include "model/names.h"
 #include "model/normalize.h"
 #include "import/synonyms.h"
@@ -60,23 +60,20 @@ void shape_key(const char *const *headers, const size_t *lens, size_t n,
 	       char out[SHAPE_KEY_SIZE])
 {
 	struct arena *a = arena_new();
-	crypto_hash_sha256_state st;
-	crypto_hash_sha256_init(&st);
+	struct digest st;
+	digest_init(&st);
 	for (size_t i = 0; i < n; i++) {
 		size_t clen;
 		char *c = clean_header(a, slice(headers, i), slice_len(lens, i),
 				       &clen);
 		char *k = name_key(a, c, clen);
 		if (i > 0)
-			crypto_hash_sha256_update(&st, (const unsigned char *)"\x1f", 1);
+			digest_update(&st, "\x1f", 1);
 		if (k)
-			crypto_hash_sha256_update(&st, (const unsigned char *)k,
-						  strlen(k));
+			digest_update(&st, k, strlen(k));
 		arena_reset(a);
 	}
-	unsigned char h[crypto_hash_sha256_BYTES];
-	crypto_hash_sha256_final(&st, h);
-	sodium_bin2hex(out, SHAPE_KEY_SIZE, h, sizeof h);
+	digest_final_hex(&st, out);
 	arena_free(a);
 }
 

@@ -498,12 +498,18 @@ static void test_xlsx_bombs(void **state)
 	free(zeros);
 }
 
-/* Parts each far under the ratio limit, together past the size limit
- * (lowered here to 256 KiB so that the package stays small). */
-/* Shared strings are parsed lazily: opening a workbook and reading its
- * header parses the table only as far as the header's strings.  A table
- * that is broken (or over a cap) after them still gives the header; the
- * whole read still fails, at the end of the worksheet, as before. */
+/* A workbook of the shared-string table sst and the worksheet sheet. */
+static void *sst_workbook(const struct buf *sst, const struct buf *sheet, size_t *ret_len)
+{
+	struct xg_part p[] = {
+		{"xl/sharedStrings.xml", sst->data, sst->len},
+		{"xl/worksheets/sheet1.xml", sheet->data, sheet->len},
+	};
+	void *z;
+	assert_int_equal(xlsxgen_workbook(p, 2, 1, &z, ret_len), 0);
+	return z;
+}
+
 /* The scanner (xmlpart.c) hands a part back to libxml2 on what it does not
  * know, here far past the first chunks: the rows already read are not read
  * again, and everything reads as with libxml2 alone. */
@@ -526,13 +532,8 @@ static void test_xlsx_scanner_hand_back(void **state)
 			buf_puts(&sheet, "<!-- a comment -->");
 	}
 	buf_puts(&sheet, SHEET_TAIL);
-	struct xg_part p[] = {
-		{"xl/sharedStrings.xml", sst.data, sst.len},
-		{"xl/worksheets/sheet1.xml", sheet.data, sheet.len},
-	};
-	void *z;
 	size_t len;
-	assert_int_equal(xlsxgen_workbook(p, 2, 1, &z, &len), 0);
+	void *z = sst_workbook(&sst, &sheet, &len);
 	struct sheet_limits lim;
 	sheet_limits_default(&lim);
 	lim.max_rows = 5000;
@@ -552,6 +553,10 @@ static void test_xlsx_scanner_hand_back(void **state)
 	buf_done(&sheet);
 }
 
+/* Shared strings are parsed lazily: opening a workbook and reading its
+ * header parses the table only as far as the header's strings.  A table
+ * that is broken (or over a cap) after them still gives the header; the
+ * whole read still fails, at the end of the worksheet, as before. */
 static void test_xlsx_lazy_shared_strings(void **state)
 {
 	(void)state;
@@ -567,13 +572,8 @@ static void test_xlsx_lazy_shared_strings(void **state)
 	buf_puts(&sst, "<si><t>broken</x></si></sst>");
 	buf_puts(&sheet, SHEET_HEAD "<row r=\"1\"><c r=\"A1\" t=\"s\"><v>0</v></c><c r=\"B1\" t=\"s\"><v>1</v></c></row>"
 			 "<row r=\"2\"><c r=\"A2\"><v>7</v></c><c r=\"B2\" t=\"s\"><v>2</v></c></row>" SHEET_TAIL);
-	struct xg_part p[] = {
-		{"xl/sharedStrings.xml", sst.data, sst.len},
-		{"xl/worksheets/sheet1.xml", sheet.data, sheet.len},
-	};
-	void *z;
 	size_t len;
-	assert_int_equal(xlsxgen_workbook(p, 2, 1, &z, &len), 0);
+	void *z = sst_workbook(&sst, &sheet, &len);
 	struct sheet_limits lim;
 	sheet_limits_default(&lim);
 	struct sheet *s;
@@ -597,9 +597,7 @@ static void test_xlsx_lazy_shared_strings(void **state)
 	buf_clear(&sheet);
 	buf_puts(&sheet, SHEET_HEAD "<row r=\"1\"><c r=\"A1\" t=\"s\"><v>0</v></c></row>"
 			 "<row r=\"2\"><c r=\"A2\" t=\"s\"><v>20005</v></c></row>" SHEET_TAIL);
-	p[1].data = sheet.data;
-	p[1].len = sheet.len;
-	assert_int_equal(xlsxgen_workbook(p, 2, 1, &z, &len), 0);
+	z = sst_workbook(&sst, &sheet, &len);
 	assert_int_equal(sheet_open(z, len, &lim, &s, &msg), CODE_OK);
 	assert_string_equal(sheet_header(s)->cells[0], "Job");
 	assert_int_equal(sheet_next_row(s, &row), CODE_MALFORMED_XLSX);
@@ -627,9 +625,7 @@ static void test_xlsx_lazy_shared_strings(void **state)
 	lim.max_shared_strings = 1;
 	buf_clear(&sheet);
 	buf_puts(&sheet, SHEET_HEAD "<row r=\"1\"><c r=\"A1\" t=\"s\"><v>1</v></c></row>" SHEET_TAIL);
-	p[1].data = sheet.data;
-	p[1].len = sheet.len;
-	assert_int_equal(xlsxgen_workbook(p, 2, 1, &z, &len), 0);
+	z = sst_workbook(&sst, &sheet, &len);
 	assert_int_equal(sheet_open(z, len, &lim, &s, &msg), CODE_MALFORMED_XLSX);
 	assert_non_null(strstr(msg, "more than 1,000,000 entries"));
 	free(z);
@@ -637,6 +633,8 @@ static void test_xlsx_lazy_shared_strings(void **state)
 	buf_done(&sheet);
 }
 
+/* Parts each far under the ratio limit, together past the size limit
+ * (lowered here to 256 KiB so that the package stays small). */
 static void test_xlsx_total_limit(void **state)
 {
 	(void)state;
