@@ -678,6 +678,7 @@ static void meter_stop(const struct meter *m, bool client_is_work, double *ret_w
 
 struct result {
 	double floor[REPS], import[REPS], repush[REPS], commit[REPS], noop[REPS], setfloor[REPS];
+	double reqfloor[REPS];   /* informative: the records plus the run, its upload and results */
 	bool has_setfloor;
 	double ximport[REPS], xrepush[REPS], xcommit[REPS];
 	double floor_cpu[REPS], import_cpu[REPS], repush_cpu[REPS];
@@ -789,6 +790,20 @@ static void bench_backend(const char *url, struct result *r)
 			die("first import of rep %d ended %s with %d succeeded, %d failed, %d skipped (want %d "
 			    "succeeded): the file is not what the benchmark means to measure",
 			    rep, first.state, first.succeeded, first.failed, first.skipped, ROWS);
+		/* Informative: the floor of everything the import committed
+		 * (records, run, upload, results of the sizes it wrote). */
+		struct bench_result_size *sizes;
+		int nsizes;
+		double req_ms;
+		if (store_bench_result_sizes(st, run_id, &sizes, &nsizes))
+			die("cannot read the results' sizes");
+		char req_org[ID_MAX], req_token[TOKEN_LEN + 1];
+		new_org(st, rep * 2 + 200, req_org, req_token);
+		meter_start(&m);
+		if (store_bench_required_writes(st, req_org, JOBS, ROWS, SITES, csv.len, sizes, nsizes))
+			die("the required-writes floor failed");
+		meter_stop(&m, true, &req_ms, &ignore);
+		free(sizes);
 		meter_start(&m);
 		post_file(&c, csv.data, csv.len, false, run_id);
 		poll_run(&c, run_id, &again);
@@ -831,6 +846,7 @@ static void bench_backend(const char *url, struct result *r)
 		r->repush_cpu[rep] = repush_cpu;
 		r->noop[rep] = noop_ms;
 		r->setfloor[rep] = set_ms;
+		r->reqfloor[rep] = req_ms;
 		r->has_setfloor = set_done;
 		r->ximport[rep] = x_ms;
 		r->xrepush[rep] = xr_ms;
@@ -891,6 +907,11 @@ static void report_goals(const char *backend, const struct result *r)
 	printf("goal %s CSV import <= 2x floor: %.2fx %s\n", backend, im / f, im / f <= 2 ? "HOLDS" : "MISSED");
 	printf("goal %s XLSX import <= 2x floor: %.2fx %s\n", backend, xi / f, xi / f <= 2 ? "HOLDS" : "MISSED");
 	printf("goal %s re-push <= 2x no-op floor: %.2fx %s\n", backend, rp / no, rp / no <= 2 ? "HOLDS" : "MISSED");
+	/* Not a verdict: how much of the distance is what the product must
+	 * also commit (the upload before its 202, the results with the rows). */
+	double rq = median(r->reqfloor, REPS);
+	printf("(informative) %s floor of everything the CSV import commits (records, run and upload, %s): %.1f ms; "
+	       "import / this floor %.2fx\n", backend, "results of the sizes it wrote", rq, im / rq);
 }
 
 static void report_cpu_header(void)

@@ -98,13 +98,22 @@ static void take_id(const char *prefix, const unsigned char **rnd, char out[ID_M
 	out[n] = 0;
 }
 
-enum code store_bench_raw_insert(struct store *st, const char *org_id, int jobs, int rows, int sites)
+/* The floor's rows, computed before any transaction starts. */
+struct floor_data {
+	struct floor_job *jobs;
+	struct floor_site *sites;
+	struct floor_load *loads;
+	int njobs, nsites, nrows;
+};
+
+static void floor_data_make(struct floor_data *d, int jobs, int rows, int sites)
 {
-	if (jobs <= 0 || rows <= 0 || sites <= 0)
-		return CODE_OK;
-	struct floor_job *pj = calloc((size_t)jobs, sizeof *pj);
-	struct floor_site *ps = calloc((size_t)sites, sizeof *ps);
-	struct floor_load *pl = calloc((size_t)rows, sizeof *pl);
+	d->njobs = jobs;
+	d->nsites = sites;
+	d->nrows = rows;
+	struct floor_job *pj = d->jobs = calloc((size_t)jobs, sizeof *pj);
+	struct floor_site *ps = d->sites = calloc((size_t)sites, sizeof *ps);
+	struct floor_load *pl = d->loads = calloc((size_t)rows, sizeof *pl);
 	size_t nrnd = ((size_t)jobs + (size_t)sites + (size_t)rows + 1) * (ID_RANDOM_CHARS + 32);
 	unsigned char *rbuf = malloc(nrnd);
 	if (!pj || !ps || !pl || !rbuf)
@@ -140,21 +149,138 @@ enum code store_bench_raw_insert(struct store *st, const char *org_id, int jobs,
 		l->weight_centilb = 4400000 + (int64_t)i * 100;
 		l->rate_cents = 152751 + i % 100;
 	}
+	free(rbuf);
+}
+
+static void floor_data_free(struct floor_data *d)
+{
+	free(d->jobs);
+	free(d->sites);
+	free(d->loads);
+}
+
+static enum code commit_or_rollback(struct db *db, enum code rc)
+{
+	if (rc) {
+		db_rollback(db);
+		return rc;
+	}
+	return db_commit(db);
+}
+
+enum code store_bench_raw_insert(struct store *st, const char *org_id, int jobs, int rows, int sites)
+{
+	if (jobs <= 0 || rows <= 0 || sites <= 0)
+		return CODE_OK;
+	struct floor_data d;
+	floor_data_make(&d, jobs, rows, sites);
 	int64_t now = now_ms();
 	struct db *db = store_acquire(st);
 	enum code rc = db ? db_begin_write(db) : CODE_SERVICE_UNAVAILABLE;
+	if (!rc)
+		rc = commit_or_rollback(db, insert_all(db, org_id, d.jobs, jobs, d.sites, sites, d.loads, rows, now));
+	store_release(st, db);
+	floor_data_free(&d);
+	return rc;
+}
+
+enum code store_bench_result_sizes(struct store *st, const char *run_id, struct bench_result_size **ret, int *ret_n)
+{
+	*ret = NULL;
+	*ret_n = 0;
+	struct db *db = store_acquire(st);
+	if (!db)
+		return CODE_SERVICE_UNAVAILABLE;
+	struct db_param p[] = {P_TXT(run_id)};
+	struct db_res *r = NULL;
+	enum code rc = db_exec(db, "SELECT bucket, row_index, length(body) FROM run_results WHERE run_id = $1", p, 1, &r);
+	store_release(st, db);
+	int n = rc ? 0 : db_res_rows(r);
+	struct bench_result_size *v = n ? calloc((size_t)n, sizeof *v) : NULL;
+	if (n && !v)
+		abort();
+	for (int i = 0; i < n; i++) {
+		snprintf(v[i].bucket, sizeof v[i].bucket, "%s", db_res_get(r, i, 0));
+		v[i].row_index = atoi(db_res_get(r, i, 1));
+		v[i].len = (size_t)atol(db_res_get(r, i, 2));
+	}
+	db_res_free(r);
+	*ret = v;
+	*ret_n = n;
+	return rc;
+}
+
+/* The run row and its stored upload: what the POST commits before its 202. */
+static enum code insert_run(struct db *db, const char *run_id, const char *org_id, const char *fingerprint,
+			    const unsigned char *file, size_t file_len, int64_t now)
+{
+	struct db_param p[] = {P_TXT(run_id), P_TXT(org_id), P_TXT(fingerprint), P_INT(file_len), P_INT(now)};
+	enum code rc = db_exec(db, "INSERT INTO runs (id, org_id, kind, state, dry_run, fingerprint, file_name, "
+			       "file_size, file_format, file_encoding, file_delimiter, created_at, updated_at) VALUES ($1, "
+			       "$2, 'jobs', 'RUNNING', 0, $3, 'floor.csv', $4, 'csv', 'utf-8', ',', $5, $5)", p, 5, NULL);
+	struct db_param f[] = {P_TXT(run_id), P_BLOB(file, file_len)};
+	if (!rc)
+		rc = db_exec(db, "INSERT INTO run_files (run_id, content) VALUES ($1, $2)", f, 2, NULL);
+	return rc;
+}
+
+/* Result rows of the given sizes, one statement each, and the run's end. */
+static enum code insert_results(struct db *db, const char *run_id, const struct bench_result_size *sizes, int n,
+				const char *body, int64_t now)
+{
+	enum code rc = CODE_OK;
+	for (int i = 0; i < n && !rc; i++) {
+		struct db_param p[] = {P_TXT(run_id), P_TXT(sizes[i].bucket), P_INT(sizes[i].row_index),
+				       P_TXTN(body, sizes[i].len)};
+		rc = db_exec(db, "INSERT INTO run_results (run_id, bucket, row_index, body) VALUES ($1, $2, $3, $4)", p, 4,
+			     NULL);
+	}
+	struct db_param u[] = {P_TXT(run_id), P_INT(now)};
+	if (!rc)
+		rc = db_exec(db, "UPDATE runs SET state = 'SUCCEEDED', finished_at = $2, updated_at = $2 WHERE id = $1", u, 2,
+			     NULL);
+	return rc;
+}
+
+enum code store_bench_required_writes(struct store *st, const char *org_id, int jobs, int rows, int sites,
+				      size_t file_len, const struct bench_result_size *sizes, int nsizes)
+{
+	if (jobs <= 0 || rows <= 0 || sites <= 0)
+		return CODE_OK;
+	struct floor_data d;
+	floor_data_make(&d, jobs, rows, sites);
+	size_t body_len = 1;
+	for (int i = 0; i < nsizes; i++)
+		if (sizes[i].len > body_len)
+			body_len = sizes[i].len;
+	unsigned char *file = malloc(file_len + 1);
+	char *body = malloc(body_len);
+	if (!file || !body)
+		abort();
+	randombytes_buf(file, file_len + 1);
+	for (size_t i = 0; i < body_len; i++)   /* printable, like JSON */
+		body[i] = (char)('a' + file[i % (file_len + 1)] % 26);
+	char run_id[ID_MAX], fingerprint[65];
+	const unsigned char *rnd = file;
+	take_id("run", &rnd, run_id);
+	sodium_bin2hex(fingerprint, sizeof fingerprint, file, 32);
+	int64_t now = now_ms();
+	struct db *db = store_acquire(st);
+	enum code rc = db ? db_begin_write(db) : CODE_SERVICE_UNAVAILABLE;
+	if (!rc)
+		rc = commit_or_rollback(db, insert_run(db, run_id, org_id, fingerprint, file, file_len, now));
+	if (!rc)
+		rc = db_begin_write(db);
 	if (!rc) {
-		rc = insert_all(db, org_id, pj, jobs, ps, sites, pl, rows, now);
-		if (rc)
-			db_rollback(db);
-		else
-			rc = db_commit(db);
+		enum code w = insert_all(db, org_id, d.jobs, jobs, d.sites, sites, d.loads, rows, now);
+		if (!w)
+			w = insert_results(db, run_id, sizes, nsizes, body, now);
+		rc = commit_or_rollback(db, w);
 	}
 	store_release(st, db);
-	free(rbuf);
-	free(pj);
-	free(ps);
-	free(pl);
+	free(body);
+	free(file);
+	floor_data_free(&d);
 	return rc;
 }
 

@@ -5,6 +5,8 @@
 #ifndef LOADLINE_STORE_BENCH_FLOOR_H
 #define LOADLINE_STORE_BENCH_FLOOR_H
 
+#include <stddef.h>
+
 #include "base/codes.h"
 #include "store/store.h"
 
@@ -17,6 +19,27 @@
  * never collide.  Returns CODE_OK, or the first storage error (the
  * transaction is rolled back). */
 enum code store_bench_raw_insert(struct store *st, const char *org_id, int jobs, int rows, int sites);
+
+/* The size of each result row of a run, read back for the next floor. */
+struct bench_result_size {
+	char bucket[16];
+	int row_index;
+	size_t len;
+};
+
+/* Every (bucket, row index, body length) of run_id's results, in *ret
+ * (free it) and *ret_n. */
+enum code store_bench_result_sizes(struct store *st, const char *run_id, struct bench_result_size **ret, int *ret_n);
+
+/* An informative floor of what an import must write, not only its records
+ * (the goal's verdict stays on store_bench_raw_insert): in one transaction
+ * a run row and file_len bytes of stored upload, committed (as a POST
+ * commits before its 202); then in a second transaction the same rows as
+ * store_bench_raw_insert, one result row of each given size (filler text,
+ * one INSERT each) and the run's end.  Values computed up front, no
+ * look-ups, no JSON built. */
+enum code store_bench_required_writes(struct store *st, const char *org_id, int jobs, int rows, int sites,
+				      size_t file_len, const struct bench_result_size *sizes, int nsizes);
 
 /* PostgreSQL only (CODE_OK without doing anything elsewhere; *ret_done
  * says whether it ran): the same projects, locations and loads as
