@@ -201,8 +201,8 @@ enum code store_bench_result_sizes(struct store *st, const char *run_id, struct 
 		abort();
 	for (int i = 0; i < n; i++) {
 		snprintf(v[i].bucket, sizeof v[i].bucket, "%s", db_res_get(r, i, 0));
-		v[i].row_index = atoi(db_res_get(r, i, 1));
-		v[i].len = (size_t)atol(db_res_get(r, i, 2));
+		v[i].row_index = (int)db_res_int(r, i, 1);
+		v[i].len = (size_t)db_res_int(r, i, 2);
 	}
 	db_res_free(r);
 	*ret = v;
