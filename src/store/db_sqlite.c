@@ -1,5 +1,6 @@
 /* SQLite backend: WAL, busy timeout, $N placeholders rewritten to ?N. */
 #include <errno.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,8 +44,29 @@ void db_sqlite_checkpoint(struct db *db)
 		sqlite3_wal_checkpoint_v2(db->conn, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 }
 
+/* A statement that writes several rows and may fail half-way (a multi-row
+ * INSERT into a table with a unique key: the import's batches of Loads and
+ * results) keeps the pages it changes in a statement journal, so that it
+ * can be undone alone.  SQLite keeps that journal in memory up to 64 KiB
+ * and then moves it to a temporary file in /var/tmp: a 36-row batch of
+ * Loads, whose random ids land on as many index pages, passed that every
+ * time, and a fifth of the import worker's CPU went into writing those
+ * files (docs/benchmarks.md, "Goal 2, session 4").  4 MiB keeps a batch's
+ * journal in memory and still bounds it; larger statements spill as
+ * before.  It has to be set before SQLite initializes, once a process. */
+#define STMT_JOURNAL_SPILL (4 << 20)
+
+static void configure_once(void)
+{
+	/* SQLITE_MISUSE if something in this process initialized SQLite
+	 * first: the default stays, which is only slower. */
+	(void)sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, STMT_JOURNAL_SPILL);
+}
+
 static enum code sq_open(struct db *db, const char *url)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, configure_once);
 	const char *path = url + 7;
 	if (!strncmp(path, "//", 2))
 		path += 2;
