@@ -92,6 +92,7 @@ static enum MHD_Result request_scan_value(void *cls, enum MHD_ValueKind kind, co
 		return MHD_YES;
 	}
 	s->out->header_bytes += n;
+	s->out->header_fields++;
 	if (!strcasecmp(key, "Transfer-Encoding"))
 		s->out->has_transfer_encoding = true;
 	return compare_value(&s->cl, kind, key, value);
