@@ -60,7 +60,8 @@ def request(port, token, nfields, total, url_bytes):
         return "ours %d %s" % (r.status, json.loads(body)["code"]), got
     if ctype.startswith("application/json") and r.status == 200:
         return "ours 200", got
-    return "MHD %d (%s, %d bytes)" % (r.status, ctype or "no type", len(body)), got
+    kind = "bare HTML" if body.startswith(b"<html") else "other"
+    return "MHD %d (%s, %s, %d bytes)" % (r.status, kind, ctype or "no Content-Type", len(body)), got
 
 
 def main():
