@@ -270,8 +270,8 @@ int main(void)
 	       best_bare, ratio, ratio <= 1.2 ? "HOLDS" : "MISSED");
 	printf("  median of the %d rounds' own ratios (loadline / bare, measured back to back): %.2fx (%.2f-%.2fx)\n",
 	       ROUNDS, paired[ROUNDS / 2], paired[0], paired[ROUNDS - 1]);
-	printf("  (bare with Loadline's daemon options, 128 KiB connection memory and idle timeout: %.1f us, "
-	       "loadline / that %.2fx)\n", best_bare2, best_real / best_bare2);
+	printf("  (bare with Loadline's daemon options, %d KiB connection memory and idle timeout: %.1f us, "
+	       "loadline / that %.2fx)\n", HTTP_CONNECTION_MEMORY / 1024, best_bare2, best_real / best_bare2);
 	MHD_stop_daemon(d2);
 	MHD_stop_daemon(d);
 	http_stop(srv, 1000);

@@ -81,7 +81,7 @@ static void on_headers(struct http_request *req, struct http_response *res)
 		api_problem(req, res, CODE_URI_TOO_LONG, NULL, NULL);
 		return;
 	}
-	if (scan.header_bytes > HTTP_MAX_HEADER_BYTES) {
+	if (scan.header_bytes > HTTP_MAX_HEADER_BYTES || scan.header_fields > HTTP_MAX_HEADER_FIELDS) {
 		api_problem(req, res, CODE_HEADERS_TOO_LARGE, NULL, NULL);
 		return;
 	}

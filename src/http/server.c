@@ -92,6 +92,7 @@ static enum MHD_Result request_scan_value(void *cls, enum MHD_ValueKind kind, co
 		return MHD_YES;
 	}
 	s->out->header_bytes += n;
+	s->out->header_fields++;
 	if (!strcasecmp(key, "Transfer-Encoding"))
 		s->out->has_transfer_encoding = true;
 	return compare_value(&s->cl, kind, key, value);
@@ -502,9 +503,9 @@ struct http_server *http_start(const char *listen, int threads, const struct htt
 				  MHD_OPTION_THREAD_POOL_SIZE, (unsigned)threads,
 				  MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
 				  MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv,
-				  /* Beyond our own 8 KiB URL / 32 KiB header checks, MHD
-				   * refuses anything that would not fit this per-connection
-				   * budget with its own 431. */
+				  /* Well beyond our own 8 KiB URL / 32 KiB / 100-field
+				   * header checks, MHD refuses anything that would not fit
+				   * this per-connection budget with its own 431 (http.h). */
 				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONNECTION_MEMORY,
 				  /* One client cannot take every connection, and
 				   * silent ones (opened and never finished) are

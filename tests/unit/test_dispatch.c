@@ -175,7 +175,8 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
 	return size * n;
 }
 
-static void get(int port, const char *path, struct reply *r)
+/* With extra request headers (NULL: none but curl's Host and Accept). */
+static void get_with(int port, const char *path, struct curl_slist *headers, struct reply *r)
 {
 	char url[16384];
 	snprintf(url, sizeof url, "http://127.0.0.1:%d%s", port, path);
@@ -184,6 +185,8 @@ static void get(int port, const char *path, struct reply *r)
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+	if (headers)
+		curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
 	assert_int_equal(curl_easy_perform(c), CURLE_OK);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
 	char *ct = NULL;
@@ -191,6 +194,25 @@ static void get(int port, const char *path, struct reply *r)
 	snprintf(r->content_type, sizeof r->content_type, "%s", ct ? ct : "");
 	buf_append(&r->body, "", 1);
 	curl_easy_cleanup(c);
+}
+
+static void get(int port, const char *path, struct reply *r)
+{
+	get_with(port, path, NULL, r);
+}
+
+/* A request of exactly nfields header fields: Host and nfields - 1 more
+ * (curl's Accept removed). */
+static void get_fields(int port, const char *path, int nfields, struct reply *r)
+{
+	struct curl_slist *h = curl_slist_append(NULL, "Accept:");
+	for (int i = 1; i < nfields; i++) {
+		char line[32];
+		snprintf(line, sizeof line, "X-%04d: v", i);
+		h = curl_slist_append(h, line);
+	}
+	get_with(port, path, h, r);
+	curl_slist_free_all(h);
 }
 
 static void test_dispatch_routes(void **state)
@@ -240,6 +262,19 @@ static void test_dispatch_routes(void **state)
 	longpath[8508] = '\0';
 	get(port, longpath, &r);                                 /* size check first */
 	assert_int_equal(r.status, 414);
+	buf_done(&r.body);
+
+	get_fields(port, "/healthz", HTTP_MAX_HEADER_FIELDS, &r); /* at most 100 header fields */
+	assert_int_equal(r.status, 200);
+	buf_done(&r.body);
+	get_fields(port, "/healthz", HTTP_MAX_HEADER_FIELDS + 1, &r);
+	assert_int_equal(r.status, 431);
+	assert_string_equal(r.content_type, "application/problem+json");
+	assert_non_null(strstr(r.body.data, "\"HEADERS_TOO_LARGE\""));
+	buf_done(&r.body);
+	get_fields(port, "/healthz", 2 * HTTP_MAX_HEADER_FIELDS, &r); /* ours, not libmicrohttpd's */
+	assert_int_equal(r.status, 431);
+	assert_string_equal(r.content_type, "application/problem+json");
 	buf_done(&r.body);
 
 	http_stop(srv, 1000);
