@@ -926,8 +926,9 @@ static void report_goals(const char *backend, const struct result *r)
 	if (!r->has_reqfloor)
 		return;
 	double rq = median(r->reqfloor, REPS);
-	printf("(informative) %s floor of everything the CSV import commits (records, run and upload, %s): %.1f ms; "
-	       "import / this floor %.2fx\n", backend, "results of the sizes it wrote", rq, im / rq);
+	printf("(informative) %s floor of everything the CSV import commits (records, run and upload, %s): %.1f ms, "
+	       "%.2fx the goal's floor; import / this floor %.2fx\n", backend, "results of the sizes it wrote", rq, rq / f,
+	       im / rq);
 }
 
 static void report_cpu_header(void)
