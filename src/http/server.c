@@ -3,6 +3,7 @@
 #include <microhttpd.h>
 #include <errno.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sodium.h>
@@ -41,6 +42,9 @@ struct http_server {
 	atomic_int active;
 	int port;
 	struct lingerer lg;
+	int listen_fd;             /* ours: libmicrohttpd gets connections from acceptor_main */
+	pthread_t acceptor;
+	atomic_bool stopping;
 };
 
 struct conn_state {
@@ -480,6 +484,67 @@ static void lingerer_stop(struct lingerer *lg)
 	pthread_cond_destroy(&lg->wake);
 }
 
+/* The listening socket, bound and listening, or -1.  What
+ * MHD_OPTION_LISTENING_ADDRESS_REUSE did: SO_REUSEADDR and SO_REUSEPORT;
+ * IPv6 only on an IPv6 address. */
+static int listen_on(const struct sockaddr_storage *ss, socklen_t sslen)
+{
+	int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	int on = 1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof on);
+	if (ss->ss_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof on);
+	if (bind(fd, (const struct sockaddr *)ss, sslen) || listen(fd, SOMAXCONN)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int bound_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof ss;
+	if (getsockname(fd, (struct sockaddr *)&ss, &len))
+		return 0;
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
+/* Accepts connections and hands them to libmicrohttpd, until http_stop
+ * shuts the listening socket down.  Why not libmicrohttpd's own listening
+ * socket: stopping it takes MHD_quiesce_daemon, which in 0.9.75 (and
+ * later) races with its epoll threads taking the same socket out of their
+ * epoll sets and aborts the process when it loses ("Failed to remove
+ * listen FD from epoll set"), now and then at SIGTERM. */
+static void *acceptor_main(void *arg)
+{
+	struct http_server *srv = arg;
+	for (;;) {
+		struct sockaddr_storage peer;
+		socklen_t len = sizeof peer;
+		int fd = accept4(srv->listen_fd, (struct sockaddr *)&peer, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd >= 0) {
+			/* libmicrohttpd closes it itself when it cannot take it
+			 * (connection limit, per-address limit). */
+			MHD_add_connection(srv->d, fd, (struct sockaddr *)&peer, len);
+			continue;
+		}
+		if (atomic_load(&srv->stopping) || errno == EINVAL || errno == EBADF || errno == ENOTSOCK)
+			return NULL;   /* shut down (EINVAL), or nothing left to accept on */
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+			/* Out of descriptors or memory: the backlog waits. */
+			struct timespec ts = {0, 10 * 1000 * 1000};
+			nanosleep(&ts, NULL);
+		}
+		/* EINTR, ECONNABORTED, a connection's own error: next one. */
+	}
+}
+
 struct http_server *http_start(const char *listen, int threads, const struct http_app *app)
 {
 	struct sockaddr_storage ss;
@@ -488,18 +553,21 @@ struct http_server *http_start(const char *listen, int threads, const struct htt
 		fprintf(stderr, "loadline: cannot parse listen address \"%s\" (want HOST:PORT)\n", listen);
 		return NULL;
 	}
+	int lfd = listen_on(&ss, sslen);
+	if (lfd < 0) {
+		fprintf(stderr, "loadline: cannot listen on %s (address in use or not permitted)\n", listen);
+		return NULL;
+	}
 	struct http_server *srv = calloc(1, sizeof(*srv));
 	if (!srv)
 		abort();
 	srv->app = app;
+	srv->listen_fd = lfd;
 	pthread_mutex_init(&srv->lg.mu, NULL);
 	pthread_cond_init(&srv->lg.wake, NULL);
 	thread_start(&srv->lg.thread, lingerer_main, &srv->lg);
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC;
-	if (ss.ss_family == AF_INET6)
-		flags |= MHD_USE_IPv6;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_NO_LISTEN_SOCKET;
 	srv->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, srv,
-				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				  MHD_OPTION_THREAD_POOL_SIZE, (unsigned)threads,
 				  MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
 				  MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv,
@@ -514,16 +582,16 @@ struct http_server *http_start(const char *listen, int threads, const struct htt
 				  MHD_OPTION_CONNECTION_LIMIT, app->max_connections ? app->max_connections : 4096u,
 				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, app->max_per_ip,
 				  MHD_OPTION_CONNECTION_TIMEOUT, app->idle_timeout_s ? app->idle_timeout_s : 15u,
-				  MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u,
 				  MHD_OPTION_END);
 	if (!srv->d) {
-		fprintf(stderr, "loadline: cannot listen on %s (address in use or not permitted)\n", listen);
+		fprintf(stderr, "loadline: cannot start the HTTP server on %s\n", listen);
 		lingerer_stop(&srv->lg);
+		close(lfd);
 		free(srv);
 		return NULL;
 	}
-	const union MHD_DaemonInfo *info = MHD_get_daemon_info(srv->d, MHD_DAEMON_INFO_BIND_PORT);
-	srv->port = info ? info->port : 0;
+	srv->port = bound_port(lfd);
+	thread_start(&srv->acceptor, acceptor_main, srv);
 	return srv;
 }
 
@@ -536,21 +604,18 @@ void http_stop(struct http_server *srv, int grace_ms)
 {
 	if (!srv)
 		return;
-	MHD_socket s = MHD_quiesce_daemon(srv->d);
 	/* New connections are refused at once (a listening socket shut down
-	 * accepts nothing); in-flight requests finish. */
-	if (s != MHD_INVALID_SOCKET)
-		shutdown(s, SHUT_RDWR);
+	 * accepts nothing, and the acceptor's accept returns); in-flight
+	 * requests finish. */
+	atomic_store(&srv->stopping, true);
+	shutdown(srv->listen_fd, SHUT_RDWR);
+	pthread_join(srv->acceptor, NULL);
 	for (int waited = 0; atomic_load(&srv->active) > 0 && waited < grace_ms; waited += 20) {
 		struct timespec ts = {0, 20 * 1000 * 1000};
 		nanosleep(&ts, NULL);
 	}
 	MHD_stop_daemon(srv->d);
-	/* Closed only now: the pool threads take the listening socket out of
-	 * their epoll sets on their own time after the quiesce, and a number
-	 * reused meanwhile would be another descriptor (ThreadSanitizer). */
-	if (s != MHD_INVALID_SOCKET)
-		close(s);
+	close(srv->listen_fd);
 	lingerer_stop(&srv->lg);
 	free(srv);
 }
