@@ -159,15 +159,6 @@ static void floor_data_free(struct floor_data *d)
 	free(d->loads);
 }
 
-static enum code commit_or_rollback(struct db *db, enum code rc)
-{
-	if (rc) {
-		db_rollback(db);
-		return rc;
-	}
-	return db_commit(db);
-}
-
 enum code store_bench_raw_insert(struct store *st, const char *org_id, int jobs, int rows, int sites)
 {
 	if (jobs <= 0 || rows <= 0 || sites <= 0)
@@ -178,7 +169,7 @@ enum code store_bench_raw_insert(struct store *st, const char *org_id, int jobs,
 	struct db *db = store_acquire(st);
 	enum code rc = db ? db_begin_write(db) : CODE_SERVICE_UNAVAILABLE;
 	if (!rc)
-		rc = commit_or_rollback(db, insert_all(db, org_id, d.jobs, jobs, d.sites, sites, d.loads, rows, now));
+		rc = db_finish(db, insert_all(db, org_id, d.jobs, jobs, d.sites, sites, d.loads, rows, now));
 	store_release(st, db);
 	floor_data_free(&d);
 	return rc;
@@ -268,14 +259,14 @@ enum code store_bench_required_writes(struct store *st, const char *org_id, int 
 	struct db *db = store_acquire(st);
 	enum code rc = db ? db_begin_write(db) : CODE_SERVICE_UNAVAILABLE;
 	if (!rc)
-		rc = commit_or_rollback(db, insert_run(db, run_id, org_id, fingerprint, file, file_len, now));
+		rc = db_finish(db, insert_run(db, run_id, org_id, fingerprint, file, file_len, now));
 	if (!rc)
 		rc = db_begin_write(db);
 	if (!rc) {
 		enum code w = insert_all(db, org_id, d.jobs, jobs, d.sites, sites, d.loads, rows, now);
 		if (!w)
 			w = insert_results(db, run_id, sizes, nsizes, body, now);
-		rc = commit_or_rollback(db, w);
+		rc = db_finish(db, w);
 	}
 	store_release(st, db);
 	free(body);
@@ -309,10 +300,7 @@ enum code store_bench_noop_reads(struct store *st, const char *org_id)
 		}
 		db_res_free(r);
 	}
-	if (!rc)
-		rc = db_commit(db);
-	else
-		db_rollback(db);
+	rc = db_finish(db, rc);
 	db_res_free(loads);
 	store_release(st, db);
 	return rc;
@@ -397,10 +385,7 @@ enum code store_bench_copy_floor(struct store *st, const char *org_id, int jobs,
 			     "weight_centilb = EXCLUDED.weight_centilb, rate_cents = EXCLUDED.rate_cents, "
 			     "notes = EXCLUDED.notes, content_hash = EXCLUDED.content_hash, updated_at = EXCLUDED.updated_at",
 			     p, 2, NULL);
-	if (rc)
-		db_rollback(db);
-	else
-		rc = db_commit(db);
+	rc = db_finish(db, rc);
 	store_release(st, db);
 	*ret_done = rc == CODE_OK;
 	return rc;

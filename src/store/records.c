@@ -1,7 +1,6 @@
 /* Projects, Loads, Locations and the look-ups of an import. */
 #include "records.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,20 +160,14 @@ static void load_values(struct buf *sql, int k)
 	}
 }
 
-/* The statement of a full batch, the one nearly every batch uses: made
- * once per process. */
-static char full_batch_sql[16384];
-static pthread_once_t full_batch_once = PTHREAD_ONCE_INIT;
-
-static void make_full_batch_sql(void)
+/* The whole statement for k rows. */
+static void load_sql(struct buf *sql, int k)
 {
-	struct buf sql;
-	buf_init(&sql, sizeof full_batch_sql - 1);
-	buf_puts(&sql, LOAD_INSERT_COLS);
-	load_values(&sql, STORE_LOAD_BATCH);
-	snprintf(full_batch_sql, sizeof full_batch_sql, "%s", buf_str(&sql));
-	buf_done(&sql);
+	buf_puts(sql, LOAD_INSERT_COLS);
+	load_values(sql, k);
 }
+
+static _Atomic(char *) full_batch_sql;
 
 enum code store_load_insert_many(struct store_tx *tx, const char *org_id, const char *run_id,
 				 const struct load_rec *l, int n)
@@ -208,16 +201,7 @@ enum code store_load_insert_many(struct store_tx *tx, const char *org_id, const 
 			q[12] = P_TXT(x->dropoff_location_id);
 			q[13] = P_TXT(x->content_hash);
 		}
-		const char *text;
-		if (k == STORE_LOAD_BATCH) {
-			pthread_once(&full_batch_once, make_full_batch_sql);
-			text = full_batch_sql;
-		} else {
-			buf_clear(&sql);
-			buf_puts(&sql, LOAD_INSERT_COLS);
-			load_values(&sql, k);
-			text = buf_str(&sql);
-		}
+		const char *text = store_batch_sql(&full_batch_sql, &sql, load_sql, k, STORE_LOAD_BATCH);
 		rc = db_exec(store_tx_db(tx), text, p, 3 + LOAD_PARAMS * k, NULL);
 	}
 	buf_done(&sql);

@@ -1,7 +1,6 @@
 /* Runs: creation with the file, reads, claims and leases, moves, results. */
 #include "runs.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -391,20 +390,7 @@ static void result_sql(struct buf *sql, int k)
 		buf_printf(sql, "%s($1, $%d, $%d, $%d)", i ? ", " : "", 2 + 3 * i, 3 + 3 * i, 4 + 3 * i);
 }
 
-/* A full batch's statement, the one all but the last batch use: made once
- * a process, not once a batch (its printf was an eighth of the inserts'
- * CPU on SQLite). */
-static char full_result_sql[8192];
-static pthread_once_t full_result_once = PTHREAD_ONCE_INIT;
-
-static void make_full_result_sql(void)
-{
-	struct buf sql;
-	buf_init(&sql, sizeof full_result_sql - 1);
-	result_sql(&sql, RESULT_BATCH);
-	snprintf(full_result_sql, sizeof full_result_sql, "%s", buf_str(&sql));
-	buf_done(&sql);
-}
+static _Atomic(char *) full_result_sql;
 
 enum code store_results_add_all(struct store_tx *tx, const char *run_id, const struct result_entry *e, int n)
 {
@@ -421,15 +407,7 @@ enum code store_results_add_all(struct store_tx *tx, const char *run_id, const s
 			p[2 + 3 * i] = P_INT(x->row_index);
 			p[3 + 3 * i] = P_TXT(x->body);
 		}
-		const char *text;
-		if (k == RESULT_BATCH) {
-			pthread_once(&full_result_once, make_full_result_sql);
-			text = full_result_sql;
-		} else {
-			buf_clear(&sql);
-			result_sql(&sql, k);
-			text = buf_str(&sql);
-		}
+		const char *text = store_batch_sql(&full_result_sql, &sql, result_sql, k, RESULT_BATCH);
 		rc = db_exec(tx->db, text, p, 1 + 3 * k, NULL);
 	}
 	buf_done(&sql);

@@ -1,9 +1,11 @@
 /* Connection pool and migrations. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/clock.h"
 #include "base/log.h"
 #include "migrations.h"
@@ -350,4 +352,33 @@ enum code store_ready(struct store *st)
 		rc = CODE_INTERNAL_ERROR;
 	db_res_free(r);
 	return rc;
+}
+
+static pthread_mutex_t batch_sql_mu = PTHREAD_MUTEX_INITIALIZER;
+
+const char *store_batch_sql(_Atomic(char *) *cache, struct buf *scratch, void (*build)(struct buf *, int), int k,
+			    int full)
+{
+	if (k != full) {
+		buf_clear(scratch);
+		build(scratch, k);
+		return buf_str(scratch);
+	}
+	char *text = atomic_load_explicit(cache, memory_order_acquire);
+	if (text)
+		return text;
+	pthread_mutex_lock(&batch_sql_mu);
+	text = atomic_load_explicit(cache, memory_order_relaxed);
+	if (!text) {
+		struct buf b;
+		buf_init(&b, 1u << 20);
+		build(&b, k);
+		text = strdup(buf_str(&b));
+		buf_done(&b);
+		if (!text)
+			abort();
+		atomic_store_explicit(cache, text, memory_order_release);
+	}
+	pthread_mutex_unlock(&batch_sql_mu);
+	return text;
 }

@@ -2,6 +2,8 @@
 #ifndef LOADLINE_STORE_INTERNAL_H
 #define LOADLINE_STORE_INTERNAL_H
 
+#include <stdatomic.h>
+
 #include "db.h"
 #include "store.h"
 
@@ -37,5 +39,14 @@ void runs_notify(struct db *db);
 struct outbox_mail;
 /* Inserts a queued mail on db (inside the caller's transaction). */
 enum code outbox_insert_db(struct db *db, const struct outbox_mail *m);
+
+/* The text of a multi-row statement for k rows, as build writes it.  The
+ * full batch's (k == full), which all but a run's last batch use, is built
+ * once a process and kept in *cache (printing it per batch was an eighth
+ * of the results inserts' CPU on SQLite); other sizes are built into
+ * scratch. */
+struct buf;
+const char *store_batch_sql(_Atomic(char *) *cache, struct buf *scratch, void (*build)(struct buf *, int), int k,
+			    int full);
 
 #endif
