@@ -1041,21 +1041,38 @@ static double floor_ms(const char *data, size_t len, void (*read_part)(zip_t *za
 
 static char floor_chunk[16384];
 
-/* libxml2's SAX2 push parser with empty callbacks, in 16 KiB chunks as
- * the reader does (unzipped by libzip + zlib). */
-static void sax_part(zip_t *za, const char *name, void *handler)
+static void sax_feed(void *ctxt, const char *s, int n, int last)
+{
+	xmlParseChunk(ctxt, s, n, last);
+}
+
+static void expat_feed(void *xp, const char *s, int n, int last)
+{
+	XML_Parse(xp, s, n, last);
+}
+
+/* Gives a part of the workbook to feed as libzip inflates it, chunk by
+ * chunk, then once more with last set. */
+static void stream_part(zip_t *za, const char *name, void (*feed)(void *, const char *, int, int), void *parser)
 {
 	zip_file_t *zf = zip_fopen(za, name, 0);
 	if (!zf)
 		return;
-	xmlParserCtxtPtr ctxt = xmlCreatePushParserCtxt(handler, NULL, NULL, 0, NULL);
-	xmlCtxtUseOptions(ctxt, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 	zip_int64_t n;
 	while ((n = zip_fread(zf, floor_chunk, sizeof floor_chunk)) > 0)
-		xmlParseChunk(ctxt, floor_chunk, (int)n, 0);
-	xmlParseChunk(ctxt, NULL, 0, 1);
-	xmlFreeParserCtxt(ctxt);
+		feed(parser, floor_chunk, (int)n, 0);
+	feed(parser, floor_chunk, 0, 1);
 	zip_fclose(zf);
+}
+
+/* libxml2's SAX2 push parser with empty callbacks, in 16 KiB chunks as
+ * the reader does (unzipped by libzip + zlib). */
+static void sax_part(zip_t *za, const char *name, void *handler)
+{
+	xmlParserCtxtPtr ctxt = xmlCreatePushParserCtxt(handler, NULL, NULL, 0, NULL);
+	xmlCtxtUseOptions(ctxt, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	stream_part(za, name, sax_feed, ctxt);
+	xmlFreeParserCtxt(ctxt);
 }
 
 /* The same with libexpat (Debian's libexpat1) in place of libxml2, with
@@ -1063,18 +1080,11 @@ static void sax_part(zip_t *za, const char *name, void *handler)
 static void expat_part(zip_t *za, const char *name, void *unused)
 {
 	(void)unused;
-	zip_file_t *zf = zip_fopen(za, name, 0);
-	if (!zf)
-		return;
 	XML_Parser xp = XML_ParserCreateNS(NULL, '\x01');
 	XML_SetElementHandler(xp, expat_start, expat_end);
 	XML_SetCharacterDataHandler(xp, expat_text);
-	zip_int64_t n;
-	while ((n = zip_fread(zf, floor_chunk, sizeof floor_chunk)) > 0)
-		XML_Parse(xp, floor_chunk, (int)n, 0);
-	XML_Parse(xp, floor_chunk, 0, 1);
+	stream_part(za, name, expat_feed, xp);
 	XML_ParserFree(xp);
-	zip_fclose(zf);
 }
 
 /* Under any reader of these bytes, whatever parses them: the part inflated
