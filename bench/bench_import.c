@@ -2,7 +2,7 @@
  * until its run is terminal, against the real server running in this
  * process (HTTP threads, one worker, the store), compared with a floor
  * measured in the same run on the same database: the same 30 projects and
- * 750 loads inserted raw in one transaction (src/store/bench_floor.c).
+ * 750 loads inserted raw in one transaction (bench/bench_floor.c).
  *
  *   bench_import URL...      sqlite:/path/x.db or postgres://...
  *   bench_import             SQLite in a temp dir, then PostgreSQL in a
@@ -44,7 +44,7 @@
 #include "http/http.h"
 #include "http/ratelimit.h"
 #include "import/worker.h"
-#include "store/bench_floor.h"
+#include "bench_floor.h"
 #include "store/reference.h"
 #include "store/settings.h"
 #include "store/store.h"

@@ -9,7 +9,7 @@
 #include "base/arena.h"
 #include "base/buf.h"
 #include "base/html.h"
-#include "web/csv.h"
+#include "base/csv_write.h"
 #include "web/form.h"
 #include "web/session.h"
 

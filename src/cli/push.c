@@ -15,7 +15,7 @@
 #include "cli.h"
 #include "common.h"
 #include "http_client.h"
-#include "web/csv.h"
+#include "base/csv_write.h"
 
 enum { EXIT_OK = 0, EXIT_ERROR = 1, EXIT_PARTIAL = 2, EXIT_FAILED = 3, EXIT_STAGED = 4 };
 

@@ -523,7 +523,7 @@ enum code store_login_link_use(struct store *st, const char *token, struct user 
 	if (rc)
 		return rc;
 	char uid[ID_MAX] = "";
-	if (db_res_rows(r) == 1)
+	if (!db_one_row(rc, r))
 		cell_copy(r, 0, 0, uid, sizeof uid);
 	db_res_free(r);
 	return *uid ? store_user_get(st, uid, ret) : CODE_NOT_FOUND;

@@ -35,7 +35,7 @@ static enum code by_key(struct db *db, enum ref_kind k, const char *org_id, cons
 	enum code rc = db_exec(db, sql, p, 2, &r);
 	if (rc)
 		return rc;
-	rc = db_res_rows(r) ? CODE_OK : CODE_NOT_FOUND;
+	rc = db_one_row(rc, r);
 	if (!rc)
 		cell_copy(r, 0, 0, ret_id, ID_MAX);
 	db_res_free(r);

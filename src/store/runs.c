@@ -137,7 +137,8 @@ enum code store_run_file(struct store *st, const char *id, unsigned char **ret, 
 	enum code rc = store_exec1(st, "SELECT content FROM run_files WHERE run_id = $1", p, 1, &r);
 	if (rc)
 		return rc;
-	if (db_res_rows(r) != 1 || db_res_blob(r, 0, 0, ret, ret_len))
+	rc = db_one_row(rc, r);
+	if (!rc && db_res_blob(r, 0, 0, ret, ret_len))
 		rc = CODE_NOT_FOUND;
 	db_res_free(r);
 	return rc;

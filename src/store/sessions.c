@@ -56,11 +56,9 @@ enum code store_session_get(struct store *st, const char *id, struct web_session
 				   "FROM web_sessions s JOIN users u ON u.id = s.user_id JOIN orgs o ON o.id = u.org_id "
 				   "WHERE s.id_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > $2 "
 				   "AND u.org_id = s.org_id", p, 2, &r);
-	if (rc)
-		return rc;
-	if (db_res_rows(r) != 1) {
+	if ((rc = db_one_row(rc, r))) {
 		db_res_free(r);
-		return CODE_NOT_FOUND;
+		return rc;
 	}
 	memset(ret, 0, sizeof(*ret));
 	cell_copy(r, 0, 0, ret->csrf, sizeof ret->csrf);
@@ -112,11 +110,9 @@ enum code store_oidc_login_take(struct store *st, const char *state, struct oidc
 	enum code rc = store_exec1(st, "UPDATE oidc_logins SET used_at = $1 WHERE state_hash = $2 "
 				   "AND used_at IS NULL AND expires_at > $1 "
 				   "RETURNING nonce, code_verifier, return_to", p, 2, &r);
-	if (rc)
-		return rc;
-	if (db_res_rows(r) != 1) {
+	if ((rc = db_one_row(rc, r))) {
 		db_res_free(r);
-		return CODE_NOT_FOUND;
+		return rc;
 	}
 	memset(ret, 0, sizeof(*ret));
 	cell_copy(r, 0, 0, ret->nonce, sizeof ret->nonce);

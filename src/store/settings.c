@@ -42,7 +42,7 @@ enum code store_secret(struct store *st, const char *name, unsigned char *ret, s
 	rc = store_exec1(st, "SELECT value FROM secrets WHERE name = $1", sel, 1, &r);
 	if (rc)
 		return rc;
-	const char *v = db_res_rows(r) == 1 ? db_res_get(r, 0, 0) : NULL;
+	const char *v = db_one_row(rc, r) ? NULL : db_res_get(r, 0, 0);
 	size_t got = 0;
 	if (!v || sodium_hex2bin(ret, len, v, strlen(v), NULL, &got, NULL) || got != len)
 		rc = CODE_INTERNAL_ERROR;

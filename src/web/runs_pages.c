@@ -8,7 +8,7 @@
 #include "base/url.h"
 #include "import/fixup.h"
 #include "store/runs.h"
-#include "web/csv.h"
+#include "base/csv_write.h"
 #include "web/page.h"
 
 #define RUNS_PER_PAGE 50

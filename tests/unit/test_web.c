@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "web/assets.h"
-#include "web/csv.h"
+#include "base/csv_write.h"
 #include "web/form.h"
 #include "web/page.h"
 #include "web/tmpl.h"
@@ -123,7 +123,7 @@ static void test_csv_cells_cannot_run_as_formulas(void **state)
 {
 	(void)state;
 	const char *v[] = {"=1+2", "+SUM(A1)", "-3", "@cmd", "\tx", "\rx", "a\"b", NULL, "plain", "x=1"};
-	assert_string_equal(cells(v, 10), "\"'=1+2\",\"'+SUM(A1)\",\"'-3\",\"'@cmd\",\"'\tx\",\"'\rx\",\"a\"\"b\",\"\","
+	assert_string_equal(cells(v, 10), "\"'=1+2\",\"'+SUM(A1)\",\"-3\",\"'@cmd\",\"'\tx\",\"'\rx\",\"a\"\"b\",\"\","
 					"\"plain\",\"x=1\"\r\n");
 }
 

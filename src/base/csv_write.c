@@ -1,7 +1,17 @@
 /* Formula-safe CSV cells. */
-#include "csv.h"
+#include "csv_write.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+bool csv_formula_like(const char *s)
+{
+	if (!s || !*s || !strchr("=+-@\t\r", *s))
+		return false;
+	char *end;
+	(void)strtod(s, &end);
+	return end == s || *end != '\0';
+}
 
 int csv_cell(struct buf *b, const char *s, bool first)
 {
@@ -9,7 +19,7 @@ int csv_cell(struct buf *b, const char *s, bool first)
 		return -1;
 	if (buf_putc(b, '"'))
 		return -1;
-	if (s && *s && strchr("=+-@\t\r", *s) && buf_putc(b, '\''))
+	if (csv_formula_like(s) && buf_putc(b, '\''))
 		return -1;
 	for (; s && *s; s++)
 		if ((*s == '"' && buf_putc(b, '"')) || buf_putc(b, *s))

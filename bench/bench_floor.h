@@ -2,8 +2,8 @@
  * an import writes, inserted raw, and the reads a no-op re-push needs.
  * Exists only for bench/ to measure those floors; the service never calls
  * it and it is not in the core library. */
-#ifndef LOADLINE_STORE_BENCH_FLOOR_H
-#define LOADLINE_STORE_BENCH_FLOOR_H
+#ifndef LOADLINE_BENCH_FLOOR_H
+#define LOADLINE_BENCH_FLOOR_H
 
 #include <stddef.h>
 

@@ -10,8 +10,8 @@
 
 #include "base/clock.h"
 #include "base/ids.h"
-#include "db_backend.h"
-#include "store_internal.h"
+#include "store/db_backend.h"
+#include "store/store_internal.h"
 
 /* The bulk-load floor needs libpq's COPY, which the db layer does not
  * offer: this bench-only file is the one exception to "only db_pg.c
