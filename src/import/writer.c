@@ -453,37 +453,44 @@ static void distinct_add(struct distinct *d, const char *s)
 	}
 }
 
-enum code writer_prefetch(struct write_ctx *w, const struct row *rows, int n)
+/* The distinct job codes, location name keys and address keys of the rows
+ * that did not fail. */
+static void collect_keys(struct write_ctx *w, const struct row *rows, int n, struct distinct *jobs,
+			 struct distinct *names, struct distinct *addrs)
 {
 	static const enum field_group groups[] = {GROUP_PICKUP, GROUP_DROPOFF, GROUP_PROJECT_PICKUP,
 						  GROUP_PROJECT_DROPOFF};
-	struct distinct jobs = {strmap_new(w->a), arena_alloc(w->a, sizeof(char *) * (size_t)(n + 1)), 0};
-	struct distinct names = {strmap_new(w->a), arena_alloc(w->a, sizeof(char *) * (size_t)(4 * n + 1)), 0};
-	struct distinct addrs = {strmap_new(w->a), arena_alloc(w->a, sizeof(char *) * (size_t)(4 * n + 1)), 0};
+	*jobs = (struct distinct){strmap_new(w->a), arena_alloc(w->a, sizeof(char *) * (size_t)(n + 1)), 0};
+	*names = (struct distinct){strmap_new(w->a), arena_alloc(w->a, sizeof(char *) * (size_t)(4 * n + 1)), 0};
+	*addrs = (struct distinct){strmap_new(w->a), arena_alloc(w->a, sizeof(char *) * (size_t)(4 * n + 1)), 0};
 	for (int i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
 		if (r->bucket == BUCKET_FAILED)
 			continue;
-		distinct_add(&jobs, val(r, FIELD_JOB_CODE));
+		distinct_add(jobs, val(r, FIELD_JOB_CODE));
 		for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
 			const char *name = part(r, groups[g], PART_NAME), *street = part(r, groups[g], PART_STREET);
 			if (name)
-				distinct_add(&names, name_of(w, name)->key);
+				distinct_add(names, name_of(w, name)->key);
 			else if (street)
-				distinct_add(&addrs, address_key_of(w, street, part(r, groups[g], PART_CITY),
-								    part(r, groups[g], PART_STATE),
-								    part(r, groups[g], PART_ZIP)));
+				distinct_add(addrs, address_key_of(w, street, part(r, groups[g], PART_CITY),
+								   part(r, groups[g], PART_STATE),
+								   part(r, groups[g], PART_ZIP)));
 		}
 	}
-	/* Projects: every job code of the file is then known, found or not. */
+}
+
+/* Projects: every job code of the file is then known, found or not. */
+static enum code prefetch_projects(struct write_ctx *w, const struct distinct *jobs)
+{
 	struct project_rec *found;
 	int nfound;
-	enum code rc = store_projects_find_many(w->tx, w->a, w->org_id, jobs.v, jobs.n, &found, &nfound);
+	enum code rc = store_projects_find_many(w->tx, w->a, w->org_id, jobs->v, jobs->n, &found, &nfound);
 	if (rc)
 		return rc;
-	for (int i = 0; i < jobs.n; i++) {
+	for (int i = 0; i < jobs->n; i++) {
 		struct cached_project *cp = arena_alloc(w->a, sizeof(*cp));
-		strmap_put(w->projects, jobs.v[i], cp);
+		strmap_put(w->projects, jobs->v[i], cp);
 	}
 	for (int i = 0; i < nfound; i++) {
 		struct cached_project *cp = strmap_get(w->projects, found[i].job_code);
@@ -492,39 +499,63 @@ enum code writer_prefetch(struct write_ctx *w, const struct row *rows, int n)
 			cp->exists = true;
 		}
 	}
-	/* Locations by name: up to two per key, oldest first. */
+	return CODE_OK;
+}
+
+/* Locations by name: up to two per key, oldest first. */
+static enum code prefetch_named(struct write_ctx *w, const struct distinct *names)
+{
 	struct location_rec *locs;
 	const char **keys;
 	int nlocs;
-	if (names.n && (rc = store_locations_by_names(w->tx, w->a, w->org_id, names.v, names.n, &locs, &keys, &nlocs)))
+	enum code rc;
+	if (!names->n)
+		return CODE_OK;
+	if ((rc = store_locations_by_names(w->tx, w->a, w->org_id, names->v, names->n, &locs, &keys, &nlocs)))
 		return rc;
-	for (int i = 0; i < names.n; i++)
-		strmap_put(w->by_name, names.v[i], arena_alloc(w->a, sizeof(struct named)));
-	for (int i = 0; names.n && i < nlocs; i++) {
+	for (int i = 0; i < names->n; i++)
+		strmap_put(w->by_name, names->v[i], arena_alloc(w->a, sizeof(struct named)));
+	for (int i = 0; i < nlocs; i++) {
 		struct named *nd = keys[i] ? strmap_get(w->by_name, keys[i]) : NULL;
 		if (nd && nd->n < 2)
 			nd->found[nd->n++] = locs[i];
 	}
-	/* Unnamed locations by address: the oldest per key, or "" for none. */
-	const char **ids;
-	if (addrs.n && (rc = store_locations_by_addresses(w->tx, w->a, w->org_id, addrs.v, addrs.n, &ids, &keys, &nlocs)))
+	return CODE_OK;
+}
+
+/* Unnamed locations by address: the oldest per key, or "" for none. */
+static enum code prefetch_addressed(struct write_ctx *w, const struct distinct *addrs)
+{
+	const char **ids, **keys;
+	int nlocs;
+	enum code rc;
+	if (!addrs->n)
+		return CODE_OK;
+	if ((rc = store_locations_by_addresses(w->tx, w->a, w->org_id, addrs->v, addrs->n, &ids, &keys, &nlocs)))
 		return rc;
-	for (int i = 0; i < addrs.n; i++)
-		strmap_put(w->by_address, addrs.v[i], "");
-	for (int i = 0; addrs.n && i < nlocs; i++) {
+	for (int i = 0; i < addrs->n; i++)
+		strmap_put(w->by_address, addrs->v[i], "");
+	for (int i = 0; i < nlocs; i++) {
 		const char *have = keys[i] ? strmap_get(w->by_address, keys[i]) : NULL;
 		if (have && !*have && ids[i])
 			strmap_put(w->by_address, keys[i], (void *)ids[i]);
 	}
-	/* Loads of the Projects that exist, for the rows' keys: per Project,
-	 * its distinct load numbers. */
-	w->loads = strmap_new(w->a);
+	return CODE_OK;
+}
+
+/* The load numbers of the rows, grouped by the existing Project they
+ * belong to. */
+struct load_keys {
+	struct distinct d;
+	int rows;
+};
+
+static int group_load_keys(struct write_ctx *w, const struct row *rows, int n, int njobs, struct load_keys **ret,
+			   const char ***ret_pids)
+{
 	struct strmap *per_project = strmap_new(w->a);
-	struct per {
-		struct distinct d;
-		int rows;
-	} *lists = arena_alloc(w->a, sizeof(struct per) * (size_t)(jobs.n + 1));
-	const char **pids = arena_alloc(w->a, sizeof(char *) * (size_t)(jobs.n + 1));
+	struct load_keys *lists = arena_alloc(w->a, sizeof(struct load_keys) * (size_t)(njobs + 1));
+	const char **pids = arena_alloc(w->a, sizeof(char *) * (size_t)(njobs + 1));
 	int nlists = 0;
 	for (int pass = 0; pass < 2; pass++) {
 		/* Pass 0 counts each Project's rows, pass 1 lists their keys. */
@@ -535,7 +566,7 @@ enum code writer_prefetch(struct write_ctx *w, const struct row *rows, int n)
 			struct cached_project *cp = strmap_get(w->projects, val(r, FIELD_JOB_CODE));
 			if (!cp || !cp->exists)
 				continue;
-			struct per *x = strmap_get(per_project, cp->p.id);
+			struct load_keys *x = strmap_get(per_project, cp->p.id);
 			if (!x) {
 				x = &lists[nlists];
 				pids[nlists++] = cp->p.id;
@@ -550,10 +581,23 @@ enum code writer_prefetch(struct write_ctx *w, const struct row *rows, int n)
 			lists[j].d = (struct distinct){strmap_new(w->a),
 						      arena_alloc(w->a, sizeof(char *) * (size_t)lists[j].rows), 0};
 	}
+	*ret = lists;
+	*ret_pids = pids;
+	return nlists;
+}
+
+/* Loads of the Projects that exist, for the rows' keys. */
+static enum code prefetch_loads(struct write_ctx *w, const struct row *rows, int n, int njobs)
+{
+	struct load_keys *lists;
+	const char **pids;
+	int nlists = group_load_keys(w, rows, n, njobs, &lists, &pids);
+	w->loads = strmap_new(w->a);
 	for (int j = 0; j < nlists; j++) {
 		struct load_rec *loads;
 		int nloads = 0;
-		if ((rc = store_loads_find_many(w->tx, w->a, pids[j], lists[j].d.v, lists[j].d.n, &loads, &nloads)))
+		enum code rc = store_loads_find_many(w->tx, w->a, pids[j], lists[j].d.v, lists[j].d.n, &loads, &nloads);
+		if (rc)
 			return rc;
 		for (int i = 0; i < nloads; i++) {
 			char *key = arena_printf(w->a, "%s\x1f%s", loads[i].project_id, loads[i].load_no);
@@ -562,6 +606,20 @@ enum code writer_prefetch(struct write_ctx *w, const struct row *rows, int n)
 		}
 	}
 	return CODE_OK;
+}
+
+enum code writer_prefetch(struct write_ctx *w, const struct row *rows, int n)
+{
+	struct distinct jobs, names, addrs;
+	collect_keys(w, rows, n, &jobs, &names, &addrs);
+	enum code rc = prefetch_projects(w, &jobs);
+	if (!rc)
+		rc = prefetch_named(w, &names);
+	if (!rc)
+		rc = prefetch_addressed(w, &addrs);
+	if (!rc)
+		rc = prefetch_loads(w, rows, n, jobs.n);
+	return rc;
 }
 
 /* The row's Project as this run knows it: from the per-run cache, else
