@@ -2,6 +2,7 @@
  * requests a minute, so reuse would buy nothing and cost shared state. */
 #include "http_client.h"
 
+#include <ctype.h>
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,4 +128,32 @@ int hc_perform(const struct hc_request *rq, struct hc_response *res)
 void hc_response_done(struct hc_response *res)
 {
 	buf_done(&res->body);
+}
+
+/* The scheme, host and port of url, lower-cased, as "scheme://host:port"
+ * into out; -1 when libcurl cannot parse it. */
+static int origin_of(const char *url, char *out, size_t cap)
+{
+	CURLU *u = curl_url();
+	char *scheme = NULL, *host = NULL, *port = NULL;
+	int rc = -1;
+	if (u && !curl_url_set(u, CURLUPART_URL, url, 0) && !curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) &&
+	    !curl_url_get(u, CURLUPART_HOST, &host, 0) &&
+	    !curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT)) {
+		int n = snprintf(out, cap, "%s://%s:%s", scheme, host, port);
+		rc = n > 0 && (size_t)n < cap ? 0 : -1;
+		for (char *p = out; *p; p++)
+			*p = (char)tolower((unsigned char)*p);
+	}
+	curl_free(scheme);
+	curl_free(host);
+	curl_free(port);
+	curl_url_cleanup(u);
+	return rc;
+}
+
+bool hc_same_origin(const char *base, const char *url)
+{
+	char a[600], b[600];
+	return !origin_of(base, a, sizeof a) && !origin_of(url, b, sizeof b) && !strcmp(a, b);
 }

@@ -33,4 +33,9 @@ struct hc_response {
 int hc_perform(const struct hc_request *rq, struct hc_response *res);
 void hc_response_done(struct hc_response *res);
 
+/* True when url has the scheme, host and port of base (the default port
+ * of the scheme when none is written): the only origin the client sends
+ * its token to.  False for anything libcurl cannot parse. */
+bool hc_same_origin(const char *base, const char *url);
+
 #endif

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "cli.h"
 #include "common.h"
 #include "http_client.h"
+#include "term.h"
 #include "web/csv.h"
 
 enum { EXIT_OK = 0, EXIT_ERROR = 1, EXIT_PARTIAL = 2, EXIT_FAILED = 3, EXIT_STAGED = 4 };
@@ -60,13 +62,22 @@ static void report_problem(const char *cmd, const struct hc_response *res)
 	json_decref(p);
 }
 
-/* Absolute URL of a server path (or an already absolute URL). */
-static void url_of(const struct client *c, const char *path, char *out, size_t cap)
+/* Absolute URL of a server path, or an absolute URL the server named
+ * (existingRunUrl, nextPageUrl).  The Bearer token goes with every request,
+ * so only the configured base URL's origin is followed: a URL on another
+ * host, port or scheme (https -> http would be a downgrade) is refused
+ * with a message, and -1 returned.  A path must start with "/": appended
+ * to the base, "@evil.example/" would become userinfo and move the host. */
+static int url_of(const struct client *c, const char *cmd, const char *path, char *out, size_t cap)
 {
-	if (!strncmp(path, "http://", 7) || !strncmp(path, "https://", 8))
-		snprintf(out, cap, "%s", path);
-	else
-		snprintf(out, cap, "%s%s", c->base, path);
+	bool absolute = !strncasecmp(path, "http://", 7) || !strncasecmp(path, "https://", 8);
+	int n = absolute ? snprintf(out, cap, "%s", path) : snprintf(out, cap, "%s%s", c->base, path);
+	if ((absolute || *path == '/') && n > 0 && (size_t)n < cap && hc_same_origin(c->base, out))
+		return 0;
+	char shown[256];
+	fprintf(stderr, "loadline %s: refusing to follow %s: not on %s, the configured server (the API token is "
+		"sent only there)\n", cmd, term_clean(path, shown, sizeof shown), c->base);
+	return -1;
 }
 
 /* The delay before the next poll: LOADLINE_POLL_MS when set (tests), else
@@ -100,7 +111,8 @@ static int request(const struct client *c, const char *cmd, const struct hc_requ
 static json_t *get_json(const struct client *c, const char *cmd, const char *path)
 {
 	char url[2048];
-	url_of(c, path, url, sizeof url);
+	if (url_of(c, cmd, path, url, sizeof url))
+		return NULL;
 	struct hc_request rq = {.method = "GET", .url = url, .token = c->token};
 	struct hc_response res;
 	if (request(c, cmd, &rq, &res))
@@ -160,7 +172,10 @@ static int exit_status(json_t *run)
 static json_t *wait_run(const struct client *c, const char *path, json_t *run)
 {
 	char url[2048], etag[128] = "", last[32] = "";
-	url_of(c, path, url, sizeof url);
+	if (url_of(c, "push", path, url, sizeof url)) {
+		json_decref(run);
+		return NULL;
+	}
 	int backoff_s = 5, retry_after = -1;
 	while (!run || !run_done(run)) {
 		if (run && !c->json && strcmp(last, jstr(run, "state"))) {
@@ -296,7 +311,8 @@ static void print_final(const struct client *c, json_t *run)
 static int upload(const struct client *c, const char *file, char *run_path, size_t cap, json_t **ret_run)
 {
 	char url[1024];
-	url_of(c, "/api/v1/imports/jobs", url, sizeof url);
+	if (url_of(c, "push", "/api/v1/imports/jobs", url, sizeof url))
+		return -1;
 	struct hc_request rq = {.method = "POST", .url = url, .token = c->token, .dry_run = c->dry_run,
 				.file_path = file, .progress = c->tty && !c->json};
 	struct hc_response res;
@@ -310,7 +326,10 @@ static int upload(const struct client *c, const char *file, char *run_path, size
 		*ret_run = json_incref(o);
 	} else if (res.status == 409 && *jstr(o, "existingRunUrl")) {
 		snprintf(run_path, cap, "%s", jstr(o, "existingRunUrl"));
-		if (!c->json)
+		char check[2048];
+		if (url_of(c, "push", run_path, check, sizeof check))
+			rc = -1;
+		else if (!c->json)
 			printf("already being imported: following %s\n", run_path);
 	} else {
 		report_problem("push", &res);

@@ -185,3 +185,105 @@ def test_409_follows_the_existing_run(start_server, tmp_path):
     assert rc == 0, (out, err)
     assert "already being imported: following /api/v1/imports/runs/%s" % first["id"] in out, out
     assert "%s QUEUED" % first["id"] in out, out
+
+
+class FakeApi:
+    """A real HTTP server on its own port standing in for a hostile (or
+    foreign) API: answers with `routes[(method, path)] -> (status, json)`
+    and records every request's method, path and Authorization header."""
+
+    def __init__(self, routes=None):
+        import http.server
+        import threading
+        self.routes, self.seen = routes or {}, []
+        api = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def _answer(self):
+                n = int(self.headers.get("Content-Length") or 0)
+                if n:
+                    self.rfile.read(n)
+                path = self.path.split("?")[0]
+                api.seen.append((self.command, self.path, self.headers.get("Authorization")))
+                status, body = api.routes.get((self.command, path), (404, {"code": "NOT_FOUND"}))
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = _answer
+
+            def log_message(self, *a):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d" % self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def fake_run(run_id="run_fake1", state="SUCCEEDED", **over):
+    r = {"id": run_id, "object": "import_run", "kind": "jobs", "state": state, "dryRun": False,
+         "counts": {"succeeded": 1, "warnings": 0, "failed": 0, "skipped": 0}, "fileName": "loads.csv",
+         "rowCount": 1, "createdAt": "2026-11-26T00:00:00.000Z"}
+    r.update(over)
+    return r
+
+
+def _push_fake(api, tmp_path, *args):
+    env = child_env({"LOADLINE_URL": api.url, "LOADLINE_TOKEN": "ll_live_secret", "LOADLINE_POLL_MS": "50"})
+    return push(None, tmp_path, csv_bytes(rows(1)), *args, env=env)
+
+
+def test_409_to_another_origin_is_refused(tmp_path):
+    """Issue 20 item 3: a 409 whose existingRunUrl names another host (or
+    port, or scheme: https -> http would be a downgrade) is not followed:
+    the token never reaches the foreign server, push exits 1 and says why.
+    A path that would move the host once appended to the base URL
+    ("@host/...") is refused too; a same-origin absolute URL is followed."""
+    foreign = FakeApi({("GET", "/api/v1/imports/runs/run_fake1"): (200, fake_run())})
+    hostile = FakeApi()
+    try:
+        port = foreign.url.rsplit(":", 1)[1]
+        for target in (foreign.url + "/api/v1/imports/runs/run_fake1",
+                       "https" + hostile.url[4:] + "/api/v1/imports/runs/run_fake1",
+                       "@127.0.0.1:%s/api/v1/imports/runs/run_fake1" % port):
+            hostile.routes[("POST", "/api/v1/imports/jobs")] = (
+                409, {"code": "IMPORT_IN_PROGRESS", "existingRunUrl": target})
+            rc, out, err = _push_fake(hostile, tmp_path)
+            assert rc == 1, (target, out, err)
+            assert "refusing to follow" in err and "not on %s" % hostile.url in err, (target, err)
+        assert foreign.seen == [], foreign.seen
+        assert [s[0] for s in hostile.seen] == ["POST"] * 3, hostile.seen
+        # the same origin, written as an absolute URL: followed
+        hostile.routes[("POST", "/api/v1/imports/jobs")] = (
+            409, {"code": "IMPORT_IN_PROGRESS", "existingRunUrl": hostile.url + "/api/v1/imports/runs/run_fake1"})
+        hostile.routes[("GET", "/api/v1/imports/runs/run_fake1")] = (200, fake_run())
+        rc, out, err = _push_fake(hostile, tmp_path)
+        assert rc == 0, (out, err)
+        assert ("GET", "/api/v1/imports/runs/run_fake1", "Bearer ll_live_secret") in hostile.seen
+    finally:
+        foreign.close()
+        hostile.close()
+
+
+def test_results_next_page_on_another_origin_is_refused(tmp_path):
+    """Issue 20 item 3: a results page whose nextPageUrl names another
+    origin is not followed either (the token would go with it)."""
+    foreign = FakeApi()
+    api = FakeApi({("POST", "/api/v1/imports/jobs"): (202, fake_run(state="QUEUED")),
+                   ("GET", "/api/v1/imports/runs/run_fake1"): (200, fake_run())})
+    api.routes[("GET", "/api/v1/imports/runs/run_fake1/results/succeeded")] = (
+        200, {"object": "list", "data": [], "nextPageUrl": foreign.url + "/steal"})
+    try:
+        rc, out, err = _push_fake(api, tmp_path, "--results", str(tmp_path / "res"))
+        assert rc == 1 and "refusing to follow" in err, (out, err)
+        assert foreign.seen == []
+    finally:
+        foreign.close()
+        api.close()
