@@ -57,8 +57,9 @@ static void report_problem(const char *cmd, const struct hc_response *res)
 	const char *detail = json_string_value(json_object_get(p, "detail"));
 	if (!detail)
 		detail = json_string_value(json_object_get(p, "title"));
-	fprintf(stderr, "loadline %s: %ld %s: %s\n", cmd, res->status, code ? code : "HTTP_ERROR",
-		detail ? detail : "the server answered without a problem body");
+	char c1[128], d1[2048];
+	fprintf(stderr, "loadline %s: %ld %s: %s\n", cmd, res->status, code ? term_clean(code, c1, sizeof c1) : "HTTP_ERROR",
+		detail ? term_clean(detail, d1, sizeof d1) : "the server answered without a problem body");
 	json_decref(p);
 }
 
@@ -140,9 +141,20 @@ static const char *jstr(json_t *o, const char *k)
 static void print_state(json_t *run)
 {
 	json_t *n = json_object_get(run, "counts");
-	printf("%s %s: %d succeeded, %d warnings, %d failed, %d skipped\n", jstr(run, "id"), jstr(run, "state"),
+	char id[128], state[64];
+	printf("%s %s: %d succeeded, %d warnings, %d failed, %d skipped\n", term_clean(jstr(run, "id"), id, sizeof id),
+	       term_clean(jstr(run, "state"), state, sizeof state),
 	       jint(n, "succeeded"), jint(n, "warnings"), jint(n, "failed"), jint(n, "skipped"));
 	fflush(stdout);
+}
+
+/* JSON for a terminal: every character past ASCII (C1 controls and bidi
+ * overrides included) and every control character escaped as \uNNNN. */
+static void print_json(json_t *v)
+{
+	char *s = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+	printf("%s\n", s ? s : "null");
+	free(s);
 }
 
 static bool run_done(json_t *run)
@@ -291,18 +303,18 @@ static int write_results(const struct client *c, json_t *run)
 static void print_final(const struct client *c, json_t *run)
 {
 	if (c->json) {
-		char *s = json_dumps(run, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		printf("%s\n", s);
-		free(s);
+		print_json(run);
 		return;
 	}
 	print_state(run);
+	char t1[1024], t2[2048];
 	json_t *next = json_object_get(run, "nextAction");
 	if (next)
-		printf("staged for review: %s\n", jstr(next, "url"));
+		printf("staged for review: %s\n", term_clean(jstr(next, "url"), t1, sizeof t1));
 	json_t *err = json_object_get(run, "error");
 	if (err)
-		printf("error %s: %s\n", jstr(err, "code"), jstr(err, "message"));
+		printf("error %s: %s\n", term_clean(jstr(err, "code"), t1, sizeof t1),
+		       term_clean(jstr(err, "message"), t2, sizeof t2));
 }
 
 /* POST, then the run's URL to follow: the new run's Location, or the
@@ -330,7 +342,7 @@ static int upload(const struct client *c, const char *file, char *run_path, size
 		if (url_of(c, "push", run_path, check, sizeof check))
 			rc = -1;
 		else if (!c->json)
-			printf("already being imported: following %s\n", run_path);
+			printf("already being imported: following %s\n", term_clean(run_path, check, sizeof check));
 	} else {
 		report_problem("push", &res);
 		rc = -1;
@@ -444,16 +456,16 @@ int cli_runs(struct app *app, int argc, char **argv)
 	if (!list)
 		return EXIT_ERROR;
 	if (c.json) {
-		char *s = json_dumps(json_object_get(list, "data"), JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		printf("%s\n", s);
-		free(s);
+		print_json(json_object_get(list, "data"));
 	} else {
 		size_t i;
 		json_t *run;
 		json_array_foreach(json_object_get(list, "data"), i, run) {
 			json_t *k = json_object_get(run, "counts");
-			printf("%s  %-9s  %s  %s  %d/%d/%d/%d\n", jstr(run, "id"), jstr(run, "state"),
-			       jstr(run, "createdAt"), jstr(run, "fileName"), jint(k, "succeeded"), jint(k, "warnings"),
+			char id[128], st[64], at[64], name[1024];
+			printf("%s  %-9s  %s  %s  %d/%d/%d/%d\n", term_clean(jstr(run, "id"), id, sizeof id),
+			       term_clean(jstr(run, "state"), st, sizeof st), term_clean(jstr(run, "createdAt"), at, sizeof at),
+			       term_clean(jstr(run, "fileName"), name, sizeof name), jint(k, "succeeded"), jint(k, "warnings"),
 			       jint(k, "failed"), jint(k, "skipped"));
 		}
 	}

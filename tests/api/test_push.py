@@ -287,3 +287,54 @@ def test_results_next_page_on_another_origin_is_refused(tmp_path):
     finally:
         foreign.close()
         api.close()
+
+
+# What a terminal acts on: C0 (ESC, BEL, CR, BS...), DEL, C1 as UTF-8
+# (U+0080..U+009F, e.g. U+009B = CSI) and bidi overrides.
+HOSTILE_NAME = "\x1b]0;owned\x07\x1b[2J\x1b[1A\r\x08ok \u009b2J\u202etxt.csv"
+
+
+def _terminal_safe(text):
+    bad = [ch for ch in text if (ord(ch) < 0x20 and ch not in "\n") or 0x7F <= ord(ch) <= 0x9F
+           or ch in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"]
+    return not bad
+
+
+def test_hostile_file_name_is_escaped(server, tmp_path):
+    """Issue 20 item 4: a member uploads a file whose name holds escape
+    sequences (set the title, clear the screen, move up, CSI as a C1
+    character, a right-to-left override); `loadline runs` (plain, --json)
+    shows it escaped, never raw."""
+    f = tmp_path / HOSTILE_NAME
+    f.write_bytes(csv_bytes(rows(1, job="J-ESC")))
+    p = subprocess.run([loadline_bin(), "push", str(f)], capture_output=True, env=_env(server), timeout=120)
+    assert p.returncode == 0, p
+    stored = [r["fileName"] for r in server.get("/api/v1/imports/runs").json()["data"]]
+    assert any("\x1b" in n for n in stored), stored   # the server keeps the name as sent
+    for args in ([], ["--json"]):
+        p = subprocess.run([loadline_bin(), "runs"] + args, capture_output=True, env=_env(server), timeout=60)
+        out = p.stdout.decode()
+        assert p.returncode == 0 and not sanitizer_reports(p.stderr.decode()), p
+        assert _terminal_safe(out), repr(out)
+        assert ("\\x1b]0;owned\\x07" in out) if not args else ("\\u001b]0;owned\\u0007" in out.lower()), out
+    assert "\\u009b2J\\u202etxt.csv" in subprocess.run([loadline_bin(), "runs"], capture_output=True,
+                                                        env=_env(server)).stdout.decode()
+
+
+def test_hostile_server_text_is_escaped(tmp_path):
+    """Issue 20 item 4: codes, messages, URLs and states a server sends are
+    printed escaped by push, on stdout and stderr, plain and --json."""
+    evil = "\x1b[2J\x1b]0;t\x07all rows imported OK\u009b1;1H\u202e"
+    api = FakeApi({("POST", "/api/v1/imports/jobs"): (202, fake_run(state="QUEUED")),
+                   ("GET", "/api/v1/imports/runs/run_fake1"): (
+                       200, fake_run(state="FAILED", error={"code": "BAD" + evil, "message": evil}))})
+    try:
+        for args in ([], ["--json"]):
+            rc, out, err = _push_fake(api, tmp_path, *args)
+            assert rc == 3, (out, err)
+            assert _terminal_safe(out) and _terminal_safe(err), (out, err)
+        api.routes[("POST", "/api/v1/imports/jobs")] = (401, {"code": "UNAUTHORIZED" + evil, "detail": evil})
+        rc, out, err = _push_fake(api, tmp_path)
+        assert rc == 1 and "\\x1b[2J" in err and _terminal_safe(err), err
+    finally:
+        api.close()
