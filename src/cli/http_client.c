@@ -48,15 +48,17 @@ static size_t on_header(char *p, size_t size, size_t n, void *ctx)
 	return len;
 }
 
+/* Progress is not the result: it goes to stderr, so stdout stays the
+ * summary a script reads. */
 static int on_progress(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
 {
-	(void)ctx;
+	const struct hc_request *rq = ctx;
 	(void)dltotal;
 	(void)dlnow;
 	if (ultotal > 0)
-		fprintf(stdout, "\ruploading %3d%% (%lld of %lld bytes)", (int)(ulnow * 100 / ultotal),
-			(long long)ulnow, (long long)ultotal);
-	fflush(stdout);
+		fprintf(stderr, "\r%suploading %3d%% (%lld of %lld bytes)", rq->progress_label ? rq->progress_label : "",
+			(int)(ulnow * 100 / ultotal), (long long)ulnow, (long long)ultotal);
+	fflush(stderr);
 	return 0;
 }
 
@@ -109,10 +111,11 @@ int hc_perform(const struct hc_request *rq, struct hc_response *res)
 	if (rq->progress) {
 		curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
 		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+		curl_easy_setopt(c, CURLOPT_XFERINFODATA, rq);
 	}
 	CURLcode rc = curl_easy_perform(c);
 	if (rq->progress)
-		fputc('\n', stdout);
+		fputc('\n', stderr);
 	if (rc == CURLE_OK) {
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &res->status);
 	} else {

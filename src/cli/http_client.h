@@ -15,7 +15,8 @@ struct hc_request {
 	const char *if_none_match;  /* or NULL */
 	bool dry_run;               /* sends Service-Dry-Run: true */
 	const char *file_path;      /* POST: multipart part "file" from this path */
-	bool progress;              /* upload progress on stdout (a terminal) */
+	bool progress;              /* upload progress on stderr (a terminal) */
+	const char *progress_label; /* before the progress text ("dry run: "), or NULL */
 };
 
 struct hc_response {

@@ -36,13 +36,13 @@ def push(srv, tmp_path, data, *args, token=None, name="loads.csv", env=None):
     return p.returncode, out, err
 
 
-def push_tty(srv, tmp_path, data, *args):
-    """Runs `loadline push` with stdout on a pseudo-terminal."""
-    f = tmp_path / "loads.csv"
-    f.write_bytes(data)
+def on_tty(argv, env, stream="stderr", data=None):
+    """Runs argv with `stream` (stdout or stderr) on a pseudo-terminal;
+    returns (rc, terminal text, other stream's text)."""
     master, slave = pty.openpty()
-    p = subprocess.Popen([loadline_bin(), "push", str(f)] + list(args), stdout=slave,
-                         stderr=subprocess.PIPE, env=_env(srv))
+    kw = {"stdout": slave, "stderr": subprocess.PIPE} if stream == "stdout" else \
+        {"stderr": slave, "stdout": subprocess.PIPE}
+    p = subprocess.Popen(argv, env=env, **kw)
     os.close(slave)
     chunks = []
     deadline = time.monotonic() + 120
@@ -60,9 +60,19 @@ def push_tty(srv, tmp_path, data, *args):
             break
     os.close(master)
     rc = p.wait(timeout=30)
-    err = p.stderr.read().decode()
-    assert not sanitizer_reports(err), err
-    return rc, b"".join(chunks).decode(), err
+    other = (p.stderr if stream == "stdout" else p.stdout).read().decode()
+    term = b"".join(chunks).decode()
+    assert not sanitizer_reports(term + other), term + other
+    return rc, term, other
+
+
+def push_tty(srv, tmp_path, data, *args):
+    """Runs `loadline push` with stderr (where progress goes) on a
+    pseudo-terminal; returns (rc, stdout, terminal text)."""
+    f = tmp_path / "loads.csv"
+    f.write_bytes(data)
+    rc, term, out = on_tty([loadline_bin(), "push", str(f)] + list(args), _env(srv))
+    return rc, out, term
 
 
 def test_succeeded_then_skipped_plain_lines(server, tmp_path):
@@ -71,12 +81,13 @@ def test_succeeded_then_skipped_plain_lines(server, tmp_path):
     data = csv_bytes(rows(3, job="J-PUSH"))
     rc, out, err = push(server, tmp_path, data)
     assert rc == 0, (out, err)
-    assert "\r" not in out and "uploading" not in out, out
-    last = out.strip().splitlines()[-1]
-    assert "SUCCEEDED: 3 succeeded, 0 warnings, 0 failed, 0 skipped" in last, out
+    assert "\r" not in out + err and "uploading" not in out + err, out
+    lines = out.strip().splitlines()
+    assert "SUCCEEDED: 3 succeeded, 0 warnings, 0 failed, 0 skipped" in lines[0], out
+    assert lines[-1].startswith("run page: %s/imports/runs/run_" % server.base_url), out
     rc, out, err = push(server, tmp_path, data)
     assert rc == 0, (out, err)
-    assert " SKIPPED: " in out.strip().splitlines()[-1], out
+    assert " SKIPPED: " in out.strip().splitlines()[0], out
 
 
 def test_partial_exit_2_with_results_dir(server, tmp_path):
@@ -134,10 +145,11 @@ def test_server_down_exit_1(tmp_path):
 
 
 def test_terminal_shows_upload_progress(server, tmp_path):
-    """On a terminal: upload progress, then the run's state and counts."""
-    rc, out, err = push_tty(server, tmp_path, csv_bytes(rows(4, job="J-TTY")))
-    assert rc == 0, (out, err)
-    assert "uploading 100%" in out, out
+    """On a terminal: upload progress, then the run's state and counts.
+    Progress goes to stderr (PRODUCT §11): stdout keeps only the result."""
+    rc, out, term = push_tty(server, tmp_path, csv_bytes(rows(4, job="J-TTY")))
+    assert rc == 0, (out, term)
+    assert "uploading 100%" in term and "uploading" not in out, (out, term)
     assert "SUCCEEDED: 4 succeeded" in out, out
 
 
@@ -169,7 +181,7 @@ def test_runs_lists_recent_runs(server, tmp_path):
                        timeout=60)
     assert p.returncode == 0, p.stderr
     lines = p.stdout.decode().strip().splitlines()
-    assert len(lines) == 2 and all(" SUCCEEDED " in ln for ln in lines), lines
+    assert len(lines) == 2 and all(ln.split("\t")[1] == "SUCCEEDED" for ln in lines), lines
     p = subprocess.run([loadline_bin(), "runs", "--limit", "0"], capture_output=True, env=_env(server))
     assert p.returncode == 1
 
@@ -183,7 +195,7 @@ def test_409_follows_the_existing_run(start_server, tmp_path):
     first = accepted_run(upload(srv, data))
     rc, out, err = push(srv, tmp_path, data, "--no-wait")
     assert rc == 0, (out, err)
-    assert "already being imported: following /api/v1/imports/runs/%s" % first["id"] in out, out
+    assert "already being imported: following /api/v1/imports/runs/%s" % first["id"] in err, err
     assert "%s QUEUED" % first["id"] in out, out
 
 
@@ -295,7 +307,7 @@ HOSTILE_NAME = "\x1b]0;owned\x07\x1b[2J\x1b[1A\r\x08ok \u009b2J\u202etxt.csv"
 
 
 def _terminal_safe(text):
-    bad = [ch for ch in text if (ord(ch) < 0x20 and ch not in "\n") or 0x7F <= ord(ch) <= 0x9F
+    bad = [ch for ch in text if (ord(ch) < 0x20 and ch not in "\n\t") or 0x7F <= ord(ch) <= 0x9F
            or ch in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"]
     return not bad
 
@@ -338,3 +350,87 @@ def test_hostile_server_text_is_escaped(tmp_path):
         assert rc == 1 and "\\x1b[2J" in err and _terminal_safe(err), err
     finally:
         api.close()
+
+
+def test_warnings_only_partial_exits_0_strict_exits_2(server, tmp_path):
+    """Issue 22 item 7 / PRODUCT §11: a PARTIAL run in which no row failed
+    (lookup warnings only) exits 0 and says "with N warnings"; --strict
+    makes warnings exit 2; a failed row exits 2 either way."""
+    recs = rows(2, job="J-WARN") + [row(3, job="J-WARN", customer="Nobody Known Inc")]
+    rc, out, err = push(server, tmp_path, csv_bytes(recs))
+    assert rc == 0, (out, err)
+    assert " PARTIAL: 3 succeeded, 1 warnings, 0 failed, 0 skipped" in out, out
+    assert "imported with 1 warnings" in out, out
+    recs = rows(1, job="J-WARN2") + [row(2, job="J-WARN2", customer="Nobody Known Inc")]
+    rc, out, err = push(server, tmp_path, csv_bytes(recs), "--strict", "--results", str(tmp_path / "r"))
+    assert rc == 2, (out, err)
+    assert "(--strict: exit 2)" in out and (tmp_path / "r" / "warnings.csv").exists(), out
+    rc, out, err = push(server, tmp_path, csv_bytes(rows(1, job="J-WARN3") + [row(2, job="J-WARN3", loadDate="")]))
+    assert rc == 2 and "1 failed" in out, (out, err)
+
+
+def test_dry_run_says_so_on_every_line(server, tmp_path):
+    """PRODUCT §11: a dry run says "dry run" on every line it prints, on
+    stdout and stderr, staged or not; the run page URL is printed."""
+    recs = rows(2, job="J-DRY") + [row(3, job="J-DRY", customer="Nobody Known Inc")]
+    rc, out, err = push(server, tmp_path, csv_bytes(recs), "--dry-run")
+    assert rc == 0, (out, err)
+    lines = [ln for ln in (out + err).splitlines() if ln.strip()]
+    assert len(lines) >= 3 and all("dry run" in ln for ln in lines), lines
+    assert any("run page: %s/imports/runs/run_" % server.base_url in ln for ln in lines), lines
+    rc, out, term = push_tty(server, tmp_path, csv_bytes(rows(1, job="J-DRY2")), "--dry-run")
+    assert rc == 0 and "dry run: uploading 100%" in term, term
+    lines = [ln for ln in (out + term).replace("\r", "\n").splitlines() if ln.strip()]
+    assert all("dry run" in ln for ln in lines), lines
+    rc, out, err = push(server, tmp_path, csv_bytes(rows(1)), "--dry-run", token="ll_live_nope")
+    assert rc == 1 and "loadline push (dry run): 401 " in err, err
+
+
+def test_help_exits_0_on_stdout():
+    """PRODUCT §11: `push --help` and `runs --help` print usage on stdout
+    and exit 0 (they were refused as unknown options)."""
+    for cmd in ("push", "runs"):
+        for flag in ("--help", "-h"):
+            p = subprocess.run([loadline_bin(), cmd, flag], capture_output=True, env=child_env({}), timeout=30)
+            assert p.returncode == 0, p
+            assert p.stdout.decode().startswith("loadline %s " % cmd) and p.stderr == b"", p
+    out = subprocess.run([loadline_bin(), "push", "--help"], capture_output=True, env=child_env({})).stdout.decode()
+    assert "--strict" in out and "--dry-run" in out, out
+
+
+def test_run_page_url_under_the_app_url(start_server, tmp_path):
+    """The run's web page is printed: {app_url}/imports/runs/<id>, taken
+    from the staged run's review link when the server gives one, else from
+    LOADLINE_APP_URL or the base URL."""
+    srv = start_server(env={"LOADLINE_APP_URL": "https://app.loadline.test"})
+    rc, out, err = push(srv, tmp_path, messy_file("PAGE"))
+    assert rc == 4, (out, err)
+    run_id = out.split()[0]
+    assert "run page: https://app.loadline.test/imports/runs/%s\n" % run_id in out, out
+    env = _env(srv, LOADLINE_APP_URL="https://app.loadline.test/")
+    rc, out, err = push(srv, tmp_path, csv_bytes(rows(1, job="J-PAGE")), env=env)
+    assert rc == 0 and "run page: https://app.loadline.test/imports/runs/%s\n" % out.split()[0] in out, out
+
+
+def test_runs_header_on_a_terminal_tabs_when_piped(server, tmp_path):
+    """PRODUCT §11: `loadline runs` has a header line on a terminal, is
+    tab-separated without one when piped, gives every count its own
+    column and marks dry runs and runs awaiting review."""
+    assert push(server, tmp_path, csv_bytes(rows(2, job="J-LIST")))[0] == 0
+    assert push(server, tmp_path, csv_bytes(rows(1, job="J-LIST2")), "--dry-run")[0] == 0
+    assert push(server, tmp_path, messy_file("LIST"))[0] == 4
+    p = subprocess.run([loadline_bin(), "runs"], capture_output=True, env=_env(server), timeout=60)
+    assert p.returncode == 0, p
+    lines = p.stdout.decode().splitlines()
+    cells = [ln.split("\t") for ln in lines]
+    assert all(len(c) == 9 for c in cells), lines
+    by_note = {c[7]: c for c in cells}
+    assert set(by_note) >= {"", "dry run", "awaiting review"}, lines
+    assert by_note[""][1] == "SUCCEEDED" and by_note[""][3:7] == ["2", "0", "0", "0"], lines
+    rc, term, err = on_tty([loadline_bin(), "runs"], _env(server), stream="stdout")
+    assert rc == 0, err
+    tl = [ln for ln in term.replace("\r", "").splitlines() if ln.strip()]
+    assert tl[0].split() == ["RUN", "STATE", "CREATED", "SUCCEEDED", "WARNINGS", "FAILED", "SKIPPED", "NOTE",
+                             "FILE"], tl
+    assert "\t" not in term and len(tl) == len(lines) + 1, tl
+    assert any("dry run" in ln for ln in tl) and any("awaiting review" in ln for ln in tl), tl
