@@ -2,17 +2,21 @@
 #include "client.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "common.h"
 #include "term.h"
 
 /* Retries of one request answered 429 or 503 before giving up. */
 #define MAX_RETRIES 20
+
+static void client_sleep_ms(int ms);
 
 static void trim_slashes(char *s)
 {
@@ -21,7 +25,7 @@ static void trim_slashes(char *s)
 		s[--n] = '\0';
 }
 
-void client_init(struct client *c, const char *cmd, int argc, char **argv)
+int client_init(struct client *c, const char *cmd, int argc, char **argv)
 {
 	const char *url = opt(argc, argv, "--url");
 	if (!url)
@@ -38,6 +42,43 @@ void client_init(struct client *c, const char *cmd, int argc, char **argv)
 	c->json = flag(argc, argv, "--json");
 	const char *p = getenv("LOADLINE_POLL_MS");
 	c->poll_ms = p ? client_atoi(p) : 0;
+	p = getenv("LOADLINE_STALL_S");
+	c->stall_s = p ? client_atoi(p) : 0;
+	c->timeout = opt(argc, argv, "--timeout");
+	if (!c->timeout)
+		c->timeout = CLIENT_TIMEOUT_DEFAULT;
+	int64_t ms;
+	if (duration_parse(c->timeout, &ms)) {
+		fprintf(stderr, "loadline %s: --timeout takes a duration such as 90s, 10m or 1h (0: none)\n", cmd);
+		return -1;
+	}
+	c->deadline = ms ? mono_ms() + (double)ms : 0;
+	return 0;
+}
+
+/* Milliseconds left before --timeout, at least 1; LONG_MAX when none. */
+static long left_ms(const struct client *c)
+{
+	if (!c->deadline)
+		return LONG_MAX;
+	double left = c->deadline - mono_ms();
+	return left < 1 ? 0 : (long)left;
+}
+
+bool client_expired(const struct client *c, const char *what)
+{
+	if (left_ms(c) > 0)
+		return false;
+	char shown[512];
+	fprintf(stderr, "loadline %s: gave up after %s (--timeout)%s%s\n", c->cmd, c->timeout, what ? ": " : "",
+		what ? term_clean(what, shown, sizeof shown) : "");
+	return true;
+}
+
+void client_nap(const struct client *c, int ms)
+{
+	long left = left_ms(c);
+	client_sleep_ms(left < ms ? (int)left : ms);
 }
 
 int client_atoi(const char *s)
@@ -48,7 +89,7 @@ int client_atoi(const char *s)
 	return (end == s || *end || errno || v < 0 || v > 1000000) ? -1 : (int)v;
 }
 
-void client_sleep_ms(int ms)
+static void client_sleep_ms(int ms)
 {
 	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
 	while (nanosleep(&ts, &ts) && errno == EINTR)
@@ -94,8 +135,16 @@ int client_url(const struct client *c, const char *path, char *out, size_t cap)
 int client_request(const struct client *c, const struct hc_request *rq, struct hc_response *res)
 {
 	for (int attempt = 0;; attempt++) {
-		if (hc_perform(rq, res)) {
-			fprintf(stderr, "loadline %s: cannot reach %s: %s\n", c->cmd, c->base, res->error);
+		if (client_expired(c, NULL))
+			return -1;
+		struct hc_request bounded = *rq;
+		long left = left_ms(c);
+		bounded.timeout_ms = left == LONG_MAX ? 0 : left;
+		bounded.stall_s = c->stall_s;
+		if (hc_perform(&bounded, res)) {
+			if (!(res->timed_out && client_expired(c, res->error)))
+				fprintf(stderr, "loadline %s: %s %s: %s\n", c->cmd,
+					res->timed_out ? "no answer from" : "cannot reach", c->base, res->error);
 			hc_response_done(res);
 			return -1;
 		}
@@ -105,7 +154,7 @@ int client_request(const struct client *c, const struct hc_request *rq, struct h
 		if (!c->json)
 			fprintf(stderr, "loadline %s: server answered %ld, retrying in %d ms\n", c->cmd, res->status, ms);
 		hc_response_done(res);
-		client_sleep_ms(ms);
+		client_nap(c, ms);
 	}
 }
 

@@ -21,10 +21,24 @@ struct client {
 	bool json, dry_run, no_wait, strict, progress;
 	const char *results_dir;
 	int poll_ms;          /* LOADLINE_POLL_MS: fixed delay between polls (tests), or 0 */
+	double deadline;      /* mono_ms() when --timeout expires, or 0: never */
+	const char *timeout;  /* --timeout as given, for messages */
+	long stall_s;         /* LOADLINE_STALL_S (tests): a request's silence limit; 0: 60 s */
 };
 
-/* Base URL, token, --json and the poll delay from argv and the environment. */
-void client_init(struct client *c, const char *cmd, int argc, char **argv);
+/* The default of --timeout: the whole command, upload and waiting. */
+#define CLIENT_TIMEOUT_DEFAULT "10m"
+
+/* Base URL, token, --json, --timeout and the poll delay from argv and the
+ * environment; -1 after a message when --timeout is not a duration. */
+int client_init(struct client *c, const char *cmd, int argc, char **argv);
+
+/* True once --timeout has expired (after saying so on stderr, naming what
+ * was being waited for: what, e.g. "run run_x is still RUNNING", or NULL). */
+bool client_expired(const struct client *c, const char *what);
+
+/* Sleeps ms, or until --timeout expires if that comes first. */
+void client_nap(const struct client *c, int ms);
 
 /* The absolute URL of a server path or of a URL the server named, into out;
  * -1 (after a message) when it is not on the base URL's origin. */
@@ -42,8 +56,6 @@ void client_problem(const struct client *c, const struct hc_response *res);
 
 /* JSON on stdout with everything past ASCII escaped. */
 void client_print_json(json_t *v);
-
-void client_sleep_ms(int ms);
 
 /* A non-negative decimal up to 1,000,000, or -1. */
 int client_atoi(const char *s);

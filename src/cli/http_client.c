@@ -97,7 +97,15 @@ int hc_perform(const struct hc_request *rq, struct hc_response *res)
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, res);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, res);
+	/* A server that accepts and then says nothing must not hold a cron job
+	 * forever: connect within 10 s, then at least a byte every stall_s
+	 * seconds either way, and the whole request within what is left of the
+	 * command's --timeout. */
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, rq->stall_s > 0 ? rq->stall_s : 60L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, rq->timeout_ms > 0 ? rq->timeout_ms : 0L);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, res->error);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "loadline-push/" LOADLINE_VERSION);
@@ -119,7 +127,9 @@ int hc_perform(const struct hc_request *rq, struct hc_response *res)
 	if (rc == CURLE_OK) {
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &res->status);
 	} else {
-		snprintf(res->error, sizeof res->error, "%s", curl_easy_strerror(rc));
+		if (!*res->error)
+			snprintf(res->error, sizeof res->error, "%s", curl_easy_strerror(rc));
+		res->timed_out = rc == CURLE_OPERATION_TIMEDOUT;
 		res->status = 0;
 	}
 	curl_mime_free(mime);

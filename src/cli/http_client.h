@@ -17,6 +17,8 @@ struct hc_request {
 	const char *file_path;      /* POST: multipart part "file" from this path */
 	bool progress;              /* upload progress on stderr (a terminal) */
 	const char *progress_label; /* before the progress text ("dry run: "), or NULL */
+	long timeout_ms;            /* the whole request, or 0: no limit */
+	long stall_s;               /* give up when no byte moves for this long; 0: 60 s */
 };
 
 struct hc_response {
@@ -26,6 +28,7 @@ struct hc_response {
 	char location[512];
 	int retry_after_s;          /* -1 when absent */
 	char error[256];            /* transport error, when status is 0 */
+	bool timed_out;             /* the error was a timeout (timeout_ms or stall_s) */
 };
 
 /* Performs the request; returns 0 when an HTTP response arrived (any

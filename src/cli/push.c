@@ -19,14 +19,18 @@
 
 static const char push_usage[] =
 	"loadline push FILE [--url URL] [--dry-run] [--no-wait] [--strict] [--results DIR] [--json]\n"
+	"                   [--timeout DURATION]\n"
 	"  Uploads FILE (CSV or XLSX) to POST /api/v1/imports/jobs and waits for the run.\n"
 	"  --dry-run      validate everything, write nothing (Service-Dry-Run: true)\n"
 	"  --no-wait      print the run after the 202 and exit 0\n"
 	"  --strict       exit 2 when rows warned, too\n"
 	"  --results DIR  write every non-empty bucket as DIR/<bucket>.csv\n"
 	"  --json         print the final run resource as JSON\n"
+	"  --timeout D    give up (exit 1) after D, upload and waiting included: 90s, 10m, 1h;\n"
+	"                 0 waits forever (default " CLIENT_TIMEOUT_DEFAULT ")\n"
 	"  Exit: 0 imported (warnings allowed), 2 a row failed, 3 file rejected, 4 staged for\n"
-	"  review, 1 usage/network/authentication. Token from $LOADLINE_TOKEN, URL from $LOADLINE_URL.\n";
+	"  review, 1 usage, network or authentication error, or --timeout.\n"
+	"  Token from $LOADLINE_TOKEN, URL from $LOADLINE_URL.\n";
 
 /* "dry run: " before every line a dry run prints on stdout. */
 static const char *dry(const struct client *c)
@@ -114,11 +118,14 @@ static json_t *wait_run(const struct client *c, const char *path, json_t *run)
 			snprintf(last, sizeof last, "%s", jstr(run, "state"));
 			print_state(c, stderr, run);
 		}
-		client_sleep_ms(delay_ms(c, retry_after, backoff_s));
+		client_nap(c, delay_ms(c, retry_after, backoff_s));
 		if (retry_after < 0 && backoff_s < 30)
 			backoff_s = backoff_s * 2 > 30 ? 30 : backoff_s * 2;
+		char what[160];
+		snprintf(what, sizeof what, "run %.40s is still %.20s", run ? jstr(run, "id") : "",
+			 run ? jstr(run, "state") : "");
 		json_t *o;
-		if (poll_once(c, url, etag, sizeof etag, &retry_after, &o)) {
+		if (client_expired(c, run ? what : NULL) || poll_once(c, url, etag, sizeof etag, &retry_after, &o)) {
 			json_decref(run);
 			return NULL;
 		}
@@ -207,12 +214,13 @@ static int upload(const struct client *c, const char *file, char *run_path, size
 /* Options into c; the file to push, or NULL after a message. */
 static const char *push_args(struct client *c, int argc, char **argv)
 {
-	static const char *const allowed[] = {"--url", "--token", "--results", NULL};
+	static const char *const allowed[] = {"--url", "--token", "--results", "--timeout", NULL};
 	static const char *const bools[] = {"--dry-run", "--no-wait", "--json", "--strict", NULL};
 	if (opts_check(argc, argv, allowed, bools, push_usage))
 		return NULL;
 	c->dry_run = flag(argc, argv, "--dry-run");
-	client_init(c, c->dry_run ? "push (dry run)" : "push", argc, argv);
+	if (client_init(c, c->dry_run ? "push (dry run)" : "push", argc, argv))
+		return NULL;
 	c->no_wait = flag(argc, argv, "--no-wait");
 	c->strict = flag(argc, argv, "--strict");
 	c->results_dir = opt(argc, argv, "--results");

@@ -19,7 +19,7 @@ static const char *const header[COLS] = {"RUN", "STATE", "CREATED", "SUCCEEDED",
 					 "NOTE", "FILE"};
 
 static const char runs_usage[] =
-	"loadline runs [--limit N] [--json] [--url URL]\n"
+	"loadline runs [--limit N] [--json] [--url URL] [--timeout DURATION]\n"
 	"  Lists the organization's most recent import runs (N: 1 to 100, default 20).\n"
 	"  Columns: RUN STATE CREATED SUCCEEDED WARNINGS FAILED SKIPPED NOTE FILE; a header line\n"
 	"  on a terminal, tab-separated without one when piped. NOTE says \"dry run\" and/or\n"
@@ -88,12 +88,13 @@ int cli_runs(struct app *app, int argc, char **argv)
 		fputs(runs_usage, stdout);
 		return EXIT_OK;
 	}
-	static const char *const allowed[] = {"--url", "--token", "--limit", NULL};
+	static const char *const allowed[] = {"--url", "--token", "--limit", "--timeout", NULL};
 	static const char *const bools[] = {"--json", NULL};
 	if (opts_check(argc, argv, allowed, bools, runs_usage))
 		return EXIT_ERROR;
 	struct client c = {0};
-	client_init(&c, "runs", argc, argv);
+	if (client_init(&c, "runs", argc, argv))
+		return EXIT_ERROR;
 	if (!c.token || !*c.token) {
 		fputs("loadline runs: no API token: set LOADLINE_TOKEN\n", stderr);
 		return EXIT_ERROR;

@@ -7,6 +7,7 @@ import io
 import json
 import os
 import pty
+import re
 import select
 import subprocess
 import time
@@ -434,3 +435,83 @@ def test_runs_header_on_a_terminal_tabs_when_piped(server, tmp_path):
                              "FILE"], tl
     assert "\t" not in term and len(tl) == len(lines) + 1, tl
     assert any("dry run" in ln for ln in tl) and any("awaiting review" in ln for ln in tl), tl
+
+
+class SilentServer:
+    """A TCP server that accepts connections, reads what comes and never
+    answers (a hung proxy or a frozen server)."""
+
+    def __init__(self):
+        import socket
+        import threading
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.url = "http://127.0.0.1:%d" % self.sock.getsockname()[1]
+        self.conns, self.stop = [], False
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        import threading
+        while not self.stop:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            self.conns.append(c)
+            threading.Thread(target=self._drain, args=(c,), daemon=True).start()
+
+    @staticmethod
+    def _drain(c):
+        try:
+            while c.recv(65536):
+                pass
+        except OSError:
+            pass
+
+    def close(self):
+        self.stop = True
+        self.sock.close()
+        for c in self.conns:
+            c.close()
+
+
+def _timed_push(url, tmp_path, *args, **env):
+    e = child_env(dict({"LOADLINE_URL": url, "LOADLINE_TOKEN": "ll_live_x"}, **env))
+    t0 = time.monotonic()
+    rc, out, err = push(None, tmp_path, csv_bytes(rows(1)), *args, env=e)
+    return rc, out, err, time.monotonic() - t0
+
+
+def test_silent_server_times_out(tmp_path):
+    """Issue 20 item 6: a server that accepts and never answers no longer
+    holds push forever: --timeout ends it (exit 1, said on stderr), and
+    without an overall limit a request that moves no byte for the stall
+    limit (60 s; LOADLINE_STALL_S in tests) ends it too. runs alike."""
+    srv = SilentServer()
+    try:
+        rc, out, err, took = _timed_push(srv.url, tmp_path, "--timeout", "2s")
+        assert rc == 1 and took < 15, (rc, out, err, took)
+        assert "gave up after 2s (--timeout)" in err, err
+        rc, out, err, took = _timed_push(srv.url, tmp_path, "--timeout", "0", LOADLINE_STALL_S="1")
+        assert rc == 1 and took < 15, (rc, out, err, took)
+        assert "no answer from %s" % srv.url in err, err
+        p = subprocess.run([loadline_bin(), "runs", "--timeout", "1s"], capture_output=True, timeout=30,
+                           env=child_env({"LOADLINE_URL": srv.url, "LOADLINE_TOKEN": "ll_live_x"}))
+        assert p.returncode == 1 and b"gave up after 1s (--timeout)" in p.stderr, p
+        rc, out, err, took = _timed_push(srv.url, tmp_path, "--timeout", "soon")
+        assert rc == 1 and "--timeout takes a duration" in err, err
+    finally:
+        srv.close()
+
+
+def test_run_that_never_ends_times_out(start_server, tmp_path):
+    """Issue 20 item 6: a run nobody works on (serve --workers 0) stays
+    QUEUED; push waits until --timeout, then exits 1 naming the run and its
+    state."""
+    srv = start_server(workers=0)
+    t0 = time.monotonic()
+    rc, out, err = push(srv, tmp_path, csv_bytes(rows(1, job="J-TMO")), "--timeout", "3s")
+    took = time.monotonic() - t0
+    assert rc == 1 and 2.5 < took < 20, (rc, out, err, took)
+    assert re.search(r"gave up after 3s \(--timeout\): run run_\w+ is still QUEUED", err), err
