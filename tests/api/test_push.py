@@ -515,3 +515,24 @@ def test_run_that_never_ends_times_out(start_server, tmp_path):
     took = time.monotonic() - t0
     assert rc == 1 and 2.5 < took < 20, (rc, out, err, took)
     assert re.search(r"gave up after 3s \(--timeout\): run run_\w+ is still QUEUED", err), err
+
+
+def test_logs_tell_dry_runs_apart(server, tmp_path):
+    """Issue 22: the server's import log lines of a run ("run claimed",
+    "run finished") carry "dryRun", true for a dry run."""
+    rc, out, err = push(server, tmp_path, csv_bytes(rows(1, job="J-LOGD")), "--dry-run", "--json")
+    dry_id = json.loads(out)["id"]
+    rc2, out2, err2 = push(server, tmp_path, csv_bytes(rows(1, job="J-LOGR")), "--json")
+    real_id = json.loads(out2)["id"]
+    assert rc == rc2 == 0, (err, err2)
+    lines = []
+    for ln in server.stderr().splitlines():
+        try:
+            obj = json.loads(ln)
+        except ValueError:
+            continue
+        if isinstance(obj, dict) and obj.get("runId") in (dry_id, real_id):
+            lines.append(obj)
+    seen = {(o["runId"], o.get("msg") or o.get("message")): o.get("dryRun") for o in lines}
+    assert len(seen) >= 4 and all(v is not None for v in seen.values()), lines
+    assert all(v is (rid == dry_id) for (rid, _), v in seen.items()), seen
