@@ -79,6 +79,20 @@ static struct curl_slist *headers(const struct hc_request *rq)
 	return h;
 }
 
+/* A server that accepts and then says nothing must not hold a cron job
+ * forever: connect within 10 s, then at least a byte every stall_s seconds
+ * either way, and the whole request within what is left of the command's
+ * --timeout.  Redirects are never followed (libcurl's default, kept): the
+ * token must not go where a Location points. */
+static void set_limits(CURL *c, const struct hc_request *rq)
+{
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, rq->stall_s > 0 ? rq->stall_s : 60L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, rq->timeout_ms > 0 ? rq->timeout_ms : 0L);
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+}
+
 int hc_perform(const struct hc_request *rq, struct hc_response *res)
 {
 	memset(res, 0, sizeof *res);
@@ -97,14 +111,7 @@ int hc_perform(const struct hc_request *rq, struct hc_response *res)
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, res);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, res);
-	/* A server that accepts and then says nothing must not hold a cron job
-	 * forever: connect within 10 s, then at least a byte every stall_s
-	 * seconds either way, and the whole request within what is left of the
-	 * command's --timeout. */
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, rq->stall_s > 0 ? rq->stall_s : 60L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, rq->timeout_ms > 0 ? rq->timeout_ms : 0L);
+	set_limits(c, rq);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, res->error);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");

@@ -218,9 +218,11 @@ class FakeApi:
                     self.rfile.read(n)
                 path = self.path.split("?")[0]
                 api.seen.append((self.command, self.path, self.headers.get("Authorization")))
-                status, body = api.routes.get((self.command, path), (404, {"code": "NOT_FOUND"}))
+                status, body, *extra = api.routes.get((self.command, path), (404, {"code": "NOT_FOUND"}))
                 data = json.dumps(body).encode()
                 self.send_response(status)
+                for k, v in (extra[0] if extra else {}).items():
+                    self.send_header(k, v)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -283,6 +285,24 @@ def test_409_to_another_origin_is_refused(tmp_path):
     finally:
         foreign.close()
         hostile.close()
+
+
+def test_redirects_are_not_followed(tmp_path):
+    """Issue 20 item 3: a Location (a 307 to another host) is not followed
+    with the token either: push reports the answer and exits 1."""
+    foreign = FakeApi()
+    api = FakeApi({("POST", "/api/v1/imports/jobs"): (307, {}, {"Location": foreign.url + "/api/v1/imports/jobs"}),
+                   ("GET", "/api/v1/imports/runs/run_fake1"): (302, {}, {"Location": foreign.url + "/x"})})
+    try:
+        rc, out, err = _push_fake(api, tmp_path)
+        assert rc == 1 and "307" in err, (out, err)
+        api.routes[("POST", "/api/v1/imports/jobs")] = (202, fake_run(state="QUEUED"))
+        rc, out, err = _push_fake(api, tmp_path)
+        assert rc == 1 and "302" in err, (out, err)
+        assert foreign.seen == [], foreign.seen
+    finally:
+        foreign.close()
+        api.close()
 
 
 def test_results_next_page_on_another_origin_is_refused(tmp_path):
