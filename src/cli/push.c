@@ -161,7 +161,7 @@ static void print_final(const struct client *c, json_t *run)
 	char t1[1024], t2[2048];
 	json_t *n = json_object_get(run, "counts");
 	if (!jint(n, "failed") && jint(n, "warnings") > 0 && run_done(run) && !json_object_get(run, "nextAction"))
-		printf("%simported with %d warnings%s\n", dry(c), jint(n, "warnings"),
+		printf("%simported with %d warning%s%s\n", dry(c), jint(n, "warnings"), jint(n, "warnings") == 1 ? "" : "s",
 		       c->strict ? " (--strict: exit 2)" : "");
 	json_t *next = json_object_get(run, "nextAction");
 	if (next)

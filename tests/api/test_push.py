@@ -381,7 +381,7 @@ def test_warnings_only_partial_exits_0_strict_exits_2(server, tmp_path):
     rc, out, err = push(server, tmp_path, csv_bytes(recs))
     assert rc == 0, (out, err)
     assert " PARTIAL: 3 succeeded, 1 warnings, 0 failed, 0 skipped" in out, out
-    assert "imported with 1 warnings" in out, out
+    assert "imported with 1 warning\n" in out, out
     recs = rows(1, job="J-WARN2") + [row(2, job="J-WARN2", customer="Nobody Known Inc")]
     rc, out, err = push(server, tmp_path, csv_bytes(recs), "--strict", "--results", str(tmp_path / "r"))
     assert rc == 2, (out, err)
