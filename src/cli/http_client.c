@@ -157,7 +157,9 @@ static int origin_of(const char *url, char *out, size_t cap)
 	CURLU *u = curl_url();
 	char *scheme = NULL, *host = NULL, *port = NULL;
 	int rc = -1;
-	if (u && !curl_url_set(u, CURLUPART_URL, url, 0) && !curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) &&
+	/* GUESS_SCHEME like curl_easy_perform: a base URL written without one
+	 * ("127.0.0.1:8080") is http. */
+	if (u && !curl_url_set(u, CURLUPART_URL, url, CURLU_GUESS_SCHEME) && !curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) &&
 	    !curl_url_get(u, CURLUPART_HOST, &host, 0) &&
 	    !curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT)) {
 		int n = snprintf(out, cap, "%s://%s:%s", scheme, host, port);

@@ -556,3 +556,11 @@ def test_logs_tell_dry_runs_apart(server, tmp_path):
     seen = {(o["runId"], o.get("msg") or o.get("message")): o.get("dryRun") for o in lines}
     assert len(seen) >= 4 and all(v is not None for v in seen.values()), lines
     assert all(v is (rid == dry_id) for (rid, _), v in seen.items()), seen
+
+
+def test_base_url_without_scheme_still_works(server, tmp_path):
+    """The origin check guesses the scheme as libcurl does: LOADLINE_URL
+    written as host:port (http) keeps working."""
+    env = _env(server, LOADLINE_URL=server.base_url.split("://", 1)[1])
+    rc, out, err = push(server, tmp_path, csv_bytes(rows(1, job="J-NOSCHEME")), env=env)
+    assert rc == 0 and " SUCCEEDED: " in out, (out, err)
