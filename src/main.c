@@ -17,7 +17,7 @@ static const struct {
 	{"migrate", cli_migrate, "migrate                                   apply schema migrations"},
 	{"admin", cli_admin, "admin COMMAND ...                         operator commands (admin help)"},
 	{"inspect", cli_inspect, "inspect FILE                              print what the readers see, as JSON"},
-	{"push", cli_push, "push FILE [--dry-run] [--no-wait] [--results DIR] [--json]  import a file through the API"},
+	{"push", cli_push, "push FILE [--dry-run] [--strict] [--results DIR] [--json]   import a file through the API"},
 	{"runs", cli_runs, "runs [--limit N] [--json]                 list recent import runs"},
 	{"docs", cli_docs, "docs write|check                          generate docs/ from the code table"},
 };

@@ -370,7 +370,7 @@ static json_t *ref_create(const char *id, const char *noun, const char *plural, 
 	char summary[64], d[500], hd[160];
 	snprintf(summary, sizeof summary, "Add a %s", noun);
 	snprintf(d, sizeof d, "Creates a %s that rows' `%s` column will match. A name that matches an existing %s "
-		 "(ignoring case and spaces, as imports match) is 409 DUPLICATE_NAME with existingId and "
+		 "(ignoring case, spaces and look-alike characters, as imports match) is 409 DUPLICATE_NAME with existingId and "
 		 "existingUrl; concurrent requests for one name create it once.", noun, noun, noun);
 	snprintf(hd, sizeof hd, "Path of the new %s: /api/v1/%s/<id>.", noun, plural);
 	json_t *ok = json_pack("{s:s,s:o,s:{s:{s:o}}}", "description", "Created.", "headers", headers_for(201, OP_AUTH),

@@ -60,7 +60,7 @@ static void list(struct api_ctx *ctx, struct http_request *req, struct http_resp
 		return;
 	/* q matches the way a row's name is matched: by its key, here as a
 	 * substring ("acme" finds "ACME Paving"). */
-	char *key = name_key(req->arena, q, strlen(q));
+	char *key = name_ref_key(req->arena, q, strlen(q));
 	struct ref_rec *recs = arena_alloc(req->arena, sizeof(*recs) * (size_t)(pg.limit + 1));
 	int n = 0;
 	enum code rc = store_ref_search(ctx->app->store, req->arena, k, ctx->org.id, key ? key : "", pg.after_created,
@@ -130,8 +130,8 @@ static void create(struct api_ctx *ctx, struct http_request *req, struct http_re
 		const char *url = arena_printf(req->arena, "/api/v1/%s/%s", plural(k), existing);
 		json_t *extra = json_pack("{s:s,s:s}", "existingId", existing, "existingUrl", url);
 		api_problem(req, res, rc, arena_printf(req->arena, "A %s named \"%s\" already exists (%s); names match "
-			    "ignoring case and spaces.", ref_noun(k), norm_quote(req->arena, name, strlen(name), 60), existing),
-			    extra);
+			    "ignoring case, spaces and look-alike characters.", ref_noun(k),
+			    norm_quote(req->arena, name, strlen(name), 60), existing), extra);
 		json_decref(extra);
 		return;
 	}

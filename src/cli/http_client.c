@@ -2,6 +2,7 @@
  * requests a minute, so reuse would buy nothing and cost shared state. */
 #include "http_client.h"
 
+#include <ctype.h>
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,15 +48,17 @@ static size_t on_header(char *p, size_t size, size_t n, void *ctx)
 	return len;
 }
 
+/* Progress is not the result: it goes to stderr, so stdout stays the
+ * summary a script reads. */
 static int on_progress(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
 {
-	(void)ctx;
+	const struct hc_request *rq = ctx;
 	(void)dltotal;
 	(void)dlnow;
 	if (ultotal > 0)
-		fprintf(stdout, "\ruploading %3d%% (%lld of %lld bytes)", (int)(ulnow * 100 / ultotal),
-			(long long)ulnow, (long long)ultotal);
-	fflush(stdout);
+		fprintf(stderr, "\r%suploading %3d%% (%lld of %lld bytes)", rq->progress_label ? rq->progress_label : "",
+			(int)(ulnow * 100 / ultotal), (long long)ulnow, (long long)ultotal);
+	fflush(stderr);
 	return 0;
 }
 
@@ -76,6 +79,20 @@ static struct curl_slist *headers(const struct hc_request *rq)
 	return h;
 }
 
+/* A server that accepts and then says nothing must not hold a cron job
+ * forever: connect within 10 s, then at least a byte every stall_s seconds
+ * either way, and the whole request within what is left of the command's
+ * --timeout.  Redirects are never followed (libcurl's default, kept): the
+ * token must not go where a Location points. */
+static void set_limits(CURL *c, const struct hc_request *rq)
+{
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, rq->stall_s > 0 ? rq->stall_s : 60L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, rq->timeout_ms > 0 ? rq->timeout_ms : 0L);
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+}
+
 int hc_perform(const struct hc_request *rq, struct hc_response *res)
 {
 	memset(res, 0, sizeof *res);
@@ -94,7 +111,8 @@ int hc_perform(const struct hc_request *rq, struct hc_response *res)
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, res);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, res);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
+	set_limits(c, rq);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, res->error);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "loadline-push/" LOADLINE_VERSION);
@@ -108,14 +126,17 @@ int hc_perform(const struct hc_request *rq, struct hc_response *res)
 	if (rq->progress) {
 		curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
 		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+		curl_easy_setopt(c, CURLOPT_XFERINFODATA, rq);
 	}
 	CURLcode rc = curl_easy_perform(c);
 	if (rq->progress)
-		fputc('\n', stdout);
+		fputc('\n', stderr);
 	if (rc == CURLE_OK) {
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &res->status);
 	} else {
-		snprintf(res->error, sizeof res->error, "%s", curl_easy_strerror(rc));
+		if (!*res->error)
+			snprintf(res->error, sizeof res->error, "%s", curl_easy_strerror(rc));
+		res->timed_out = rc == CURLE_OPERATION_TIMEDOUT;
 		res->status = 0;
 	}
 	curl_mime_free(mime);
@@ -127,4 +148,34 @@ int hc_perform(const struct hc_request *rq, struct hc_response *res)
 void hc_response_done(struct hc_response *res)
 {
 	buf_done(&res->body);
+}
+
+/* The scheme, host and port of url, lower-cased, as "scheme://host:port"
+ * into out; -1 when libcurl cannot parse it. */
+static int origin_of(const char *url, char *out, size_t cap)
+{
+	CURLU *u = curl_url();
+	char *scheme = NULL, *host = NULL, *port = NULL;
+	int rc = -1;
+	/* GUESS_SCHEME like curl_easy_perform: a base URL written without one
+	 * ("127.0.0.1:8080") is http. */
+	if (u && !curl_url_set(u, CURLUPART_URL, url, CURLU_GUESS_SCHEME) && !curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) &&
+	    !curl_url_get(u, CURLUPART_HOST, &host, 0) &&
+	    !curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT)) {
+		int n = snprintf(out, cap, "%s://%s:%s", scheme, host, port);
+		rc = n > 0 && (size_t)n < cap ? 0 : -1;
+		for (char *p = out; *p; p++)
+			*p = (char)tolower((unsigned char)*p);
+	}
+	curl_free(scheme);
+	curl_free(host);
+	curl_free(port);
+	curl_url_cleanup(u);
+	return rc;
+}
+
+bool hc_same_origin(const char *base, const char *url)
+{
+	char a[600], b[600];
+	return !origin_of(base, a, sizeof a) && !origin_of(url, b, sizeof b) && !strcmp(a, b);
 }

@@ -15,7 +15,10 @@ struct hc_request {
 	const char *if_none_match;  /* or NULL */
 	bool dry_run;               /* sends Service-Dry-Run: true */
 	const char *file_path;      /* POST: multipart part "file" from this path */
-	bool progress;              /* upload progress on stdout (a terminal) */
+	bool progress;              /* upload progress on stderr (a terminal) */
+	const char *progress_label; /* before the progress text ("dry run: "), or NULL */
+	long timeout_ms;            /* the whole request, or 0: no limit */
+	long stall_s;               /* give up when no byte moves for this long; 0: 60 s */
 };
 
 struct hc_response {
@@ -25,6 +28,7 @@ struct hc_response {
 	char location[512];
 	int retry_after_s;          /* -1 when absent */
 	char error[256];            /* transport error, when status is 0 */
+	bool timed_out;             /* the error was a timeout (timeout_ms or stall_s) */
 };
 
 /* Performs the request; returns 0 when an HTTP response arrived (any
@@ -32,5 +36,10 @@ struct hc_response {
  * frees res with hc_response_done. */
 int hc_perform(const struct hc_request *rq, struct hc_response *res);
 void hc_response_done(struct hc_response *res);
+
+/* True when url has the scheme, host and port of base (the default port
+ * of the scheme when none is written): the only origin the client sends
+ * its token to.  False for anything libcurl cannot parse. */
+bool hc_same_origin(const char *base, const char *url);
 
 #endif

@@ -1,72 +1,41 @@
-/* `loadline push FILE` and `loadline runs`: the integration engineer's
- * client of the imports API (PRODUCT §9).  Exit statuses are the contract a
- * cron job or CI pipeline branches on: 0 SUCCEEDED/SKIPPED, 2 PARTIAL,
- * 3 FAILED/CANCELLED, 4 staged for review, 1 usage, network or
- * authentication error. */
+/* `loadline push FILE`: the integration engineer's client of the imports
+ * API (PRODUCT §9, §11).  Exit statuses are the contract a cron job or CI
+ * pipeline branches on: 0 SUCCEEDED or SKIPPED, or PARTIAL with no failed
+ * row ("with N warnings"); 2 a row failed (or, with --strict, warned);
+ * 3 FAILED/CANCELLED; 4 staged for review; 1 usage, network or
+ * authentication error.  The result goes to stdout, progress and problems
+ * to stderr; in a dry run every line says so. */
 #include <errno.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "client.h"
 #include "common.h"
-#include "http_client.h"
-#include "base/csv_write.h"
+#include "push.h"
+#include "term.h"
 
-enum { EXIT_OK = 0, EXIT_ERROR = 1, EXIT_PARTIAL = 2, EXIT_FAILED = 3, EXIT_STAGED = 4 };
+static const char push_usage[] =
+	"loadline push FILE [--url URL] [--dry-run] [--no-wait] [--strict] [--results DIR] [--json]\n"
+	"                   [--timeout DURATION]\n"
+	"  Uploads FILE (CSV or XLSX) to POST /api/v1/imports/jobs and waits for the run.\n"
+	"  --dry-run      validate everything, write nothing (Service-Dry-Run: true)\n"
+	"  --no-wait      print the run after the 202 and exit 0\n"
+	"  --strict       exit 2 when rows warned, too\n"
+	"  --results DIR  write every non-empty bucket as DIR/<bucket>.csv\n"
+	"  --json         print the final run resource as JSON\n"
+	"  --timeout D    give up (exit 1) after D, upload and waiting included: 90s, 10m, 1h;\n"
+	"                 0 waits forever (default " CLIENT_TIMEOUT_DEFAULT ")\n"
+	"  Exit: 0 imported (warnings allowed), 2 a row failed, 3 file rejected, 4 staged for\n"
+	"  review, 1 usage, network or authentication error, or --timeout.\n"
+	"  Token from $LOADLINE_TOKEN, URL from $LOADLINE_URL.\n";
 
-/* Retries of one request answered 429 or 503 before giving up. */
-#define MAX_RETRIES 20
-
-struct client {
-	char base[512];
-	const char *token;
-	bool json, dry_run, no_wait, tty;
-	const char *results_dir;
-	int poll_ms;      /* LOADLINE_POLL_MS: fixed delay between polls (tests), or 0 */
-};
-
-/* A non-negative decimal up to 1,000,000, or -1. */
-static int atoi_clamped(const char *s)
+/* "dry run: " before every line a dry run prints on stdout. */
+static const char *dry(const struct client *c)
 {
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	return (end == s || *end || errno || v < 0 || v > 1000000) ? -1 : (int)v;
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-/* The problem's code and detail on stderr, e.g.
- * "loadline push: 401 UNAUTHENTICATED: The token is missing." */
-static void report_problem(const char *cmd, const struct hc_response *res)
-{
-	json_t *p = json_loads(buf_str(&res->body), 0, NULL);
-	const char *code = json_string_value(json_object_get(p, "code"));
-	const char *detail = json_string_value(json_object_get(p, "detail"));
-	if (!detail)
-		detail = json_string_value(json_object_get(p, "title"));
-	fprintf(stderr, "loadline %s: %ld %s: %s\n", cmd, res->status, code ? code : "HTTP_ERROR",
-		detail ? detail : "the server answered without a problem body");
-	json_decref(p);
-}
-
-/* Absolute URL of a server path (or an already absolute URL). */
-static void url_of(const struct client *c, const char *path, char *out, size_t cap)
-{
-	if (!strncmp(path, "http://", 7) || !strncmp(path, "https://", 8))
-		snprintf(out, cap, "%s", path);
-	else
-		snprintf(out, cap, "%s%s", c->base, path);
+	return c->dry_run ? "dry run: " : "";
 }
 
 /* The delay before the next poll: LOADLINE_POLL_MS when set (tests), else
@@ -78,59 +47,14 @@ static int delay_ms(const struct client *c, int retry_after_s, int fallback_s)
 	return (retry_after_s >= 0 ? retry_after_s : fallback_s) * 1000;
 }
 
-/* Performs rq, waiting and retrying while the server answers 429 or 503. */
-static int request(const struct client *c, const char *cmd, const struct hc_request *rq, struct hc_response *res)
-{
-	for (int attempt = 0;; attempt++) {
-		if (hc_perform(rq, res)) {
-			fprintf(stderr, "loadline %s: cannot reach %s: %s\n", cmd, c->base, res->error);
-			hc_response_done(res);
-			return -1;
-		}
-		if ((res->status != 429 && res->status != 503) || attempt == MAX_RETRIES)
-			return 0;
-		int ms = res->retry_after_s >= 0 ? res->retry_after_s * 1000 : c->poll_ms > 0 ? c->poll_ms : 5000;
-		if (!c->json)
-			fprintf(stderr, "loadline %s: server answered %ld, retrying in %d ms\n", cmd, res->status, ms);
-		hc_response_done(res);
-		sleep_ms(ms);
-	}
-}
-
-static json_t *get_json(const struct client *c, const char *cmd, const char *path)
-{
-	char url[2048];
-	url_of(c, path, url, sizeof url);
-	struct hc_request rq = {.method = "GET", .url = url, .token = c->token};
-	struct hc_response res;
-	if (request(c, cmd, &rq, &res))
-		return NULL;
-	json_t *o = NULL;
-	if (res.status == 200)
-		o = json_loads(buf_str(&res.body), 0, NULL);
-	else
-		report_problem(cmd, &res);
-	hc_response_done(&res);
-	return o;
-}
-
-static int jint(json_t *o, const char *k)
-{
-	return (int)json_integer_value(json_object_get(o, k));
-}
-
-static const char *jstr(json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-	return s ? s : "";
-}
-
-static void print_state(json_t *run)
+static void print_state(const struct client *c, FILE *to, json_t *run)
 {
 	json_t *n = json_object_get(run, "counts");
-	printf("%s %s: %d succeeded, %d warnings, %d failed, %d skipped\n", jstr(run, "id"), jstr(run, "state"),
-	       jint(n, "succeeded"), jint(n, "warnings"), jint(n, "failed"), jint(n, "skipped"));
-	fflush(stdout);
+	char id[128], state[64];
+	fprintf(to, "%s%s %s: %d succeeded, %d warnings, %d failed, %d skipped\n", dry(c),
+		term_clean(jstr(run, "id"), id, sizeof id), term_clean(jstr(run, "state"), state, sizeof state),
+		jint(n, "succeeded"), jint(n, "warnings"), jint(n, "failed"), jint(n, "skipped"));
+	fflush(to);
 }
 
 static bool run_done(json_t *run)
@@ -140,167 +64,129 @@ static bool run_done(json_t *run)
 	       !strcmp(s, "FAILED") || !strcmp(s, "SKIPPED") || !strcmp(s, "CANCELLED");
 }
 
-static int exit_status(json_t *run)
+static int exit_status(const struct client *c, json_t *run)
 {
 	const char *s = jstr(run, "state");
-	if (!strcmp(s, "SUCCEEDED") || !strcmp(s, "SKIPPED"))
-		return EXIT_OK;
-	if (!strcmp(s, "PARTIAL"))
-		return EXIT_PARTIAL;
+	json_t *n = json_object_get(run, "counts");
 	if (!strcmp(s, "FAILED") || !strcmp(s, "CANCELLED"))
 		return EXIT_FAILED;
 	if (json_object_get(run, "nextAction"))
 		return EXIT_STAGED;
-	return EXIT_OK;   /* --no-wait: accepted */
+	if (jint(n, "failed") > 0 || (c->strict && jint(n, "warnings") > 0))
+		return EXIT_PARTIAL;
+	return EXIT_OK;   /* SUCCEEDED, SKIPPED, PARTIAL with warnings only, or accepted (--no-wait) */
+}
+
+/* Fetches the run at url once (with If-None-Match); the new run (or NULL
+ * when unchanged) through ret, -1 after a message. */
+static int poll_once(const struct client *c, const char *url, char *etag, size_t etag_cap, int *retry_after,
+		     json_t **ret)
+{
+	struct hc_request rq = {.method = "GET", .url = url, .token = c->token, .if_none_match = *etag ? etag : NULL};
+	struct hc_response res;
+	*ret = NULL;
+	if (client_request(c, &rq, &res))
+		return -1;
+	*retry_after = res.retry_after_s;
+	int rc = 0;
+	if (res.status == 200) {
+		*ret = json_loads(buf_str(&res.body), 0, NULL);
+		if (*ret)
+			snprintf(etag, etag_cap, "%s", res.etag);
+	} else if (res.status != 304) {
+		client_problem(c, &res);
+		rc = -1;
+	}
+	hc_response_done(&res);
+	return rc;
 }
 
 /* Polls the run until it is terminal or staged, with If-None-Match; the
  * delay starts at 5 s and doubles to 30 s unless Retry-After says
- * otherwise.  Takes ownership of run; returns the final one or NULL. */
+ * otherwise.  Each new state is progress, on stderr.  Takes ownership of
+ * run; returns the final one or NULL. */
 static json_t *wait_run(const struct client *c, const char *path, json_t *run)
 {
 	char url[2048], etag[128] = "", last[32] = "";
-	url_of(c, path, url, sizeof url);
+	if (client_url(c, path, url, sizeof url)) {
+		json_decref(run);
+		return NULL;
+	}
 	int backoff_s = 5, retry_after = -1;
 	while (!run || !run_done(run)) {
 		if (run && !c->json && strcmp(last, jstr(run, "state"))) {
 			snprintf(last, sizeof last, "%s", jstr(run, "state"));
-			print_state(run);
+			print_state(c, stderr, run);
 		}
-		sleep_ms(delay_ms(c, retry_after, backoff_s));
+		client_nap(c, delay_ms(c, retry_after, backoff_s));
 		if (retry_after < 0 && backoff_s < 30)
 			backoff_s = backoff_s * 2 > 30 ? 30 : backoff_s * 2;
-		struct hc_request rq = {.method = "GET", .url = url, .token = c->token,
-					.if_none_match = *etag ? etag : NULL};
-		struct hc_response res;
-		if (request(c, "push", &rq, &res)) {
+		char what[160];
+		snprintf(what, sizeof what, "run %.40s is still %.20s", run ? jstr(run, "id") : "",
+			 run ? jstr(run, "state") : "");
+		json_t *o;
+		if (client_expired(c, run ? what : NULL) || poll_once(c, url, etag, sizeof etag, &retry_after, &o)) {
 			json_decref(run);
 			return NULL;
 		}
-		retry_after = res.retry_after_s;
-		if (res.status == 200) {
-			json_t *o = json_loads(buf_str(&res.body), 0, NULL);
-			if (o) {
-				json_decref(run);
-				run = o;
-				snprintf(etag, sizeof etag, "%s", res.etag);
-			}
-		} else if (res.status != 304) {
-			report_problem("push", &res);
-			hc_response_done(&res);
+		if (o) {
 			json_decref(run);
-			return NULL;
+			run = o;
 		}
-		hc_response_done(&res);
 	}
 	return run;
 }
 
-/* One CSV line per error or warning of a result row (one line when it has
- * none), cells made formula-safe by csv_cell like the web app's download. */
-static void csv_result(struct buf *b, json_t *row)
+/* The run's page in the web app: {app_url}/imports/runs/<id>.  The API
+ * does not return it; a staged run's nextAction URL is under the server's
+ * app URL and gives it away, else $LOADLINE_APP_URL or the base URL (the
+ * web app is served on the API's address unless LOADLINE_APP_URL moves it). */
+static void run_page(const struct client *c, json_t *run, char *out, size_t cap)
 {
-	json_t *src = json_object_get(row, "source"), *list = json_object_get(row, "errors");
-	if (!json_array_size(list))
-		list = json_object_get(row, "warnings");
-	size_t n = json_array_size(list) ? json_array_size(list) : 1;
-	for (size_t i = 0; i < n; i++) {
-		json_t *e = json_array_get(list, i);
-		char idx[24];
-		snprintf(idx, sizeof idx, "%d", jint(row, "rowIndex"));
-		const char *cells[] = {idx, jstr(src, "jobCode"), jstr(src, "loadNo"), jstr(e, "code"),
-				       jstr(e, "field"), jstr(e, "column"), jstr(e, "message"), jstr(row, "reason")};
-		for (size_t k = 0; k < sizeof cells / sizeof cells[0]; k++)
-			csv_cell(b, cells[k], k == 0);
-		csv_row_end(b);
-	}
-}
-
-static int write_bucket(const struct client *c, const char *run_id, const char *bucket)
-{
-	char path[1024];
-	snprintf(path, sizeof path, "/api/v1/imports/runs/%s/results/%s?limit=100", run_id, bucket);
-	struct buf b;
-	buf_init(&b, (size_t)1 << 30);
-	const char *header[] = {"rowIndex", "jobCode", "loadNo", "code", "field", "column", "message", "reason"};
-	for (size_t k = 0; k < sizeof header / sizeof header[0]; k++)
-		csv_cell(&b, header[k], k == 0);
-	csv_row_end(&b);
-	size_t rows = 0;
-	for (;;) {
-		json_t *page = get_json(c, "push", path);
-		if (!page) {
-			buf_done(&b);
-			return -1;
-		}
-		size_t i;
-		json_t *row;
-		json_array_foreach(json_object_get(page, "data"), i, row) {
-			csv_result(&b, row);
-			rows++;
-		}
-		const char *next = json_string_value(json_object_get(page, "nextPageUrl"));
-		if (next)
-			snprintf(path, sizeof path, "%s", next);
-		json_decref(page);
-		if (!next)
-			break;
-	}
-	int rc = 0;
-	if (rows) {
-		char file[1024];
-		snprintf(file, sizeof file, "%s/%s.csv", c->results_dir, bucket);
-		FILE *f = fopen(file, "wb");
-		if (!f || fwrite(buf_str(&b), 1, b.len, f) != b.len || fclose(f)) {
-			fprintf(stderr, "loadline push: cannot write %s: %s\n", file, strerror(errno));
-			rc = -1;
-		}
-	}
-	buf_done(&b);
-	return rc;
-}
-
-static int write_results(const struct client *c, json_t *run)
-{
-	if (mkdir(c->results_dir, 0777) && errno != EEXIST) {
-		fprintf(stderr, "loadline push: cannot create %s: %s\n", c->results_dir, strerror(errno));
-		return -1;
-	}
-	static const char *const buckets[] = {"succeeded", "warnings", "failed", "skipped"};
-	for (size_t i = 0; i < 4; i++)
-		if (write_bucket(c, jstr(run, "id"), buckets[i]))
-			return -1;
-	return 0;
+	const char *review = jstr(json_object_get(run, "nextAction"), "url");
+	size_t n = strlen(review), tail = strlen("/review");
+	if (n > tail && !strcmp(review + n - tail, "/review"))
+		snprintf(out, cap, "%.*s", (int)(n - tail), review);
+	else
+		snprintf(out, cap, "%s/imports/runs/%s", c->app, jstr(run, "id"));
 }
 
 static void print_final(const struct client *c, json_t *run)
 {
 	if (c->json) {
-		char *s = json_dumps(run, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		printf("%s\n", s);
-		free(s);
+		client_print_json(run);
 		return;
 	}
-	print_state(run);
+	print_state(c, stdout, run);
+	char t1[1024], t2[2048];
+	json_t *n = json_object_get(run, "counts");
+	if (!jint(n, "failed") && jint(n, "warnings") > 0 && run_done(run) && !json_object_get(run, "nextAction"))
+		printf("%simported with %d warning%s%s\n", dry(c), jint(n, "warnings"), jint(n, "warnings") == 1 ? "" : "s",
+		       c->strict ? " (--strict: exit 2)" : "");
 	json_t *next = json_object_get(run, "nextAction");
 	if (next)
-		printf("staged for review: %s\n", jstr(next, "url"));
+		printf("%sstaged for review: %s\n", dry(c), term_clean(jstr(next, "url"), t1, sizeof t1));
 	json_t *err = json_object_get(run, "error");
 	if (err)
-		printf("error %s: %s\n", jstr(err, "code"), jstr(err, "message"));
+		printf("%serror %s: %s\n", dry(c), term_clean(jstr(err, "code"), t1, sizeof t1),
+		       term_clean(jstr(err, "message"), t2, sizeof t2));
+	run_page(c, run, t2, sizeof t2);
+	printf("%srun page: %s\n", dry(c), term_clean(t2, t1, sizeof t1));
 }
 
-/* POST, then the run's URL to follow: the new run's Location, or the
- * existingRunUrl of a 409 IMPORT_IN_PROGRESS.  Returns the 202's run (or
- * NULL after a 409) through ret_run, -1 on error. */
+/* POST, then the run's URL to follow: the new run's path, or the
+ * existingRunUrl of a 409 IMPORT_IN_PROGRESS (on the base URL's origin
+ * only).  Returns the 202's run (or NULL after a 409) through ret_run, -1
+ * on error. */
 static int upload(const struct client *c, const char *file, char *run_path, size_t cap, json_t **ret_run)
 {
 	char url[1024];
-	url_of(c, "/api/v1/imports/jobs", url, sizeof url);
+	if (client_url(c, "/api/v1/imports/jobs", url, sizeof url))
+		return -1;
 	struct hc_request rq = {.method = "POST", .url = url, .token = c->token, .dry_run = c->dry_run,
-				.file_path = file, .progress = c->tty && !c->json};
+				.file_path = file, .progress = c->progress, .progress_label = dry(c)};
 	struct hc_response res;
-	if (request(c, "push", &rq, &res))
+	if (client_request(c, &rq, &res))
 		return -1;
 	json_t *o = json_loads(buf_str(&res.body), 0, NULL);
 	int rc = 0;
@@ -310,10 +196,14 @@ static int upload(const struct client *c, const char *file, char *run_path, size
 		*ret_run = json_incref(o);
 	} else if (res.status == 409 && *jstr(o, "existingRunUrl")) {
 		snprintf(run_path, cap, "%s", jstr(o, "existingRunUrl"));
-		if (!c->json)
-			printf("already being imported: following %s\n", run_path);
+		char check[2048];
+		if (client_url(c, run_path, check, sizeof check))
+			rc = -1;
+		else if (!c->json)
+			fprintf(stderr, "%salready being imported: following %s\n", dry(c),
+				term_clean(run_path, check, sizeof check));
 	} else {
-		report_problem("push", &res);
+		client_problem(c, &res);
 		rc = -1;
 	}
 	json_decref(o);
@@ -321,123 +211,67 @@ static int upload(const struct client *c, const char *file, char *run_path, size
 	return rc;
 }
 
-static void client_init(struct client *c, int argc, char **argv)
+/* Options into c; the file to push, or NULL after a message. */
+static const char *push_args(struct client *c, int argc, char **argv)
 {
-	const char *url = opt(argc, argv, "--url");
-	if (!url)
-		url = getenv("LOADLINE_URL");
-	snprintf(c->base, sizeof c->base, "%s", url && *url ? url : "http://127.0.0.1:8080");
-	size_t n = strlen(c->base);
-	while (n && c->base[n - 1] == '/')
-		c->base[--n] = '\0';
-	c->token = opt(argc, argv, "--token");
-	if (!c->token)
-		c->token = getenv("LOADLINE_TOKEN");
-	c->json = flag(argc, argv, "--json");
-	c->tty = isatty(STDOUT_FILENO);
-	const char *p = getenv("LOADLINE_POLL_MS");
-	c->poll_ms = p ? atoi_clamped(p) : 0;
-}
-
-static const char *positional(int argc, char **argv, const char *const *with_value)
-{
-	for (int i = 1; i < argc; i++) {
-		if (strncmp(argv[i], "--", 2))
-			return argv[i];
+	static const char *const allowed[] = {"--url", "--token", "--results", "--timeout", NULL};
+	static const char *const bools[] = {"--dry-run", "--no-wait", "--json", "--strict", NULL};
+	if (opts_check(argc, argv, allowed, bools, push_usage))
+		return NULL;
+	c->dry_run = flag(argc, argv, "--dry-run");
+	if (client_init(c, c->dry_run ? "push (dry run)" : "push", argc, argv))
+		return NULL;
+	c->no_wait = flag(argc, argv, "--no-wait");
+	c->strict = flag(argc, argv, "--strict");
+	c->results_dir = opt(argc, argv, "--results");
+	c->progress = isatty(STDERR_FILENO) && !c->json;
+	const char *file = NULL;
+	for (int i = 1; i < argc && !file; i++) {
 		bool takes = false;
-		for (const char *const *w = with_value; *w; w++)
+		for (const char *const *w = allowed; *w; w++)
 			takes |= !strcmp(argv[i], *w);
+		if (strncmp(argv[i], "--", 2))
+			file = argv[i];
 		i += takes;
 	}
+	if (!file)
+		fprintf(stderr, "usage: %s", push_usage);
+	else if (access(file, R_OK))
+		fprintf(stderr, "loadline %s: cannot read %s: %s\n", c->cmd, file, strerror(errno));
+	else if (!c->token || !*c->token)
+		fprintf(stderr, "loadline %s: no API token: set LOADLINE_TOKEN\n", c->cmd);
+	else
+		return file;
 	return NULL;
 }
 
-static const char push_usage[] =
-	"loadline push FILE [--url URL] [--dry-run] [--no-wait] [--results DIR] [--json]\n"
-	"       (token from $LOADLINE_TOKEN, URL from $LOADLINE_URL)\n";
-
 int cli_push(struct app *app, int argc, char **argv)
 {
-	static const char *const allowed[] = {"--url", "--token", "--results", NULL};
-	static const char *const bools[] = {"--dry-run", "--no-wait", "--json", NULL};
-	if (opts_check(argc, argv, allowed, bools, push_usage))
-		return EXIT_ERROR;
+	(void)app;
+	if (client_wants_help(argc, argv)) {
+		fputs(push_usage, stdout);
+		return EXIT_OK;
+	}
 	struct client c = {0};
-	client_init(&c, argc, argv);
-	c.dry_run = flag(argc, argv, "--dry-run");
-	c.no_wait = flag(argc, argv, "--no-wait");
-	c.results_dir = opt(argc, argv, "--results");
-	const char *file = positional(argc, argv, allowed);
-	if (!file) {
-		fprintf(stderr, "usage: %s", push_usage);
+	const char *file = push_args(&c, argc, argv);
+	if (!file)
 		return EXIT_ERROR;
-	}
-	if (access(file, R_OK)) {
-		fprintf(stderr, "loadline push: cannot read %s: %s\n", file, strerror(errno));
-		return EXIT_ERROR;
-	}
-	if (!c.token || !*c.token) {
-		fputs("loadline push: no API token: set LOADLINE_TOKEN\n", stderr);
-		return EXIT_ERROR;
-	}
 	char run_path[1024];
 	json_t *run;
 	if (upload(&c, file, run_path, sizeof run_path, &run))
 		return EXIT_ERROR;
-	if (!c.no_wait) {
+	if (!c.no_wait)
 		run = wait_run(&c, run_path, run);
-	} else if (!run) {
-		run = get_json(&c, "push", run_path);
-	}
+	else if (!run)
+		run = client_get_json(&c, run_path);
 	if (!run)
 		return EXIT_ERROR;
-	if (c.results_dir && run_done(run) && !json_object_get(run, "nextAction") && write_results(&c, run)) {
+	if (c.results_dir && run_done(run) && !json_object_get(run, "nextAction") && push_write_results(&c, run)) {
 		json_decref(run);
 		return EXIT_ERROR;
 	}
 	print_final(&c, run);
-	int rc = exit_status(run);
+	int rc = exit_status(&c, run);
 	json_decref(run);
 	return rc;
-}
-
-int cli_runs(struct app *app, int argc, char **argv)
-{
-	static const char *const allowed[] = {"--url", "--token", "--limit", NULL};
-	static const char *const bools[] = {"--json", NULL};
-	if (opts_check(argc, argv, allowed, bools, "loadline runs [--limit N] [--url URL] [--json]"))
-		return EXIT_ERROR;
-	struct client c = {0};
-	client_init(&c, argc, argv);
-	if (!c.token || !*c.token) {
-		fputs("loadline runs: no API token: set LOADLINE_TOKEN\n", stderr);
-		return EXIT_ERROR;
-	}
-	const char *lim = opt(argc, argv, "--limit");
-	int n = lim ? atoi_clamped(lim) : 20;
-	if (n < 1 || n > 100) {
-		fputs("loadline runs: --limit must be 1 to 100\n", stderr);
-		return EXIT_ERROR;
-	}
-	char path[128];
-	snprintf(path, sizeof path, "/api/v1/imports/runs?limit=%d", n);
-	json_t *list = get_json(&c, "runs", path);
-	if (!list)
-		return EXIT_ERROR;
-	if (c.json) {
-		char *s = json_dumps(json_object_get(list, "data"), JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		printf("%s\n", s);
-		free(s);
-	} else {
-		size_t i;
-		json_t *run;
-		json_array_foreach(json_object_get(list, "data"), i, run) {
-			json_t *k = json_object_get(run, "counts");
-			printf("%s  %-9s  %s  %s  %d/%d/%d/%d\n", jstr(run, "id"), jstr(run, "state"),
-			       jstr(run, "createdAt"), jstr(run, "fileName"), jint(k, "succeeded"), jint(k, "warnings"),
-			       jint(k, "failed"), jint(k, "skipped"));
-		}
-	}
-	json_decref(list);
-	return EXIT_OK;
 }

@@ -51,8 +51,8 @@ static enum code fail_run(struct store *st, const struct run *run, const char *o
 	enum code rc = store_run_move(st, run->id, &m, &moved);
 	if (moved) {
 		metrics_run("FAILED", run_seconds(run), NULL);
-		log_json("info", "run failed", json_pack("{s:s,s:s,s:s}", "runId", run->id, "orgId", run->org_id,
-			 "code", code_name(c)));
+		log_json("info", "run failed", json_pack("{s:s,s:s,s:b,s:s}", "runId", run->id, "orgId", run->org_id,
+			 "dryRun", run->dry_run, "code", code_name(c)));
 	}
 	return rc;
 }
@@ -266,12 +266,12 @@ enum code pipeline_run(struct store *st, const struct pipeline_opts *o, const st
 		rc = commit_run(st, a, o, run, owner, &p, counts, &committed, txn_ms);
 		if (!rc && !committed)
 			log_json("info", "run abandoned: cancelled, timed out or taken over meanwhile; nothing written",
-				 json_pack("{s:s,s:s}", "runId", run->id, "orgId", run->org_id));
+				 json_pack("{s:s,s:s,s:b}", "runId", run->id, "orgId", run->org_id, "dryRun", run->dry_run));
 		if (!rc && committed) {
 			metrics_run(run_state_name(run_outcome(counts[0], counts[1], counts[2], counts[3])),
 				    run_seconds(run), counts);
-			log_json("info", "run finished", json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:o}",
-				 "runId", run->id, "orgId", run->org_id, "rows", p.nrows, "succeeded", counts[0],
+			log_json("info", "run finished", json_pack("{s:s,s:s,s:b,s:i,s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:o}",
+				 "runId", run->id, "orgId", run->org_id, "dryRun", run->dry_run, "rows", p.nrows, "succeeded", counts[0],
 				 "warnings", counts[1], "failed", counts[2], "skipped", counts[3], "ms", mono_ms() - t0,
 				 "txnMs", txn_ms[0], "parseMs", parse_ms, "rowsMs", txn_ms[1], "resultsMs", txn_ms[2],
 				 "commitMs", txn_ms[3], "cpuMs", json_pack("{s:f,s:f,s:f,s:f,s:f}", "parse", parse_cpu,

@@ -59,8 +59,8 @@ static void process_one(struct worker *w, const struct run *run)
 {
 	struct store *st = w->all->st;
 	hold(w, run->id);
-	log_json("info", "run claimed", json_pack("{s:s,s:s,s:s,s:i}", "runId", run->id, "orgId", run->org_id,
-		 "worker", w->owner, "attempt", run->attempts));
+	log_json("info", "run claimed", json_pack("{s:s,s:s,s:b,s:s,s:i}", "runId", run->id, "orgId", run->org_id,
+		 "dryRun", run->dry_run, "worker", w->owner, "attempt", run->attempts));
 	enum code rc = pipeline_run(st, &w->all->opts.pipeline, run, w->owner);
 	hold(w, "");
 	if (rc) {

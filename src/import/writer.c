@@ -60,7 +60,9 @@ static enum code look_up(struct write_ctx *w, struct row *r, enum field f, const
 		*ret_id = seen->id;
 		return CODE_OK;
 	}
-	char *key = name_key(w->a, v, strlen(v));
+	/* Customers and branches match by their look-alike-proof key; a
+	 * project manager by the key users are saved with. */
+	char *key = f == FIELD_PROJECT_MANAGER ? name_key(w->a, v, strlen(v)) : name_ref_key(w->a, v, strlen(v));
 	char *ckey = arena_printf(w->a, "%d:%s", (int)f, key ? key : "");
 	const char *hit = strmap_get(w->lookups, ckey);
 	char id[ID_MAX];

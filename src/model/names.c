@@ -24,7 +24,10 @@ static bool clean_utf8(const char *s, size_t len)
 	return true;
 }
 
-char *name_key(struct arena *a, const char *s, size_t len)
+/* The trimmed text mapped by utf8proc with options; trimmed again when
+ * retrim (what NFKC or IGNORE removed or made a space may have been next
+ * to the ends). */
+static char *mapped_key(struct arena *a, const char *s, size_t len, utf8proc_option_t options, bool retrim)
 {
 	size_t tlen;
 	const char *t = norm_trim(s, len, &tlen);
@@ -33,17 +36,27 @@ char *name_key(struct arena *a, const char *s, size_t len)
 	if (tlen == 0)
 		return arena_strdup(a, "");
 	utf8proc_uint8_t *out = NULL;
-	utf8proc_ssize_t n = utf8proc_map((const utf8proc_uint8_t *)t,
-					  (utf8proc_ssize_t)tlen, &out,
-					  UTF8PROC_STABLE | UTF8PROC_COMPOSE |
-						  UTF8PROC_CASEFOLD);
+	utf8proc_ssize_t n = utf8proc_map((const utf8proc_uint8_t *)t, (utf8proc_ssize_t)tlen, &out, options);
 	if (n < 0) {
 		free(out);
 		return NULL;
 	}
-	char *key = arena_strndup(a, (const char *)out, (size_t)n);
+	size_t klen = (size_t)n;
+	const char *k = retrim ? norm_trim((const char *)out, (size_t)n, &klen) : (const char *)out;
+	char *key = arena_strndup(a, k, klen);
 	free(out);
 	return key;
+}
+
+char *name_key(struct arena *a, const char *s, size_t len)
+{
+	return mapped_key(a, s, len, UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_CASEFOLD, false);
+}
+
+char *name_ref_key(struct arena *a, const char *s, size_t len)
+{
+	return mapped_key(a, s, len,
+			  UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT | UTF8PROC_IGNORE | UTF8PROC_CASEFOLD, true);
 }
 
 /* ---- Address parts ---- */

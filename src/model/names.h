@@ -23,6 +23,16 @@
  * the text (schema caps) before keying it. */
 char *name_key(struct arena *a, const char *s, size_t len);
 
+/* The match key of a customer or branch name (PRODUCT §8: names that
+ * render identically are one name): name_key() with the text in NFKC
+ * rather than NFC, and Unicode's default-ignorable code points removed.
+ * So fullwidth "ＡＣＭＥ" is "acme", a no-break or other fixed-width space
+ * is a space, "ﬁ" is "fi", and zero-width space, joiner and non-joiner,
+ * soft hyphen, word joiner, bidi controls, variation selectors and U+FEFF
+ * count for nothing ("Ac\u00adme" is "acme").  Inner spaces are still kept
+ * as they are.  Location names keep name_key() (SPEC "Location naming"). */
+char *name_ref_key(struct arena *a, const char *s, size_t len);
+
 /* The key of one address part, for "same address" comparisons
  * (LOCATION_NAME_ADDRESS_MISMATCH compares street, city and ZIP):
  * - street, city: name_key() rules, plus inner whitespace runs as one

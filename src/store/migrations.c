@@ -133,6 +133,26 @@ const struct migration migrations[] = {
 	 * table: it keeps it. */
 	{8, "results without a per-row run check",
 	 "@PG@ALTER TABLE run_results DROP CONSTRAINT IF EXISTS run_results_run_id_fkey;"},
+	/* Customer and branch names that render identically (fullwidth
+	 * letters, a zero-width space, a soft hyphen, a no-break space) are
+	 * one name (PRODUCT §8, docs/jobs-schema.md): their keys, saved by
+	 * name_key(), are made again by name_ref_key().  Location names keep
+	 * theirs (SPEC "Location naming"). */
+	{9, "look-alike customer and branch names", ""},
 };
 
 const int migrations_count = (int)(sizeof migrations / sizeof migrations[0]);
+
+const struct migration_step migration_steps[] = {
+	{9, migrate_reference_keys},
+};
+
+const int migration_steps_count = (int)(sizeof migration_steps / sizeof migration_steps[0]);
+
+const struct migration_step *migration_step_of(int version)
+{
+	for (int i = 0; i < migration_steps_count; i++)
+		if (migration_steps[i].version == version)
+			return &migration_steps[i];
+	return NULL;
+}

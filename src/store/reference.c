@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "migrations.h"
 #include "runs.h"
 #include "store_internal.h"
 #include "textkey.h"
@@ -45,8 +46,9 @@ static enum code by_key(struct db *db, enum ref_kind k, const char *org_id, cons
 enum code store_ref_create(struct store *st, enum ref_kind k, const char *org_id, const char *name,
 			   char ret_id[ID_MAX], char ret_existing[ID_MAX])
 {
-	char key[NAME_MAX_LEN * 4 + 1], sql[160];
-	text_key(name, key, sizeof key);
+	/* NFKC can make one character many ("\ufdfa" is 18). */
+	char key[NAME_MAX_LEN * 4 * 18 + 1], sql[160];
+	text_ref_key(name, key, sizeof key);
 	struct store_tx *tx;
 	enum code rc = store_tx_begin(st, &tx);
 	if (rc)
@@ -122,4 +124,32 @@ enum code store_ref_search(struct store *st, struct arena *a, enum ref_kind k, c
 	struct db_param p[] = {P_TXT(org_id), P_TXT(pattern), P_INT(after_created), P_TXT(after_id ? after_id : ""),
 			       P_INT(after_id ? 1 : 0), P_INT(limit)};
 	return ref_list(st, a, sql, p, 6, ret, limit, ret_n);
+}
+
+/* One table's keys; rows whose key is unchanged are left alone. */
+static enum code rekey_table(struct db *db, enum ref_kind k)
+{
+	char sql[120];
+	snprintf(sql, sizeof sql, "SELECT id, name, name_key FROM %s", table(k));
+	struct db_res *r;
+	enum code rc = db_exec(db, sql, NULL, 0, &r);
+	if (rc)
+		return rc;
+	snprintf(sql, sizeof sql, "UPDATE %s SET name_key = $1 WHERE id = $2", table(k));
+	static char key[NAME_MAX_LEN * 4 * 18 + 1];   /* migrations run one at a time, under a lock */
+	for (int i = 0; !rc && i < db_res_rows(r); i++) {
+		text_ref_key(db_res_get(r, i, 1), key, sizeof key);
+		if (strcmp(key, db_res_get(r, i, 2))) {
+			struct db_param p[] = {P_TXT(key), P_TXT(db_res_get(r, i, 0))};
+			rc = db_exec(db, sql, p, 2, NULL);
+		}
+	}
+	db_res_free(r);
+	return rc;
+}
+
+enum code migrate_reference_keys(struct db *db)
+{
+	enum code rc = rekey_table(db, REF_CUSTOMER);
+	return rc ? rc : rekey_table(db, REF_BRANCH);
 }

@@ -235,6 +235,9 @@ static enum code apply_pending(struct db *db, char *err, size_t errlen)
 		char *sql = dialect_sql(m->sql, db_kind(db));
 		rc = *sql ? db_script(db, sql) : CODE_OK;
 		free(sql);
+		const struct migration_step *step = migration_step_of(m->version);
+		if (!rc && step)
+			rc = step->run(db);
 		struct db_param p[] = {P_INT(m->version), P_TXT(m->name), P_INT(now_ms())};
 		if (!rc)
 			rc = db_exec(db, "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)",

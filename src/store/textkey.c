@@ -16,6 +16,20 @@ void text_key(const char *s, char *out, size_t n)
 	arena_free(a);
 }
 
+void text_ref_key(const char *s, char *out, size_t n)
+{
+	struct arena *a = arena_new();
+	char *k = name_ref_key(a, s, strlen(s));
+	size_t len = k ? strlen(k) : 0;
+	if (len >= n) {   /* cut at a character boundary: the database wants UTF-8 */
+		len = n - 1;
+		while (len > 0 && ((unsigned char)k[len] & 0xC0) == 0x80)
+			len--;
+	}
+	snprintf(out, n, "%.*s", (int)len, k ? k : "");
+	arena_free(a);
+}
+
 static size_t len_of(const char *s)
 {
 	return s ? strlen(s) : 0;

@@ -48,7 +48,7 @@ static void render(struct web_req *w, int status, const char *error, const char 
 	int64_t after_created;
 	const char *after_id;
 	web_after(w, &after_created, &after_id);
-	char *key = name_key(w->a, q, strlen(q));
+	char *key = name_ref_key(w->a, q, strlen(q));
 	struct ref_rec *recs = arena_alloc(w->a, sizeof(*recs) * (PER_PAGE + 1));
 	int n = 0;
 	if (store_ref_search(w->app->store, w->a, k, w->session->org.id, key ? key : "", after_created, after_id,
@@ -116,8 +116,8 @@ static void add(struct web_req *w)
 	char id[ID_MAX], existing[ID_MAX] = "";
 	enum code rc = store_ref_create(w->app->store, k, w->session->org.id, name, id, existing);
 	if (rc == CODE_DUPLICATE_NAME) {
-		render(w, 409, arena_printf(w->a, "A %s with this name already exists (%s); names match ignoring case and "
-					    "surrounding spaces.", words[k].noun, existing), name);
+		render(w, 409, arena_printf(w->a, "A %s with this name already exists (%s); names match ignoring case, "
+					    "surrounding spaces and look-alike characters.", words[k].noun, existing), name);
 		return;
 	}
 	if (web_store_answered(w, rc))

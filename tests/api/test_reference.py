@@ -119,3 +119,68 @@ def test_lookup_miss_names_the_page_then_the_row_matches(server):
     load = server.get("/api/v1/loads/" + res["succeeded"][0]["createdRecordIds"][0]).json()
     proj = server.get("/api/v1/projects/" + load["projectId"]).json()
     assert (proj["customerId"], proj["branchId"]) == (cid, bid)
+
+
+# Names that render like "Acme Paving" (issue 20 item 8): zero-width space,
+# zero-width joiner, soft hyphen, word joiner, inner no-break space,
+# fullwidth letters, a ligature, a leading byte-order mark.
+LOOK_ALIKES = ["Acme\u200b Paving", "Ac\u200dme Paving", "Ac\u00adme Paving", "Acme Pav\u2060ing",
+               "Acme\u00a0Paving", "\uff21\uff43\uff4d\uff45 Paving", "\ufeffAcme Paving", "Acme Pa\u200cving"]
+
+
+@pytest.mark.parametrize("plural,noun,prefix", KINDS)
+def test_look_alike_names_are_duplicates(server, plural, noun, prefix):
+    """Issue 20 item 8 / docs/jobs-schema.md: customer and branch names are
+    compared in NFKC with default-ignorable characters removed, so a name
+    that renders identically is DUPLICATE_NAME (both orders), search finds
+    it, and an import row spelled with look-alikes matches the record."""
+    first = create(server, plural, "Acme Paving").json()
+    for name in LOOK_ALIKES:
+        dup = create(server, plural, name)
+        assert dup.status_code == 409, (name, dup.text)
+        assert dup.json()["existingId"] == first["id"], name
+    found = server.get("/api/v1/" + plural, params={"q": "\uff41\uff43\uff4d\uff45\u00ad"}).json()["data"]
+    assert [x["id"] for x in found] == [first["id"]]
+    other = create(server, plural, "\uff22\u200bolt Haulers").json()   # stored look-alike first
+    assert create(server, plural, "bolt haulers").json()["existingId"] == other["id"]
+    # still different: other letters, inner spacing (as before), a plain hyphen
+    for name in ("Acme  Paving", "Acme-Paving", "Acme Paving 2"):
+        assert create(server, plural, name).status_code == 201, name
+    field = noun
+    run, res = import_file(server, csv_bytes([row(1, job="J-LOOK", **{field: "\uff41cme\u00a0pav\u00ading"})]))
+    assert run["state"] == "SUCCEEDED", res
+    load = server.get("/api/v1/loads/" + res["succeeded"][0]["createdRecordIds"][0]).json()
+    proj = server.get("/api/v1/projects/" + load["projectId"]).json()
+    assert proj[field + "Id"] == first["id"], proj
+
+
+def test_location_names_keep_the_spec_rule(server):
+    """Location names keep SPEC's rule (case and surrounding whitespace):
+    a fullwidth or zero-width-spaced name is another location."""
+    from harness.db import db_int
+    recs = [row(1, job="J-LOCN", pickupName="Main Quarry"), row(2, job="J-LOCN", pickupName="Main\u200b Quarry"),
+            row(3, job="J-LOCN", pickupName="\uff2dain Quarry")]
+    run, res = import_file(server, csv_bytes(recs))
+    assert run["state"] in ("SUCCEEDED", "PARTIAL"), res
+    n = db_int(server.db_url, "SELECT COUNT(*) FROM locations WHERE name LIKE '%Quarry' OR name LIKE '%ain Quarry'")
+    assert n == 3, n
+
+
+def test_migration_rekeys_saved_names(server, tmp_path):
+    """Issue 20 item 8: keys saved before the rule (name_key of the text as
+    written) are made again by `loadline migrate` (migration 9), on both
+    backends: a look-alike saved earlier is then found as a duplicate."""
+    import subprocess
+    from harness.db import db_exec, db_value
+    from harness.server import child_env, loadline_bin
+    made = create(server, "customers", "\uff27ranite\u200b Works").json()
+    old_key = "\uff47ranite\u200b works"   # what name_key() made: NFC + case folding only
+    db_exec(server.db_url, "UPDATE customers SET name_key = '%s' WHERE id = '%s'" % (old_key, made["id"]))
+    db_exec(server.db_url, "DELETE FROM schema_migrations WHERE version = 9")
+    assert create(server, "customers", "Granite Works").status_code == 201   # the stale key hid it
+    p = subprocess.run([loadline_bin(), "--db", server.db_url, "migrate"], capture_output=True, timeout=60,
+                       env=child_env({}))
+    assert p.returncode == 0, p
+    assert db_value(server.db_url, "SELECT name_key FROM customers WHERE id = '%s'" % made["id"]) == "granite works"
+    dup = create(server, "customers", "GRANITE WORKS")
+    assert dup.status_code == 409 and dup.json()["existingId"] == made["id"], dup.text

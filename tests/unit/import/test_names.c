@@ -143,6 +143,35 @@ static char *part(struct arena *a, enum addr_part p, const char *s)
 	return name_address_part_key(a, p, s, strlen(s));
 }
 
+/* Customer and branch names (issue 20 item 8): NFKC and default
+ * ignorables removed, so what renders identically matches; location names
+ * (name_key) keep telling these apart. */
+static void test_reference_keys_fold_look_alikes(void **state)
+{
+	struct arena *a = *state;
+	static const char *const looks[] = {
+		"Acme\u200b Paving", "Ac\u200dme Paving", "Ac\u00adme Paving", "Acme\u00a0Paving",
+		"\uff21\uff43\uff4d\uff45 Paving", "\u00adAcme Paving\u200b", "\ufeffACME PAVING", "Acme Pav\u2060ing",
+		"Acme \u202ePaving",
+	};
+	char *want = name_ref_key(a, "Acme Paving", 11);
+	assert_string_equal(want, "acme paving");
+	for (size_t i = 0; i < N(looks); i++) {
+		char *k = name_ref_key(a, looks[i], strlen(looks[i]));
+		if (!k || strcmp(k, want)) {
+			print_error("\"%s\" should key as \"acme paving\", got \"%s\"\n", looks[i], k ? k : "(null)");
+			fail();
+		}
+		if (i < 5)
+			differ(a, looks[i], "Acme Paving");   /* the location rule is unchanged */
+	}
+	assert_string_equal(name_ref_key(a, "\ufb01ne", 5), "fine");
+	assert_string_not_equal(name_ref_key(a, "Acme  Paving", 12), want);
+	assert_string_not_equal(name_ref_key(a, "Acme-Paving", 11), want);
+	assert_null(name_ref_key(a, "\xff", 1));
+	assert_string_equal(name_ref_key(a, "\u200b\u00ad", 5), "");
+}
+
 static void test_street_keys(void **state)
 {
 	struct arena *a = *state;
@@ -235,6 +264,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_blank_and_invalid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_sizes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reference_keys_fold_look_alikes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_street_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_city_state_zip_keys, setup,
 						teardown),
