@@ -86,10 +86,19 @@ static void on_headers(struct http_request *req, struct http_response *res)
 		return;
 	}
 	/* Two framings of one body are how requests are smuggled past a proxy
-	 * that picks the other one: refuse rather than choose. */
+	 * that picks the other one: refuse rather than choose, and end the
+	 * connection, since where this request ends (and the next one starts)
+	 * is exactly what is in doubt. */
 	if (scan.length_conflicts || (scan.has_length && scan.has_transfer_encoding)) {
 		api_problem(req, res, CODE_INVALID_REQUEST, "The request has conflicting Content-Length headers, or "
 			    "both Content-Length and Transfer-Encoding: send exactly one body framing.", NULL);
+		res->close = true;
+		return;
+	}
+	if (scan.bad_field_name) {
+		api_problem(req, res, CODE_INVALID_REQUEST, "A header field name is not a token (for example a "
+			    "space before the colon): send \"Name: value\".", NULL);
+		res->close = true;
 		return;
 	}
 	if (!strcmp(req->path, "/metrics") && !((const struct app *)req->app)->cfg.metrics_listen[0]) {

@@ -51,6 +51,7 @@ struct http_header {
 
 struct http_response {
 	bool answered;
+	bool close;                /* end the connection after this response */
 	int status;
 	const char *content_type;
 	const char *body;          /* arena-owned or static */
@@ -90,6 +91,8 @@ struct http_scan {
 	bool length_conflicts;     /* Content-Length given twice, differently */
 	bool has_length;           /* a Content-Length header */
 	bool has_transfer_encoding; /* a Transfer-Encoding header */
+	bool bad_field_name;       /* a header name that is not an RFC 9110 token
+				    * ("Content-Length :", a space before the colon) */
 };
 void http_request_scan(const struct http_request *req, struct http_scan *ret);
 

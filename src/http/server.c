@@ -82,6 +82,21 @@ static enum MHD_Result compare_value(void *cls, enum MHD_ValueKind kind, const c
 	return MHD_YES;
 }
 
+/* RFC 9110 §5.1: a field name is a token.  libmicrohttpd keeps a name
+ * such as "Content-Length " (space before the colon) as it came, and would
+ * then read the request as having no body. */
+static bool is_token(const char *s)
+{
+	static const char extra[] = "!#$%&'*+-.^_`|~";
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      strchr(extra, *s)))
+			return false;
+	return true;
+}
+
 struct request_scan {
 	struct http_scan *out;
 	struct same_values cl;
@@ -97,6 +112,8 @@ static enum MHD_Result request_scan_value(void *cls, enum MHD_ValueKind kind, co
 	}
 	s->out->header_bytes += n;
 	s->out->header_fields++;
+	if (!is_token(key))
+		s->out->bad_field_name = true;
 	if (!strcasecmp(key, "Transfer-Encoding"))
 		s->out->has_transfer_encoding = true;
 	return compare_value(&s->cl, kind, key, value);
@@ -144,6 +161,8 @@ void http_append_header(struct http_request *req, struct http_response *res, con
 	res->nheaders++;
 }
 
+static void mark_lingering(struct MHD_Connection *c);
+
 static enum MHD_Result send_response(struct MHD_Connection *c, struct conn_state *cs)
 {
 	struct http_response *res = &cs->res;
@@ -158,6 +177,13 @@ static enum MHD_Result send_response(struct MHD_Connection *c, struct conn_state
 	MHD_add_response_header(r, "X-Request-Id", cs->req.request_id);
 	for (int i = 0; i < res->nheaders; i++)
 		MHD_add_response_header(r, res->headers[i].name, res->headers[i].value);
+	if (res->close) {
+		/* libmicrohttpd ends the connection after this response and reads
+		 * nothing more from it; what the client still sends is drained by
+		 * the lingerer so the response is not lost to a reset. */
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+		mark_lingering(c);
+	}
 	enum MHD_Result ret = MHD_queue_response(c, (unsigned)res->status, r);
 	MHD_destroy_response(r);
 	return ret;
