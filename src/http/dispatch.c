@@ -340,6 +340,7 @@ const struct http_app *dispatch_app(struct app *app, struct http_app *ret)
 		.max_connections = (unsigned)app->cfg.max_connections,
 		.max_per_ip = (unsigned)app->cfg.max_connections_per_ip,
 		.idle_timeout_s = (unsigned)((app->cfg.idle_timeout_ms + 999) / 1000),
+		.header_timeout_ms = (unsigned)(app->cfg.header_timeout_ms < 3600000 ? app->cfg.header_timeout_ms : 3600000),
 	};
 	return ret;
 }

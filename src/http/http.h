@@ -77,6 +77,9 @@ struct http_app {
 	 * behind a proxy every client has its address), and the seconds a
 	 * connection may stay silent before it is closed (0 = 15). */
 	unsigned max_connections, max_per_ip, idle_timeout_s;
+	/* A connection's request line and headers are due within this many
+	 * milliseconds of its accept (0 = 5000); see guard.h. */
+	unsigned header_timeout_ms;
 };
 
 /* Request accessors (values live as long as the request). NULL when absent. */
