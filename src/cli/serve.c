@@ -110,6 +110,7 @@ static int serving_parts(struct app *app)
 	if (store_is_postgres(app->store))
 		ratelimit_share(app->rl, lease_allowance, app->store);
 	app->oidc = oidc_new(c->oidc_issuer, c->oidc_client_id, c->oidc_client_secret);
+	oidc_start(app->oidc);
 	return 0;
 }
 
