@@ -145,7 +145,7 @@ int cli_serve(struct app *app, int argc, char **argv)
 	int ret = 1;
 	struct http_server *srv = NULL, *msrv = NULL;
 	struct http_app hooks, mhooks;
-	if (cli_geocoder(app) || !cli_store(app, c->http_threads + c->workers + 2) || serving_parts(app))
+	if (cli_geocoder(app) || !cli_store(app, app_store_pool_size(c, c->http_threads)) || serving_parts(app))
 		goto out;
 	store_bound_waits(app->store, c->lease_ms);
 	store_checkpoint_in_background(app->store);
@@ -199,7 +199,7 @@ int cli_worker(struct app *app, int argc, char **argv)
 	block_signals(&set);
 	if (curl_start())
 		return 1;
-	if (cli_geocoder(app) || !cli_store(app, app->cfg.workers + 2)) {
+	if (cli_geocoder(app) || !cli_store(app, app_store_pool_size(&app->cfg, 0))) {
 		geo_close(app->geo);
 		curl_global_cleanup();
 		return 1;
