@@ -101,6 +101,13 @@ static void on_headers(struct http_request *req, struct http_response *res)
 		res->close = true;
 		return;
 	}
+	/* Text parameters are UTF-8 everywhere; PostgreSQL refuses other
+	 * bytes (a 500 there, a 200 on SQLite), so they stop here. */
+	if (scan.query_not_utf8) {
+		api_problem(req, res, CODE_INVALID_REQUEST, "A query parameter is not valid UTF-8: percent-encode "
+			    "the UTF-8 bytes of the text.", NULL);
+		return;
+	}
 	if (!strcmp(req->path, "/metrics") && !((const struct app *)req->app)->cfg.metrics_listen[0]) {
 		d->label = "/metrics";
 		serve_metrics(req, res);

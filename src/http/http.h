@@ -94,6 +94,7 @@ struct http_scan {
 	bool length_conflicts;     /* Content-Length given twice, differently */
 	bool has_length;           /* a Content-Length header */
 	bool has_transfer_encoding; /* a Transfer-Encoding header */
+	bool query_not_utf8;       /* a query parameter's name or value is not UTF-8 */
 	bool bad_field_name;       /* a header name that is not an RFC 9110 token
 				    * ("Content-Length :", a space before the colon) */
 };

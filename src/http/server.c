@@ -18,6 +18,7 @@
 
 #include "base/arena.h"
 #include "base/clock.h"
+#include "base/text.h"
 #include "base/waiter.h"
 #include "guard.h"
 #include "http.h"
@@ -117,6 +118,8 @@ static enum MHD_Result request_scan_value(void *cls, enum MHD_ValueKind kind, co
 	size_t n = strlen(key) + (value ? strlen(value) : 0) + 4;
 	if (kind == MHD_GET_ARGUMENT_KIND) {
 		s->out->query_bytes += n;
+		if (!text_utf8_valid(key) || (value && !text_utf8_valid(value)))
+			s->out->query_not_utf8 = true;
 		return MHD_YES;
 	}
 	s->out->header_bytes += n;
