@@ -44,6 +44,17 @@ static void serve_metrics(struct http_request *req, struct http_response *res)
 	buf_done(&b);
 }
 
+/* /metrics on the API listener (no LOADLINE_METRICS_LISTEN) shows
+ * database-wide counts without a token: only to a client on this host that
+ * talks to us directly.  A reverse proxy on the same host connects from
+ * loopback too, but names its client in one of these headers.  Everyone
+ * else gets the 404 of an unknown page. */
+static bool local_scraper(const struct http_request *req)
+{
+	return http_peer_loopback(req) && !http_header(req, "Forwarded") && !http_header(req, "X-Forwarded-For") &&
+	       !http_header(req, "X-Real-IP");
+}
+
 static bool is_api_path(const char *p)
 {
 	return !strncmp(p, "/api/", 5) || !strncmp(p, "/v1/", 4) || !strcmp(p, "/healthz") || !strcmp(p, "/readyz");
@@ -108,7 +119,8 @@ static void on_headers(struct http_request *req, struct http_response *res)
 			    "the UTF-8 bytes of the text.", NULL);
 		return;
 	}
-	if (!strcmp(req->path, "/metrics") && !((const struct app *)req->app)->cfg.metrics_listen[0]) {
+	if (!strcmp(req->path, "/metrics") && !((const struct app *)req->app)->cfg.metrics_listen[0] &&
+	    local_scraper(req)) {
 		d->label = "/metrics";
 		serve_metrics(req, res);
 		return;

@@ -99,6 +99,9 @@ struct http_scan {
 				    * ("Content-Length :", a space before the colon) */
 };
 void http_request_scan(const struct http_request *req, struct http_scan *ret);
+/* True when the client connected from a loopback address (127.0.0.0/8,
+ * ::1, or 127.x mapped into IPv6). */
+bool http_peer_loopback(const struct http_request *req);
 
 /* Response builders: set status/body (copied into the request arena when
  * copy is true) and mark the request answered.  Headers may be added before
