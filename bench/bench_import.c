@@ -40,7 +40,7 @@
 #include "base/ids.h"
 #include "geo/geocoder.h"
 #include "sheet/sheet.h"
-#include "http/dispatch.h"
+#include "front/front.h"
 #include "http/http.h"
 #include "http/ratelimit.h"
 #include "import/worker.h"
@@ -744,7 +744,7 @@ static void bench_backend(const char *url, struct result *r)
 	if (store_secret(st, "cursor-mac", bench_app.cursor_key, sizeof bench_app.cursor_key))
 		die("cannot read the cursor key");
 	struct http_app hooks;
-	struct http_server *srv = http_start(cfg->listen, cfg->http_threads, dispatch_app(&bench_app, &hooks));
+	struct http_server *srv = http_start(cfg->listen, cfg->http_threads, front_app(&bench_app, &hooks));
 	if (!srv)
 		die("cannot start the HTTP server");
 	struct worker_opts wo = {.pipeline = {.max_rows = cfg->max_rows, .docs_url = cfg->docs_url, .geo = bench_app.geo},

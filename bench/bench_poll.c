@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
-#include "http/dispatch.h"
+#include "front/front.h"
 #include "http/http.h"
 #include "http/ratelimit.h"
 #include "import/worker.h"
@@ -163,7 +163,7 @@ int main(void)
 		die("org");
 	struct http_app hooks;
 	snprintf(app.cfg.listen, sizeof app.cfg.listen, "127.0.0.1:0");
-	struct http_server *srv = http_start(app.cfg.listen, 1, dispatch_app(&app, &hooks));
+	struct http_server *srv = http_start(app.cfg.listen, 1, front_app(&app, &hooks));
 	if (!srv)
 		die("server");
 	struct worker_opts wo = {.pipeline = {.max_rows = 750, .docs_url = app.cfg.docs_url},

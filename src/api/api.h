@@ -1,5 +1,5 @@
 /* The public API: routing, authentication, rate limiting and problem
- * responses.  The front door (src/http/dispatch.c) calls api_begin/
+ * responses.  The front door (src/front/front.c) calls api_begin/
  * api_body/api_finish for /api/, /v1/ and /healthz.  Endpoints live in their
  * own files and see only this interface. */
 #ifndef LOADLINE_API_API_H

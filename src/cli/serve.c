@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "common.h"
 #include "geo/geocoder.h"
-#include "http/dispatch.h"
+#include "front/front.h"
 #include "http/ratelimit.h"
 #include "import/worker.h"
 #include "mail/mailer.h"
@@ -151,8 +151,8 @@ int cli_serve(struct app *app, int argc, char **argv)
 	store_checkpoint_in_background(app->store);
 	struct background bg;
 	background_start(app, &bg);
-	srv = http_start(c->listen, c->http_threads, dispatch_app(app, &hooks));
-	if (srv && c->metrics_listen[0] && !(msrv = http_start(c->metrics_listen, 1, dispatch_metrics_app(app, &mhooks)))) {
+	srv = http_start(c->listen, c->http_threads, front_app(app, &hooks));
+	if (srv && c->metrics_listen[0] && !(msrv = http_start(c->metrics_listen, 1, front_metrics_app(app, &mhooks)))) {
 		http_stop(srv, 0);
 		srv = NULL;
 	}
@@ -211,7 +211,7 @@ int cli_worker(struct app *app, int argc, char **argv)
 	struct http_server *msrv = NULL;
 	struct http_app mhooks;
 	if (app->cfg.metrics_listen[0] &&
-	    !(msrv = http_start(app->cfg.metrics_listen, 1, dispatch_metrics_app(app, &mhooks)))) {
+	    !(msrv = http_start(app->cfg.metrics_listen, 1, front_metrics_app(app, &mhooks)))) {
 		store_close(app->store);
 		curl_global_cleanup();
 		return 1;
