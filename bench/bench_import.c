@@ -34,6 +34,7 @@
 #include <xlsxwriter.h>
 #include <zip.h>
 
+#include "api/api.h"
 #include "app/app.h"
 #include "base/buf.h"
 #include "base/config.h"
@@ -741,6 +742,7 @@ static void bench_backend(const char *url, struct result *r)
 	store_bound_waits(st, cfg->lease_ms);
 	store_checkpoint_in_background(st);
 	bench_app.rl = ratelimit_new(cfg->rate_limit, cfg->rate_window_ms);
+	bench_app.api = api_state_new();
 	if (store_secret(st, "cursor-mac", bench_app.cursor_key, sizeof bench_app.cursor_key))
 		die("cannot read the cursor key");
 	struct http_app hooks;
@@ -878,6 +880,8 @@ static void bench_backend(const char *url, struct result *r)
 	bench_app.run_queued = (struct app_hook){0};
 	ratelimit_free(bench_app.rl);
 	bench_app.rl = NULL;
+	api_state_free(bench_app.api);
+	bench_app.api = NULL;
 	bench_app.store = NULL;
 	store_close(st);
 }

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "api/api.h"
 #include "app/app.h"
 #include "front/front.h"
 #include "http/http.h"
@@ -154,6 +155,7 @@ int main(void)
 	if (store_open(url, 4, &app.store, err, sizeof err) || store_migrate(app.store, err, sizeof err))
 		die(err);
 	app.rl = ratelimit_new(1000000000, 1000);
+	app.api = api_state_new();
 	if (store_secret(app.store, "cursor-mac", app.cursor_key, sizeof app.cursor_key))
 		die("cursor key");
 	struct org o;

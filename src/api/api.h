@@ -84,4 +84,11 @@ json_t *api_time(int64_t ms);
 /* The list of routes, for the OpenAPI document's self-check. */
 const struct route *api_routes(size_t *ret_n);
 
+/* The API's process-wide state (the terminal-run ETag cache, the upload
+ * semaphore: src/api/state.h), owned by the application object (app->api)
+ * of every process that serves the API. */
+struct api_state;
+struct api_state *api_state_new(void);
+void api_state_free(struct api_state *s);
+
 #endif

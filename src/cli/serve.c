@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "api/api.h"
 #include "app/app.h"
 #include "auth/oidc.h"
 #include "base/log.h"
@@ -106,6 +107,7 @@ static int serving_parts(struct app *app)
 		return -1;
 	}
 	app->rl = ratelimit_new(c->rate_limit, c->rate_window_ms);
+	app->api = api_state_new();
 	/* On PostgreSQL every serve process shares each token's budget. */
 	if (store_is_postgres(app->store))
 		ratelimit_share(app->rl, lease_allowance, app->store);
@@ -169,6 +171,7 @@ int cli_serve(struct app *app, int argc, char **argv)
 	background_stop(&bg);
 out:
 	ratelimit_free(app->rl);
+	api_state_free(app->api);
 	oidc_free(app->oidc);
 	store_close(app->store);
 	geo_close(app->geo);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api/api.h"
 #include "app/app.h"
 #include "base/log.h"
 #include "base/buf.h"
@@ -232,6 +233,7 @@ static void test_dispatch_routes(void **state)
 	assert_int_equal(store_migrate(app.store, err, sizeof err), CODE_OK);
 	assert_int_equal(store_secret(app.store, "cursor-mac", app.cursor_key, sizeof app.cursor_key), CODE_OK);
 	app.rl = ratelimit_new(100, 60000);
+	app.api = api_state_new();
 	struct http_app hooks;
 	struct http_server *srv = http_start(app.cfg.listen, 2, front_app(&app, &hooks));
 	assert_non_null(srv);
@@ -280,6 +282,7 @@ static void test_dispatch_routes(void **state)
 
 	http_stop(srv, 1000);
 	ratelimit_free(app.rl);
+	api_state_free(app.api);
 	store_close(app.store);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
