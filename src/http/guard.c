@@ -108,7 +108,7 @@ static void drop(struct guard *g, struct guard_conn *c)
 {
 	leave_state(g, c);
 	if (c->started) {
-		shutdown(c->fd, SHUT_RD);
+		shutdown(c->fd, SHUT_RDWR);
 		c->state = G_DYING;
 	} else {
 		free(c);
