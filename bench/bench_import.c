@@ -34,13 +34,14 @@
 #include <xlsxwriter.h>
 #include <zip.h>
 
+#include "api/api.h"
 #include "app/app.h"
 #include "base/buf.h"
 #include "base/config.h"
 #include "base/ids.h"
 #include "geo/geocoder.h"
 #include "sheet/sheet.h"
-#include "http/dispatch.h"
+#include "front/front.h"
 #include "http/http.h"
 #include "http/ratelimit.h"
 #include "import/worker.h"
@@ -741,10 +742,11 @@ static void bench_backend(const char *url, struct result *r)
 	store_bound_waits(st, cfg->lease_ms);
 	store_checkpoint_in_background(st);
 	bench_app.rl = ratelimit_new(cfg->rate_limit, cfg->rate_window_ms);
+	bench_app.api = api_state_new();
 	if (store_secret(st, "cursor-mac", bench_app.cursor_key, sizeof bench_app.cursor_key))
 		die("cannot read the cursor key");
 	struct http_app hooks;
-	struct http_server *srv = http_start(cfg->listen, cfg->http_threads, dispatch_app(&bench_app, &hooks));
+	struct http_server *srv = http_start(cfg->listen, cfg->http_threads, front_app(&bench_app, &hooks));
 	if (!srv)
 		die("cannot start the HTTP server");
 	struct worker_opts wo = {.pipeline = {.max_rows = cfg->max_rows, .docs_url = cfg->docs_url, .geo = bench_app.geo},
@@ -878,6 +880,8 @@ static void bench_backend(const char *url, struct result *r)
 	bench_app.run_queued = (struct app_hook){0};
 	ratelimit_free(bench_app.rl);
 	bench_app.rl = NULL;
+	api_state_free(bench_app.api);
+	bench_app.api = NULL;
 	bench_app.store = NULL;
 	store_close(st);
 }

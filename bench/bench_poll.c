@@ -20,8 +20,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "api/api.h"
 #include "app/app.h"
-#include "http/dispatch.h"
+#include "front/front.h"
 #include "http/http.h"
 #include "http/ratelimit.h"
 #include "import/worker.h"
@@ -154,6 +155,7 @@ int main(void)
 	if (store_open(url, 4, &app.store, err, sizeof err) || store_migrate(app.store, err, sizeof err))
 		die(err);
 	app.rl = ratelimit_new(1000000000, 1000);
+	app.api = api_state_new();
 	if (store_secret(app.store, "cursor-mac", app.cursor_key, sizeof app.cursor_key))
 		die("cursor key");
 	struct org o;
@@ -163,7 +165,7 @@ int main(void)
 		die("org");
 	struct http_app hooks;
 	snprintf(app.cfg.listen, sizeof app.cfg.listen, "127.0.0.1:0");
-	struct http_server *srv = http_start(app.cfg.listen, 1, dispatch_app(&app, &hooks));
+	struct http_server *srv = http_start(app.cfg.listen, 1, front_app(&app, &hooks));
 	if (!srv)
 		die("server");
 	struct worker_opts wo = {.pipeline = {.max_rows = 750, .docs_url = app.cfg.docs_url},

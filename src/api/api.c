@@ -1,5 +1,5 @@
 /* Request pipeline of the API: routing, authentication, rate limiting,
- * then the endpoint.  The front door (src/http/dispatch.c) hands requests
+ * then the endpoint.  The front door (src/front/front.c) hands requests
  * here; problem bodies and JSON answers are built here for every endpoint. */
 #include "api.h"
 
@@ -55,28 +55,7 @@ const struct route *api_routes(size_t *ret_n)
 
 json_t *api_str(const char *s)
 {
-	if (!s)
-		return json_null();
-	json_t *j = json_string(s);
-	if (j)
-		return j;
-	/* Invalid UTF-8 never reaches the wire as is. */
-	size_t n = strlen(s);
-	char *fixed = malloc(n * 3 + 1), *o = fixed;
-	if (!fixed)
-		abort();
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p < 0x80) {
-			*o++ = (char)*p;
-		} else {
-			memcpy(o, "\xEF\xBF\xBD", 3);
-			o += 3;
-		}
-	}
-	*o = '\0';
-	j = json_string(fixed);
-	free(fixed);
-	return j ? j : json_string("");
+	return log_json_str(s);
 }
 
 json_t *api_time(int64_t ms)

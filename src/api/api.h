@@ -1,5 +1,5 @@
 /* The public API: routing, authentication, rate limiting and problem
- * responses.  The front door (src/http/dispatch.c) calls api_begin/
+ * responses.  The front door (src/front/front.c) calls api_begin/
  * api_body/api_finish for /api/, /v1/ and /healthz.  Endpoints live in their
  * own files and see only this interface. */
 #ifndef LOADLINE_API_API_H
@@ -83,5 +83,12 @@ json_t *api_time(int64_t ms);
 
 /* The list of routes, for the OpenAPI document's self-check. */
 const struct route *api_routes(size_t *ret_n);
+
+/* The API's process-wide state (the terminal-run ETag cache, the upload
+ * semaphore: src/api/state.h), owned by the application object (app->api)
+ * of every process that serves the API. */
+struct api_state;
+struct api_state *api_state_new(void);
+void api_state_free(struct api_state *s);
 
 #endif

@@ -11,6 +11,7 @@
 #include "endpoints.h"
 #include "import/fixup.h"
 #include "paging.h"
+#include "state.h"
 #include "store/runs.h"
 
 json_t *run_json(const struct run *r, const char *app_url)
@@ -60,24 +61,13 @@ static bool load_run(struct api_ctx *ctx, struct http_request *req, struct http_
 	return rc == CODE_OK;
 }
 
-/* ETags of terminal runs, which never change again: a client polling a
- * finished run with If-None-Match gets its 304 without a database read.
- * Direct-mapped by run id; a collision only costs the read. */
-#define TERMINAL_ETAGS 4096
-
-struct terminal_etag {
-	char run_id[ID_MAX], org_id[ID_MAX], etag[40];
-};
-
-static struct terminal_etag terminal_etags[TERMINAL_ETAGS];
-static pthread_mutex_t terminal_etags_mu = PTHREAD_MUTEX_INITIALIZER;
-
-static struct terminal_etag *etag_slot(const char *run_id)
+/* The cache of terminal runs' ETags (state.h), app->api's. */
+static struct terminal_etag *etag_slot(struct api_state *st, const char *run_id)
 {
 	uint32_t h = 2166136261u;
 	for (const unsigned char *p = (const unsigned char *)run_id; *p; p++)
 		h = (h ^ *p) * 16777619u;
-	return &terminal_etags[h % TERMINAL_ETAGS];
+	return &st->etags[h % TERMINAL_ETAGS];
 }
 
 /* True (answered 304) when If-None-Match names the cached ETag of this
@@ -89,11 +79,12 @@ static bool terminal_not_modified(struct api_ctx *ctx, struct http_request *req,
 	if (!inm)
 		return false;
 	char etag[40] = "";
-	pthread_mutex_lock(&terminal_etags_mu);
-	const struct terminal_etag *e = etag_slot(id);
+	struct api_state *st = ctx->app->api;
+	pthread_mutex_lock(&st->etags_mu);
+	const struct terminal_etag *e = etag_slot(st, id);
 	if (!strcmp(e->run_id, id) && !strcmp(e->org_id, ctx->org.id))
 		memcpy(etag, e->etag, sizeof etag);
-	pthread_mutex_unlock(&terminal_etags_mu);
+	pthread_mutex_unlock(&st->etags_mu);
 	if (!*etag || !strstr(inm, etag))
 		return false;
 	http_respond(req, res, 304, NULL, NULL, 0);
@@ -111,13 +102,14 @@ static void get_run(struct api_ctx *ctx, struct http_request *req, struct http_r
 	if (!load_run(ctx, req, res, &run))
 		return;
 	const char *etag = api_json_etag(req, res, run_json(&run, ctx->app->cfg.app_url));
-	if (etag && run_state_terminal(run.state) && strlen(etag) < sizeof terminal_etags[0].etag) {
-		pthread_mutex_lock(&terminal_etags_mu);
-		struct terminal_etag *e = etag_slot(run.id);
+	struct api_state *st = ctx->app->api;
+	if (etag && run_state_terminal(run.state) && strlen(etag) < sizeof st->etags[0].etag) {
+		pthread_mutex_lock(&st->etags_mu);
+		struct terminal_etag *e = etag_slot(st, run.id);
 		snprintf(e->run_id, sizeof e->run_id, "%s", run.id);
 		snprintf(e->org_id, sizeof e->org_id, "%s", run.org_id);
 		snprintf(e->etag, sizeof e->etag, "%s", etag);
-		pthread_mutex_unlock(&terminal_etags_mu);
+		pthread_mutex_unlock(&st->etags_mu);
 	}
 }
 

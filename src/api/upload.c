@@ -18,6 +18,7 @@
 #include "base/digest.h"
 #include "base/log.h"
 #include "endpoints.h"
+#include "state.h"
 #include "http/multipart.h"
 #include "import/staging.h"
 #include "sheet/sheet.h"
@@ -199,15 +200,8 @@ static enum code stage(struct api_ctx *ctx, struct http_request *req, struct run
 /* Reading an upload's header and storing it take CPU and a few MB each;
  * more of them at once than there are cores only adds memory (32 uploads
  * finishing together on 8 HTTP threads peaked near 100 MB; one per core,
- * near 55 MB).  The other HTTP threads wait here, holding nothing big. */
-static sem_t finishing;
-static pthread_once_t finishing_once = PTHREAD_ONCE_INIT;
-
-static void finishing_init(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	sem_init(&finishing, 0, (unsigned)(n < 1 ? 1 : n > 16 ? 16 : n));
-}
+ * near 55 MB).  The other HTTP threads wait here, holding nothing big: the
+ * semaphore is app->api's (state.h). */
 
 static void create_run_locked(struct api_ctx *ctx, struct http_request *req, struct http_response *res,
 			      struct upload *up, enum sheet_format fmt);
@@ -215,11 +209,11 @@ static void create_run_locked(struct api_ctx *ctx, struct http_request *req, str
 static void create_run(struct api_ctx *ctx, struct http_request *req, struct http_response *res,
 		       struct upload *up, enum sheet_format fmt)
 {
-	pthread_once(&finishing_once, finishing_init);
-	while (sem_wait(&finishing) && errno == EINTR)
+	sem_t *finishing = &ctx->app->api->finishing;   /* state.h */
+	while (sem_wait(finishing) && errno == EINTR)
 		;
 	create_run_locked(ctx, req, res, up, fmt);
-	sem_post(&finishing);
+	sem_post(finishing);
 }
 
 static void create_run_locked(struct api_ctx *ctx, struct http_request *req, struct http_response *res,

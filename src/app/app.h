@@ -1,6 +1,7 @@
 /* The application object: what a process builds once at start and hands
  * to its modules — configuration, the store pool, the rate limiter, the
- * page-cursor key and the hooks that wake background threads.  Nothing in
+ * page-cursor key, the API's shared state and the hooks that wake
+ * background threads.  Nothing in
  * src/ reads configuration from anywhere else; modules below api/ and web/
  * get only the values they need (limits, URLs, callbacks), never this
  * struct.  Read-only once the process serves. */
@@ -13,6 +14,7 @@ struct store;
 struct ratelimit;
 struct oidc;
 struct geocoder;
+struct api_state;
 
 /* Wakes a background thread: a run was queued, a mail was queued.  Both
  * may be called from any thread; fn may be NULL (nothing to wake). */
@@ -27,6 +29,17 @@ static inline void app_hook_call(const struct app_hook *h)
 		h->fn(h->arg);
 }
 
+/* The store pool's size: one connection for every thread that may hold
+ * one at a time, so that no thread ever waits for another to give one
+ * back — the HTTP threads (0 in a worker process), the metrics listener's
+ * thread, the import workers, their heartbeat and sweeper, the mailer,
+ * and the main thread.  (The runs listener and the checkpointer open
+ * connections of their own.) */
+static inline int app_store_pool_size(const struct config *c, int http_threads)
+{
+	return http_threads + (c->metrics_listen[0] ? 1 : 0) + c->workers + 2 + (c->smtp_url[0] ? 1 : 0) + 1;
+}
+
 struct app {
 	struct config cfg;
 	struct store *store;
@@ -34,6 +47,7 @@ struct app {
 	struct oidc *oidc;                /* web sign-in's relying party (src/auth/oidc.h) */
 	struct geocoder *geo;             /* geocodes new locations (src/geo); NULL until opened */
 	unsigned char cursor_key[32];     /* page-cursor MAC key, shared through the database */
+	struct api_state *api;            /* the API's ETag cache and upload semaphore (src/api/api.h) */
 	struct app_hook run_queued;       /* wakes this process's import workers */
 	struct app_hook mail_queued;      /* wakes this process's mailer */
 };

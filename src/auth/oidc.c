@@ -25,7 +25,10 @@
  * this often, so forged kids cannot turn us into a request amplifier. */
 #define JWKS_REFETCH_MS (10LL * 1000)
 #define FAIL_BACKOFF_MS (5LL * 1000)
-#define COLD_WAIT_MS 1500L   /* a first sign-in waits this long for the refresher */
+/* A sign-in whose token names a key we do not have (the provider rotated
+ * its keys) waits this long for the refresher.  It is the callback, which
+ * has just had an answer from the provider; nothing else ever waits. */
+#define ROTATION_WAIT_MS 1500L
 /* Clock skew tolerated between us and the provider. */
 #define LEEWAY_MS (60LL * 1000)
 
@@ -50,10 +53,12 @@ struct oidc {
 	struct oidc_provider p;
 	char *jwks;             /* JSON text; malloc'd */
 	int64_t jwks_at;
-	/* The documents are fetched by a thread of their own (started on
-	 * first use), never by an HTTP thread: a hanging provider holds up no
-	 * request.  Requests read the cache, ask for a refresh (want_jwks) and
-	 * wait on `changed` only while the cache has never been filled. */
+	/* The documents are fetched by a thread of their own (started with
+	 * the server, oidc_start), never by an HTTP thread: a hanging provider
+	 * holds up no request.  Requests read the cache and ask for a refresh
+	 * (want_jwks); only a callback whose token names an unknown key waits
+	 * on `changed`, briefly.  A request never waits for a cold cache: an
+	 * HTTP thread that waits holds up every connection it serves. */
 	pthread_t thread;
 	bool started, stop, want_jwks;
 	pthread_cond_t wake, changed;
@@ -91,6 +96,17 @@ void oidc_free(struct oidc *o)
 	pthread_mutex_destroy(&o->mu);
 	free(o->jwks);
 	free(o);
+}
+
+static void ask_refresher(struct oidc *o);
+
+void oidc_start(struct oidc *o)
+{
+	if (!oidc_configured(o))
+		return;
+	pthread_mutex_lock(&o->mu);
+	ask_refresher(o);
+	pthread_mutex_unlock(&o->mu);
 }
 
 bool oidc_configured(const struct oidc *o)
@@ -294,13 +310,13 @@ static void ask_refresher(struct oidc *o)
 }
 
 /* Lock held: waits for the refresher to finish a fetch that changes
- * *stamp (a fetch time) or fails, but never past COLD_WAIT_MS after the
- * fetch in flight began: requests that arrive while a hanging provider is
- * being asked share one short wait, then get 503 at once. */
+ * *stamp (a fetch time) or fails, but never past ROTATION_WAIT_MS after
+ * the fetch in flight began: requests that arrive while a hanging provider
+ * is being asked share one short wait, then get 503 at once. */
 static void wait_for_fetch(struct oidc *o, const int64_t *stamp, const int64_t *failed_at)
 {
 	int64_t before = *stamp, since = now_ms();
-	int64_t left = (o->fetch_started_at ? o->fetch_started_at : since) + COLD_WAIT_MS - since;
+	int64_t left = (o->fetch_started_at ? o->fetch_started_at : since) + ROTATION_WAIT_MS - since;
 	if (left <= 0)
 		return;
 	struct timespec until;
@@ -316,13 +332,8 @@ static void wait_for_fetch(struct oidc *o, const int64_t *stamp, const int64_t *
 enum code oidc_discover(struct oidc *o, struct oidc_provider *ret, char err[OIDC_ERR_MAX])
 {
 	pthread_mutex_lock(&o->mu);
-	if (!o->have || now_ms() - o->fetched_at > DISCOVERY_TTL_MS) {
-		ask_refresher(o);
-		/* Only a first sign-in (nothing cached yet) waits, briefly, and not
-		 * again while the provider is known to be failing. */
-		if (!o->have && now_ms() - o->disc_failed_at >= FAIL_BACKOFF_MS)
-			wait_for_fetch(o, &o->fetched_at, &o->disc_failed_at);
-	}
+	if (!o->have || now_ms() - o->fetched_at > DISCOVERY_TTL_MS)
+		ask_refresher(o);   /* never waited for (struct oidc) */
 	/* A stale document beats none while the refresher renews it. */
 	enum code rc = o->have ? CODE_OK : not_responding(err);
 	if (!rc)
@@ -342,7 +353,8 @@ static enum code jwks_text(struct oidc *o, const struct oidc_provider *p, bool r
 	if (!o->jwks || (refresh && now_ms() - o->jwks_at > JWKS_REFETCH_MS)) {
 		o->want_jwks = true;
 		ask_refresher(o);
-		if (may)
+		/* A rotated key is waited for; keys never fetched are not. */
+		if (may && o->jwks)
 			wait_for_fetch(o, &o->jwks_at, &o->jwks_failed_at);
 	}
 	*ret = o->jwks ? strdup(o->jwks) : NULL;

@@ -47,6 +47,10 @@ struct oidc_claims {
 
 /* True when LOADLINE_OIDC_ISSUER and LOADLINE_OIDC_CLIENT_ID are set. */
 bool oidc_configured(const struct oidc *o);
+/* Starts fetching the provider's documents (discovery, then keys) on the
+ * refresher thread, so that sign-ins find them cached: serving processes
+ * call it at start.  Nothing when sign-in is not configured. */
+void oidc_start(struct oidc *o);
 
 /* The provider's endpoints, from its discovery document (cached for an
  * hour).  CODE_SERVICE_UNAVAILABLE when it cannot be fetched, or

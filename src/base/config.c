@@ -119,6 +119,7 @@ int config_load(struct config *c)
 	c->max_connections = 4096;
 	c->max_connections_per_ip = 64;
 	c->idle_timeout_ms = 15000;
+	c->header_timeout_ms = 5000;
 
 	int rc = 0, r;
 	rc |= env_str("LOADLINE_DB", c->db, sizeof c->db) < 0;
@@ -165,6 +166,7 @@ int config_load(struct config *c)
 	rc |= env_duration("LOADLINE_WORKER_POLL", &c->worker_poll_ms) < 0;
 	rc |= env_duration("LOADLINE_SESSION_TTL", &c->session_ttl_ms) < 0;
 	rc |= env_duration("LOADLINE_IDLE_TIMEOUT", &c->idle_timeout_ms) < 0;
+	rc |= env_duration("LOADLINE_HEADER_TIMEOUT", &c->header_timeout_ms) < 0;
 	config_derive_urls(c);
 	return rc ? -1 : 0;
 }

@@ -7,7 +7,10 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -65,4 +68,185 @@ void log_msg(const char *level, const char *fmt, ...)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	log_json(level, msg, NULL);
+}
+
+/* ---- the access line ---- */
+
+/* The access line through jansson: for any field that needs escaping. */
+static void access_json(const struct log_access *a)
+{
+	json_t *f = json_object();
+	json_object_set_new(f, "requestId", json_string(a->request_id));
+	json_object_set_new(f, "orgId", a->org_id[0] ? json_string(a->org_id) : json_null());
+	json_object_set_new(f, "method", log_json_str(a->method));
+	json_object_set_new(f, "path", log_json_str(a->path));
+	json_object_set_new(f, "status", json_integer(a->status));
+	json_object_set_new(f, "durationMs", json_real(a->duration_ms));
+	log_json("info", "request", f);
+}
+
+/* True when s goes into a JSON string as it is (printable ASCII, no quote
+ * or backslash): what jansson would write too, escaping nothing. */
+static bool json_plain(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p > 0x7e || *p == '"' || *p == '\\')
+			return false;
+	return true;
+}
+
+static char *put(char *o, const char *end, const char *s)
+{
+	size_t n = strlen(s);
+	if (!o || (size_t)(end - o) <= n)
+		return NULL;
+	memcpy(o, s, n);
+	return o + n;
+}
+
+/* "YYYY-MM-DDTHH:MM:SS.mmmZ" as time_iso writes it; the part up to the
+ * seconds is formatted once a second per thread. */
+static void iso_now(char out[TIME_ISO_MAX])
+{
+	static _Thread_local int64_t cached_s = -1;
+	static _Thread_local char prefix[TIME_ISO_MAX];
+	int64_t ms = now_ms();
+	if (ms < 0) {
+		time_iso(ms, out);
+		return;
+	}
+	if (ms / 1000 != cached_s) {
+		time_iso(ms / 1000 * 1000, prefix);
+		cached_s = ms / 1000;
+	}
+	memcpy(out, prefix, 20); /* through the seconds and the '.' */
+	int m = (int)(ms % 1000);
+	out[20] = (char)('0' + m / 100);
+	out[21] = (char)('0' + m / 10 % 10);
+	out[22] = (char)('0' + m % 10);
+	out[23] = 'Z';
+	out[24] = '\0';
+}
+
+/* v in decimal at out; returns the end (not terminated). */
+static char *utoa(unsigned long long v, char *out)
+{
+	char tmp[24];
+	int k = 0;
+	do
+		tmp[k++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	while (k)
+		*out++ = tmp[--k];
+	return out;
+}
+
+/* A real as jansson writes it with JSON_REAL_PRECISION(6) (jsonp_dtostr):
+ * %.6g, ".0" when it reads as an integer, no '+' or leading zeros in the
+ * exponent.  Durations are whole hundredths: below 10,000 ms that is at most
+ * six significant digits, which %.6g writes exactly, trailing zeros cut. */
+static bool json_real6(double v, char *out, size_t cap)
+{
+	long long h = (long long)(v * 100 + (v >= 0 ? 0.5 : -0.5));
+	if (v >= 0 && h < 1000000 && (double)h / 100.0 == v && cap >= 16) {
+		int n = (int)(utoa((unsigned long long)(h / 100), out) - out);
+		int frac = (int)(h % 100);
+		out[n++] = '.';
+		out[n++] = (char)('0' + frac / 10);
+		if (frac % 10)
+			out[n++] = (char)('0' + frac % 10);
+		out[n] = '\0';
+		return true;
+	}
+	int n = snprintf(out, cap, "%.6g", v);
+	if (n < 0 || (size_t)n + 3 >= cap)
+		return false;
+	if (!strchr(out, '.') && !strchr(out, 'e'))
+		memcpy(out + n, ".0", 3);
+	char *e = strchr(out, 'e');
+	if (e) {
+		char *start = e + 1, *end = start + 1;
+		if (*start == '-')
+			start++;
+		while (*end == '0')
+			end++;
+		if (end != start)
+			memmove(start, end, strlen(end) + 1);
+	}
+	return true;
+}
+
+size_t log_access_line(char *out, size_t cap, const char *ts, const struct log_access *a)
+{
+	int status = a->status;
+	if (!json_plain(a->request_id) || !json_plain(a->org_id) || !json_plain(a->method) ||
+	    !json_plain(a->path) || !json_plain(ts))
+		return 0;
+	char num[64], st[16];
+	if (!json_real6(a->duration_ms, num, sizeof num))
+		return 0;
+	if (status < 0)
+		return 0;
+	*utoa((unsigned long long)status, st) = '\0';
+	const char *end = out + cap;
+	char *o = put(out, end, "{\"ts\":\"");
+	o = put(o, end, ts);
+	o = put(o, end, "\",\"level\":\"info\",\"msg\":\"request\",\"requestId\":\"");
+	o = put(o, end, a->request_id);
+	if (a->org_id[0]) {
+		o = put(o, end, "\",\"orgId\":\"");
+		o = put(o, end, a->org_id);
+		o = put(o, end, "\",\"method\":\"");
+	} else {
+		o = put(o, end, "\",\"orgId\":null,\"method\":\"");
+	}
+	o = put(o, end, a->method);
+	o = put(o, end, "\",\"path\":\"");
+	o = put(o, end, a->path);
+	o = put(o, end, "\",\"status\":");
+	o = put(o, end, st);
+	o = put(o, end, ",\"durationMs\":");
+	o = put(o, end, num);
+	o = put(o, end, "}\n");
+	return o ? (size_t)(o - out) : 0;
+}
+
+
+void log_access(const struct log_access *a)
+{
+	/* The line log_json would write, formatted directly when no field
+	 * needs escaping (every request the API answers). */
+	char ts[TIME_ISO_MAX], line[8192 + 512];
+	iso_now(ts);
+	size_t n = log_access_line(line, sizeof line, ts, a);
+	if (n)
+		log_raw(line, n);
+	else
+		access_json(a);
+}
+
+json_t *log_json_str(const char *s)
+{
+	if (!s)
+		return json_null();
+	json_t *j = json_string(s);
+	if (j)
+		return j;
+	/* Invalid UTF-8 never reaches a log or the wire as is. */
+	size_t n = strlen(s);
+	char *fixed = malloc(n * 3 + 1), *o = fixed;
+	if (!fixed)
+		abort();
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p < 0x80) {
+			*o++ = (char)*p;
+		} else {
+			memcpy(o, "\xEF\xBF\xBD", 3);
+			o += 3;
+		}
+	}
+	*o = '\0';
+	j = json_string(fixed);
+	free(fixed);
+	return j ? j : json_string("");
 }

@@ -48,3 +48,36 @@ char *text_one_line(struct arena *a, const char *s, size_t max)
 	*o = '\0';
 	return out;
 }
+
+/* The length of the well-formed sequence at p, 0 when there is none
+ * (RFC 3629 table 3-7). */
+static size_t utf8_strict_len(const unsigned char *p)
+{
+	unsigned char c = p[0];
+	if (c < 0x80)
+		return 1;
+	size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+	if (!n)
+		return 0;
+	/* The second byte's range narrows at the edges: overlongs (E0, F0),
+	 * surrogates (ED) and past U+10FFFF (F4). */
+	unsigned char lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+	unsigned char hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if ((p[i] & 0xC0) != 0x80)
+			return 0;
+	return n;
+}
+
+bool text_utf8_valid(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = utf8_strict_len(p);
+		if (!n)
+			return false;
+		p += n;
+	}
+	return true;
+}

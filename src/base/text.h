@@ -3,6 +3,7 @@
 #ifndef LOADLINE_BASE_TEXT_H
 #define LOADLINE_BASE_TEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/arena.h"
@@ -13,5 +14,10 @@
  * (on a character boundary, with "..." when cut).  Never NULL (NULL in
  * gives "").  Arena-owned. */
 char *text_one_line(struct arena *a, const char *s, size_t max);
+
+/* True when s (NUL-terminated) is well-formed UTF-8 as RFC 3629 and
+ * PostgreSQL define it: no overlong forms, no surrogates, nothing past
+ * U+10FFFF. */
+bool text_utf8_valid(const char *s);
 
 #endif

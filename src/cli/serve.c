@@ -6,13 +6,14 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "api/api.h"
 #include "app/app.h"
 #include "auth/oidc.h"
 #include "base/log.h"
 #include "cli.h"
 #include "common.h"
 #include "geo/geocoder.h"
-#include "http/dispatch.h"
+#include "front/front.h"
 #include "http/ratelimit.h"
 #include "import/worker.h"
 #include "mail/mailer.h"
@@ -106,10 +107,12 @@ static int serving_parts(struct app *app)
 		return -1;
 	}
 	app->rl = ratelimit_new(c->rate_limit, c->rate_window_ms);
+	app->api = api_state_new();
 	/* On PostgreSQL every serve process shares each token's budget. */
 	if (store_is_postgres(app->store))
 		ratelimit_share(app->rl, lease_allowance, app->store);
 	app->oidc = oidc_new(c->oidc_issuer, c->oidc_client_id, c->oidc_client_secret);
+	oidc_start(app->oidc);
 	return 0;
 }
 
@@ -144,14 +147,14 @@ int cli_serve(struct app *app, int argc, char **argv)
 	int ret = 1;
 	struct http_server *srv = NULL, *msrv = NULL;
 	struct http_app hooks, mhooks;
-	if (cli_geocoder(app) || !cli_store(app, c->http_threads + c->workers + 2) || serving_parts(app))
+	if (cli_geocoder(app) || !cli_store(app, app_store_pool_size(c, c->http_threads)) || serving_parts(app))
 		goto out;
 	store_bound_waits(app->store, c->lease_ms);
 	store_checkpoint_in_background(app->store);
 	struct background bg;
 	background_start(app, &bg);
-	srv = http_start(c->listen, c->http_threads, dispatch_app(app, &hooks));
-	if (srv && c->metrics_listen[0] && !(msrv = http_start(c->metrics_listen, 1, dispatch_metrics_app(app, &mhooks)))) {
+	srv = http_start(c->listen, c->http_threads, front_app(app, &hooks));
+	if (srv && c->metrics_listen[0] && !(msrv = http_start(c->metrics_listen, 1, front_metrics_app(app, &mhooks)))) {
 		http_stop(srv, 0);
 		srv = NULL;
 	}
@@ -168,6 +171,7 @@ int cli_serve(struct app *app, int argc, char **argv)
 	background_stop(&bg);
 out:
 	ratelimit_free(app->rl);
+	api_state_free(app->api);
 	oidc_free(app->oidc);
 	store_close(app->store);
 	geo_close(app->geo);
@@ -198,7 +202,7 @@ int cli_worker(struct app *app, int argc, char **argv)
 	block_signals(&set);
 	if (curl_start())
 		return 1;
-	if (cli_geocoder(app) || !cli_store(app, app->cfg.workers + 2)) {
+	if (cli_geocoder(app) || !cli_store(app, app_store_pool_size(&app->cfg, 0))) {
 		geo_close(app->geo);
 		curl_global_cleanup();
 		return 1;
@@ -210,7 +214,7 @@ int cli_worker(struct app *app, int argc, char **argv)
 	struct http_server *msrv = NULL;
 	struct http_app mhooks;
 	if (app->cfg.metrics_listen[0] &&
-	    !(msrv = http_start(app->cfg.metrics_listen, 1, dispatch_metrics_app(app, &mhooks)))) {
+	    !(msrv = http_start(app->cfg.metrics_listen, 1, front_metrics_app(app, &mhooks)))) {
 		store_close(app->store);
 		curl_global_cleanup();
 		return 1;

@@ -51,6 +51,7 @@ struct http_header {
 
 struct http_response {
 	bool answered;
+	bool close;                /* end the connection after this response */
 	int status;
 	const char *content_type;
 	const char *body;          /* arena-owned or static */
@@ -76,6 +77,9 @@ struct http_app {
 	 * behind a proxy every client has its address), and the seconds a
 	 * connection may stay silent before it is closed (0 = 15). */
 	unsigned max_connections, max_per_ip, idle_timeout_s;
+	/* A connection's request line and headers are due within this many
+	 * milliseconds of its accept (0 = 5000); see guard.h. */
+	unsigned header_timeout_ms;
 };
 
 /* Request accessors (values live as long as the request). NULL when absent. */
@@ -90,8 +94,14 @@ struct http_scan {
 	bool length_conflicts;     /* Content-Length given twice, differently */
 	bool has_length;           /* a Content-Length header */
 	bool has_transfer_encoding; /* a Transfer-Encoding header */
+	bool query_not_utf8;       /* a query parameter's name or value is not UTF-8 */
+	bool bad_field_name;       /* a header name that is not an RFC 9110 token
+				    * ("Content-Length :", a space before the colon) */
 };
 void http_request_scan(const struct http_request *req, struct http_scan *ret);
+/* True when the client connected from a loopback address (127.0.0.0/8,
+ * ::1, or 127.x mapped into IPv6). */
+bool http_peer_loopback(const struct http_request *req);
 
 /* Response builders: set status/body (copied into the request arena when
  * copy is true) and mark the request answered.  Headers may be added before

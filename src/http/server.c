@@ -18,7 +18,9 @@
 
 #include "base/arena.h"
 #include "base/clock.h"
+#include "base/text.h"
 #include "base/waiter.h"
+#include "guard.h"
 #include "http.h"
 
 #define LINGER_MAX 256   /* connections closing gracefully at once */
@@ -44,7 +46,15 @@ struct http_server {
 	struct lingerer lg;
 	int listen_fd;             /* ours: libmicrohttpd gets connections from acceptor_main */
 	pthread_t acceptor;
+	struct guard *guard;       /* admission and header deadlines (guard.h) */
 	atomic_bool stopping;
+};
+
+/* libmicrohttpd's socket context: what one connection carries across its
+ * requests. */
+struct sock_ctx {
+	bool linger;               /* close it gracefully (on_connection) */
+	struct guard_conn *gc;     /* its guard entry; NULL when untracked */
 };
 
 struct conn_state {
@@ -61,6 +71,19 @@ const char *http_header(const struct http_request *req, const char *name)
 const char *http_query(const struct http_request *req, const char *name)
 {
 	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+bool http_peer_loopback(const struct http_request *req)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+	if (sa && sa->sa_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+	if (sa && sa->sa_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+		return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+	}
+	return false;
 }
 
 struct same_values {
@@ -82,6 +105,21 @@ static enum MHD_Result compare_value(void *cls, enum MHD_ValueKind kind, const c
 	return MHD_YES;
 }
 
+/* RFC 9110 §5.1: a field name is a token.  libmicrohttpd keeps a name
+ * such as "Content-Length " (space before the colon) as it came, and would
+ * then read the request as having no body. */
+static bool is_token(const char *s)
+{
+	static const char extra[] = "!#$%&'*+-.^_`|~";
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      strchr(extra, *s)))
+			return false;
+	return true;
+}
+
 struct request_scan {
 	struct http_scan *out;
 	struct same_values cl;
@@ -93,10 +131,14 @@ static enum MHD_Result request_scan_value(void *cls, enum MHD_ValueKind kind, co
 	size_t n = strlen(key) + (value ? strlen(value) : 0) + 4;
 	if (kind == MHD_GET_ARGUMENT_KIND) {
 		s->out->query_bytes += n;
+		if (!text_utf8_valid(key) || (value && !text_utf8_valid(value)))
+			s->out->query_not_utf8 = true;
 		return MHD_YES;
 	}
 	s->out->header_bytes += n;
 	s->out->header_fields++;
+	if (!is_token(key))
+		s->out->bad_field_name = true;
 	if (!strcasecmp(key, "Transfer-Encoding"))
 		s->out->has_transfer_encoding = true;
 	return compare_value(&s->cl, kind, key, value);
@@ -144,6 +186,8 @@ void http_append_header(struct http_request *req, struct http_response *res, con
 	res->nheaders++;
 }
 
+static void mark_lingering(struct MHD_Connection *c);
+
 static enum MHD_Result send_response(struct MHD_Connection *c, struct conn_state *cs)
 {
 	struct http_response *res = &cs->res;
@@ -158,6 +202,13 @@ static enum MHD_Result send_response(struct MHD_Connection *c, struct conn_state
 	MHD_add_response_header(r, "X-Request-Id", cs->req.request_id);
 	for (int i = 0; i < res->nheaders; i++)
 		MHD_add_response_header(r, res->headers[i].name, res->headers[i].value);
+	if (res->close) {
+		/* libmicrohttpd ends the connection after this response and reads
+		 * nothing more from it; what the client still sends is drained by
+		 * the lingerer so the response is not lost to a reset. */
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+		mark_lingering(c);
+	}
 	enum MHD_Result ret = MHD_queue_response(c, (unsigned)res->status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -167,11 +218,17 @@ static enum MHD_Result send_response(struct MHD_Connection *c, struct conn_state
  * close a socket that still has unread input, which the kernel turns into
  * a reset that can destroy the response before the client reads it.  Such
  * connections are marked, and closed gracefully in on_connection. */
-static void mark_lingering(struct MHD_Connection *c)
+static struct sock_ctx *sock_ctx(struct MHD_Connection *c)
 {
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	if (ci && ci->socket_context)
-		*(int *)ci->socket_context = 1;
+	return ci ? ci->socket_context : NULL;
+}
+
+static void mark_lingering(struct MHD_Connection *c)
+{
+	struct sock_ctx *sc = sock_ctx(c);
+	if (sc)
+		sc->linger = true;
 }
 
 #define LINGER_MS 2000
@@ -252,18 +309,21 @@ static void *lingerer_main(void *arg)
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
 			  enum MHD_ConnectionNotificationCode toe)
 {
+	struct http_server *srv = cls;
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
-		*socket_context = calloc(1, sizeof(int));
+		struct sock_ctx *sc = calloc(1, sizeof(*sc));
+		*socket_context = sc;
+		if (sc && ci)
+			sc->gc = guard_started(srv->guard, ci->connect_fd);
 		return;
 	}
-	struct http_server *srv = cls;
-	int *linger = *socket_context;
-	if (linger && *linger) {
-		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-		if (ci)
-			linger_add(&srv->lg, ci->connect_fd);
-	}
-	free(linger);
+	struct sock_ctx *sc = *socket_context;
+	if (sc && sc->linger && ci)
+		linger_add(&srv->lg, ci->connect_fd);
+	if (sc && sc->gc)
+		guard_closed(srv->guard, sc->gc);   /* before libmicrohttpd closes the fd */
+	free(sc);
 	*socket_context = NULL;
 }
 
@@ -396,6 +456,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 			return MHD_NO;
 		atomic_fetch_add(&srv->active, 1);
 		*con_cls = cs;
+		struct sock_ctx *sc = sock_ctx(c);
+		if (sc && sc->gc)
+			guard_headers(srv->guard, sc->gc);   /* its header deadline is met */
 		cs->req.method = arena_strdup(cs->req.arena, method);
 		cs->req.path = arena_strdup(cs->req.arena, url);
 		cs->req.conn = c;
@@ -435,12 +498,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
-	(void)c;
 	(void)toe;
 	struct http_server *srv = cls;
 	struct conn_state *cs = *con_cls;
 	if (!cs)
 		return;
+	/* A kept-alive connection's next request is due within its idle time
+	 * plus the header time (guard.h); a closing one is forgotten in
+	 * on_connection. */
+	struct sock_ctx *sc = sock_ctx(c);
+	if (sc && sc->gc)
+		guard_idle(srv->guard, sc->gc, mono_ms());
 	if (srv->app->on_done)
 		srv->app->on_done(&cs->req, &cs->res);
 	conn_state_free(cs);
@@ -489,7 +557,7 @@ static void lingerer_stop(struct lingerer *lg)
  * IPv6 only on an IPv6 address. */
 static int listen_on(const struct sockaddr_storage *ss, socklen_t sslen)
 {
-	int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -1;
 	int on = 1;
@@ -515,6 +583,20 @@ static int bound_port(int fd)
 	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
 }
 
+/* Gives a new connection to libmicrohttpd, when the guard admits it. */
+static void hand_over(struct http_server *srv, int fd, struct sockaddr_storage *peer, socklen_t len)
+{
+	struct guard_conn *gc = guard_admit(srv->guard, fd, mono_ms());
+	if (!gc) {
+		close(fd);   /* every slot holds a connection that sent a request */
+		return;
+	}
+	/* libmicrohttpd closes fd itself when it cannot take it (its own
+	 * connection limit, the per-address limit). */
+	if (MHD_add_connection(srv->d, fd, (struct sockaddr *)peer, len) != MHD_YES)
+		guard_abandon(srv->guard, gc);
+}
+
 /* Accepts connections and hands them to libmicrohttpd, until http_stop
  * shuts the listening socket down.  Why not libmicrohttpd's own listening
  * socket: stopping it takes MHD_quiesce_daemon, which in 0.9.75 (and
@@ -525,17 +607,22 @@ static void *acceptor_main(void *arg)
 {
 	struct http_server *srv = arg;
 	for (;;) {
+		/* Between connections it enforces the header deadlines (guard.h). */
+		double wait = guard_expire(srv->guard, mono_ms(), 250);
+		struct pollfd p = {.fd = srv->listen_fd, .events = POLLIN};
+		if (poll(&p, 1, (int)wait + 1) == 0 && !atomic_load(&srv->stopping))
+			continue;
 		struct sockaddr_storage peer;
 		socklen_t len = sizeof peer;
 		int fd = accept4(srv->listen_fd, (struct sockaddr *)&peer, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd >= 0) {
-			/* libmicrohttpd closes it itself when it cannot take it
-			 * (connection limit, per-address limit). */
-			MHD_add_connection(srv->d, fd, (struct sockaddr *)&peer, len);
+			hand_over(srv, fd, &peer, len);
 			continue;
 		}
 		if (atomic_load(&srv->stopping) || errno == EINVAL || errno == EBADF || errno == ENOTSOCK)
 			return NULL;   /* shut down (EINVAL), or nothing left to accept on */
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			continue;
 		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
 			/* Out of descriptors or memory: the backlog waits. */
 			struct timespec ts = {0, 10 * 1000 * 1000};
@@ -563,6 +650,9 @@ struct http_server *http_start(const char *listen, int threads, const struct htt
 		abort();
 	srv->app = app;
 	srv->listen_fd = lfd;
+	unsigned cap = app->max_connections ? app->max_connections : 4096u;
+	unsigned idle_s = app->idle_timeout_s ? app->idle_timeout_s : 15u;
+	srv->guard = guard_new(cap, app->header_timeout_ms ? app->header_timeout_ms : 5000.0, idle_s * 1000.0);
 	pthread_mutex_init(&srv->lg.mu, NULL);
 	pthread_cond_init(&srv->lg.wake, NULL);
 	thread_start(&srv->lg.thread, lingerer_main, &srv->lg);
@@ -579,13 +669,23 @@ struct http_server *http_start(const char *listen, int threads, const struct htt
 				   * silent ones (opened and never finished) are
 				   * closed soon: an idle-connection flood ends when
 				   * the attacker stops, not minutes later. */
-				  MHD_OPTION_CONNECTION_LIMIT, app->max_connections ? app->max_connections : 4096u,
+				  /* The guard holds connections to cap.  libmicrohttpd's
+				   * own limit must never be reached: it splits it evenly
+				   * among its threads, a connection goes to a thread by
+				   * its descriptor number, and 0.9.75 leaves a thread's
+				   * mutex locked when a connection added from outside
+				   * meets its thread's share (that thread then deadlocks,
+				   * seen under the slow-header flood test).  So each
+				   * thread's share is the whole cap plus the connections
+				   * the guard shut down that are not closed yet. */
+				  MHD_OPTION_CONNECTION_LIMIT, (cap + cap / 4 + 16) * (unsigned)threads,
 				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, app->max_per_ip,
-				  MHD_OPTION_CONNECTION_TIMEOUT, app->idle_timeout_s ? app->idle_timeout_s : 15u,
+				  MHD_OPTION_CONNECTION_TIMEOUT, idle_s,
 				  MHD_OPTION_END);
 	if (!srv->d) {
 		fprintf(stderr, "loadline: cannot start the HTTP server on %s\n", listen);
 		lingerer_stop(&srv->lg);
+		guard_free(srv->guard);
 		close(lfd);
 		free(srv);
 		return NULL;
@@ -617,5 +717,6 @@ void http_stop(struct http_server *srv, int grace_ms)
 	MHD_stop_daemon(srv->d);
 	close(srv->listen_fd);
 	lingerer_stop(&srv->lg);
+	guard_free(srv->guard);
 	free(srv);
 }

@@ -1,9 +1,11 @@
 /* Connection pool and migrations. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/buf.h"
 #include "base/clock.h"
@@ -11,7 +13,14 @@
 #include "migrations.h"
 #include "store_internal.h"
 
-#define POOL_MAX 64
+/* Connections in one process's pool, at most (LOADLINE_HTTP_THREADS goes
+ * to 256, and every HTTP thread may hold one). */
+#define POOL_MAX 512
+/* How long a thread waits for a free connection by default before its
+ * caller answers 503 SERVICE_UNAVAILABLE (a pool sized from the threads
+ * is never empty unless a thread holds two connections, or a bug leaks
+ * one: a request must then fail, not hang). */
+#define ACQUIRE_WAIT_MS 5000
 
 struct store {
 	char url[1024];
@@ -20,6 +29,7 @@ struct store {
 	pthread_cond_t cond;
 	struct db *idle[POOL_MAX];
 	int nidle, nopen, max;
+	int64_t acquire_wait_ms;
 	struct db_session session;   /* for connections opened from now on */
 	struct auth_cache *auth;     /* identity.c: authenticated keys */
 	/* SQLite's checkpoints, on a thread of their own when started
@@ -55,8 +65,13 @@ enum code store_open(const char *url, int pool_size, struct store **ret, char *e
 	snprintf(st->url, sizeof st->url, "%s", url);
 	st->kind = db_kind(first);
 	st->max = pool_size < 1 ? 1 : pool_size > POOL_MAX ? POOL_MAX : pool_size;
+	st->acquire_wait_ms = ACQUIRE_WAIT_MS;
 	pthread_mutex_init(&st->lock, NULL);
-	pthread_cond_init(&st->cond, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&st->cond, &ca);
+	pthread_condattr_destroy(&ca);
 	pthread_mutex_init(&st->ckpt.lock, NULL);
 	pthread_cond_init(&st->ckpt.cond, NULL);
 	st->idle[st->nidle++] = first;
@@ -106,12 +121,34 @@ const char *store_url(const struct store *st)
 	return st->url;
 }
 
-/* Returns a connection, opening one when the pool is not full.  A
- * connection that cannot be opened is still handed out (as a closed db
- * whose calls fail with SERVICE_UNAVAILABLE) so callers have one path. */
+void store_set_acquire_wait(struct store *st, int64_t ms)
+{
+	pthread_mutex_lock(&st->lock);
+	st->acquire_wait_ms = ms;
+	pthread_mutex_unlock(&st->lock);
+}
+
+/* The CLOCK_MONOTONIC time ms from now. */
+static struct timespec mono_after(int64_t ms)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += (time_t)(ms / 1000);
+	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
+}
+
+/* Returns a connection, opening one when the pool is not full, or NULL
+ * (its caller answers SERVICE_UNAVAILABLE) when none could be opened or
+ * none came free within the acquire wait. */
 struct db *store_acquire(struct store *st)
 {
 	pthread_mutex_lock(&st->lock);
+	struct timespec until = mono_after(st->acquire_wait_ms);
 	for (;;) {
 		if (st->nidle > 0) {
 			struct db *db = st->idle[--st->nidle];
@@ -132,7 +169,11 @@ struct db *store_acquire(struct store *st)
 			pthread_mutex_unlock(&st->lock);
 			return NULL;
 		}
-		pthread_cond_wait(&st->cond, &st->lock);
+		if (pthread_cond_timedwait(&st->cond, &st->lock, &until) == ETIMEDOUT && st->nidle == 0) {
+			pthread_mutex_unlock(&st->lock);
+			db_note_open_failure("no database connection came free in time (every one of the pool's is in use)");
+			return NULL;
+		}
 	}
 }
 

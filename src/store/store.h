@@ -17,6 +17,9 @@ struct store;
  * fail early).  Returns CODE_OK, CODE_SERVICE_UNAVAILABLE or
  * CODE_INTERNAL_ERROR with a message in err. */
 enum code store_open(const char *url, int pool_size, struct store **ret, char *err, size_t errlen);
+/* How long store_acquire waits for a free connection (default 5 s) before
+ * it gives up: the caller answers 503 SERVICE_UNAVAILABLE. */
+void store_set_acquire_wait(struct store *st, int64_t ms);
 void store_close(struct store *st);
 bool store_is_postgres(const struct store *st);
 /* Applies pending migrations; several processes may call it at once (a

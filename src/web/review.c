@@ -188,16 +188,15 @@ static bool load(struct web_req *w, struct review *r)
 		web_not_found(w);
 		return false;
 	}
+	/* An outage is 503; any other store failure 500 (web_store_answered). */
 	if (rc == CODE_SERVICE_UNAVAILABLE || rc == CODE_INTERNAL_ERROR) {
-		web_unavailable(w);
+		web_store_answered(w, rc);
 		return false;
 	}
 	if (rc) {
 		memset(r, 0, sizeof(*r));
-		if (store_run_get(w->app->store, org, id, &r->run)) {
-			web_unavailable(w);
+		if (web_store_answered(w, store_run_get(w->app->store, org, id, &r->run)))
 			return false;
-		}
 		r->decided = true;
 	}
 	return true;

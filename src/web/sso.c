@@ -51,7 +51,10 @@ static void start(struct web_req *w)
 	char err[OIDC_ERR_MAX] = "";
 	struct oidc_provider p;
 	if (oidc_discover(w->app->oidc, &p, err)) {
-		refuse(w, 503, "The sign-in provider did not answer. Try again in a minute.", err);
+		/* Nothing cached: the refresher is asking the provider (no HTTP
+		 * thread waits for it), so a retry in a moment may succeed. */
+		refuse(w, 503, "The sign-in provider has not answered yet. Try again in a moment.", err);
+		http_add_header(w->req, w->res, "Retry-After", "2");
 		return;
 	}
 	char state[OIDC_VALUE_LEN + 1];

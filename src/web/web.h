@@ -1,5 +1,5 @@
 /* The web application (PRODUCT.md §7) as the front door sees it:
- * src/http/dispatch.c hands every path outside the API, /healthz and the
+ * src/front/front.c hands every path outside the API, /healthz and the
  * docs pages to these three calls.  Pages, sign-in, sessions and CSRF live
  * behind them; each request reads the application object from req->app. */
 #ifndef LOADLINE_WEB_WEB_H

@@ -162,3 +162,102 @@ def test_health_stays_fast_under_heavy_xlsx_uploads(start_server):
     assert len(during) >= 3, "only %d probes while the uploads ran (%.3f s)" % (len(during), ended - began)
     latencies = [d for _, d in latencies]
     assert max(latencies) < 1.0, "healthz took %.2f s under load" % max(latencies)
+
+
+class Trickler:
+    """A slow-header flood: from each source address, as many connections
+    as it may hold, each sending one byte of an endless header every
+    `every` seconds, and opened again as soon as the server closes it.
+    Records how long each connection lasted while it kept sending."""
+
+    def __init__(self, port, sources, per_source, every=0.2):
+        self.port, self.sources, self.per_source, self.every = port, sources, per_source, every
+        self.lifetimes = []
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def open(self, source):
+        s = socket.socket()
+        s.setblocking(False)
+        s.bind((source, 0))
+        try:
+            s.connect(("127.0.0.1", self.port))
+        except BlockingIOError:
+            pass
+        return [s, time.monotonic(), b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: "]
+
+    def run(self):
+        conns = [self.open(src) for src in self.sources for _ in range(self.per_source)]
+        srcs = [src for src in self.sources for _ in range(self.per_source)]
+        while not self.stop.is_set():
+            for i, c in enumerate(conns):
+                s, t0, pending = c
+                try:
+                    closed = s.recv(1) == b""
+                except BlockingIOError:
+                    closed = False
+                except OSError:
+                    closed = True
+                if not closed:
+                    try:
+                        s.send(pending[:1])
+                        c[2] = pending[1:] or b"a"
+                    except BlockingIOError:
+                        pass
+                    except OSError:
+                        closed = True
+                if closed:
+                    self.lifetimes.append(time.monotonic() - t0)
+                    s.close()
+                    conns[i] = self.open(srcs[i])
+            time.sleep(self.every)
+        for s, _, _ in conns:
+            s.close()
+
+
+def test_slow_header_flood_locks_nobody_out(start_server):
+    """Issue 20 item 2 (found from outside, medium): connections from many
+    addresses, each trickling a header byte at a time (so the idle time-out
+    never fires), used to fill the global cap and lock everyone out for as
+    long as they lasted.  Now the request line and headers must arrive
+    within LOADLINE_HEADER_TIMEOUT of the connection, and connections that
+    have not completed a request may hold only part of the cap: a new
+    connection beyond that takes the place of the oldest of them.  Scaled
+    down: a cap of 40, a flood of 4 x 16 connections."""
+    srv = start_server(workers=0, env={"LOADLINE_MAX_CONNECTIONS": "40",
+                                       "LOADLINE_MAX_CONNECTIONS_PER_IP": "16",
+                                       "LOADLINE_HEADER_TIMEOUT": "2s",
+                                       "LOADLINE_IDLE_TIMEOUT": "15s"})
+    # A keep-alive client that completed a request before the flood.
+    kept = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
+    kept.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert kept.recv(65536).startswith(b"HTTP/1.1 200")
+    flood = Trickler(srv.port, ["127.0.0.%d" % i for i in range(2, 6)], 16)
+    flood.thread.start()
+    try:
+        time.sleep(1.0)   # the flood holds every slot it may
+        failures, served = [], 0
+        end = time.monotonic() + 5
+        while time.monotonic() < end:
+            t0 = time.monotonic()
+            try:
+                resp = http_get(srv.port, "/healthz", source="127.0.0.9", timeout=3)
+            except OSError as e:
+                resp = repr(e).encode()
+            if resp.startswith(b"HTTP/1.1 200") and time.monotonic() - t0 < 2:
+                served += 1
+            else:
+                failures.append(resp[:80])
+            time.sleep(0.2)
+        assert not failures, (served, failures[:5])
+        # The client that had completed a request keeps its connection.
+        kept.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert kept.recv(65536).startswith(b"HTTP/1.1 200")
+    finally:
+        flood.stop.set()
+        flood.thread.join(10)
+        kept.close()
+    # No trickling connection outlived the header deadline (2 s) by much,
+    # although each kept sending.
+    assert flood.lifetimes, "the server never closed a trickling connection"
+    assert max(flood.lifetimes) < 3.5, sorted(flood.lifetimes)[-5:]

@@ -273,3 +273,24 @@ def test_concurrent_imports_never_duplicate_a_location(start_server):
     finally:
         results = stop_workers(procs)
     assert_workers_clean(results)
+
+
+@pytest.mark.parametrize("query", [
+    "q=%FF%FE",              # not UTF-8 at all
+    "q=abc%C3",              # a sequence cut short
+    "q=%ED%A0%80",           # a UTF-16 surrogate (PostgreSQL refuses it)
+    "q=%C0%AF",              # an overlong '/'
+    "q=ok&limit=%F4%90%80%80",  # past U+10FFFF, in another parameter
+    "%FF=1",                 # in a parameter's name
+])
+def test_query_that_is_not_utf8_is_400_on_both_backends(module_server, query):
+    """Issue 20 item 11 (found from outside): `?q=%FF%FE` was 500 on
+    PostgreSQL (the database refused the bytes) and 200 on SQLite.  Invalid
+    UTF-8 in any query parameter is 400 INVALID_REQUEST at the edge, before
+    any handler or query."""
+    from harness.checks import assert_problem
+    r = module_server.get("/api/v1/locations?" + query)
+    body = assert_problem(r, 400, "INVALID_REQUEST", module_server)
+    assert "UTF-8" in body["detail"], body
+    # Valid UTF-8 is searched as before.
+    assert module_server.get("/api/v1/locations?q=%C3%A9").status_code == 200

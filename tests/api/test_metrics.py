@@ -147,6 +147,56 @@ def test_metrics_on_their_own_listener(start_server):
     assert requests.get("http://127.0.0.1:%d/api/v1/whoami" % port, timeout=10).status_code == 404
 
 
+def _local_non_loopback_address():
+    """An address of this host that is not loopback (the interface a packet
+    to TEST-NET-1 would leave by; nothing is sent), or None."""
+    import socket
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect(("192.0.2.1", 9))
+        addr = s.getsockname()[0]
+    except OSError:
+        return None
+    finally:
+        s.close()
+    return None if addr.startswith("127.") else addr
+
+
+def _raw_get(port, path, headers=b"", source="127.0.0.1"):
+    import socket
+    s = socket.socket()
+    s.settimeout(5)
+    s.bind((source, 0))
+    s.connect(("127.0.0.1", port))
+    try:
+        s.sendall(b"GET " + path.encode() + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + headers + b"\r\n")
+        data = b""
+        while True:
+            c = s.recv(65536)
+            if not c:
+                return data
+            data += c
+    finally:
+        s.close()
+
+
+@pytest.mark.parametrize("headers", [b"X-Forwarded-For: 203.0.113.9\r\n",
+                                     b"Forwarded: for=203.0.113.9\r\n",
+                                     b"X-Real-IP: 203.0.113.9\r\n"])
+def test_metrics_on_the_api_listener_only_for_local_scrapers(module_server, headers):
+    """Issue 20 item 10: without LOADLINE_METRICS_LISTEN, /metrics on the
+    API listener (database-wide queue and outbox counts, no token) is
+    answered only to a client on this host talking to it directly: a
+    request relayed by a reverse proxy (it names the client in Forwarded,
+    X-Forwarded-For or X-Real-IP) or from another address gets 404."""
+    assert _raw_get(module_server.port, "/metrics").startswith(b"HTTP/1.1 200")
+    assert _raw_get(module_server.port, "/metrics", headers).startswith(b"HTTP/1.1 404")
+    other = _local_non_loopback_address()
+    if other:
+        assert _raw_get(module_server.port, "/metrics", source=other).startswith(b"HTTP/1.1 404")
+        assert _raw_get(module_server.port, "/healthz", source=other).startswith(b"HTTP/1.1 200")
+
+
 def test_a_worker_process_serves_its_run_metrics(start_server):
     """PRODUCT §10 for `loadline worker` (no API listener): with
     LOADLINE_METRICS_LISTEN its run counters are scraped there, and they

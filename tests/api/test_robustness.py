@@ -156,3 +156,54 @@ def test_answered_uploads_do_not_tie_up_the_http_pool(start_server):
             t.join(5)
         for s in socks:
             s.close()
+
+
+def _keepalive_exchange(srv, data, wait=3.0):
+    """Sends data on a keep-alive connection (no half-close, no Connection:
+    close) and reads until the server closes it or wait seconds pass.
+    Returns (bytes read, closed by the server)."""
+    s = socket.create_connection(("127.0.0.1", srv.port), timeout=wait)
+    try:
+        s.sendall(data)
+        got, deadline = b"", time.monotonic() + wait
+        while time.monotonic() < deadline:
+            s.settimeout(max(0.05, deadline - time.monotonic()))
+            try:
+                b = s.recv(65536)
+            except socket.timeout:
+                return got, False
+            except ConnectionResetError:
+                return got, True
+            if not b:
+                return got, True
+            got += b
+        return got, False
+    finally:
+        s.close()
+
+
+SMUGGLED = b"GET /api/v1/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n"
+
+
+@pytest.mark.parametrize("framing,body", [
+    # chunked ends at "0", the rest of the Content-Length body is a request
+    (b"Content-Length: %d\r\nTransfer-Encoding: chunked\r\n" % (5 + len(SMUGGLED)), b"0\r\n\r\n" + SMUGGLED),
+    # the other order of the same two headers
+    (b"Transfer-Encoding: chunked\r\nContent-Length: %d\r\n" % (5 + len(SMUGGLED)), b"0\r\n\r\n" + SMUGGLED),
+    # whitespace before the colon (RFC 9112 §5.1: 400); a reader that drops
+    # the field reads no body and runs what follows as the next request
+    (b"Content-Length : %d\r\n" % len(SMUGGLED), SMUGGLED),
+    (b"Transfer-Encoding : chunked\r\n", b"0\r\n\r\n" + SMUGGLED),
+])
+def test_ambiguous_framing_is_refused_and_the_connection_closed(module_server, framing, body):
+    """Issue 20 item 5 (found from outside, low): a request with two body
+    framings, or a framing header with whitespace before its colon, gets 400
+    INVALID_REQUEST and the connection is closed, so the request hidden in
+    its body never runs: exactly one response, then end of stream."""
+    got, closed = _keepalive_exchange(module_server, b"POST /api/v1/whoami HTTP/1.1\r\nHost: x\r\n" + framing
+                                      + b"\r\n" + body)
+    assert got.startswith(b"HTTP/1.1 400"), got[:300]
+    assert got.count(b"HTTP/1.1 ") == 1, got[:600]
+    assert b'"INVALID_REQUEST"' in got, got[:600]
+    assert closed, "the connection stayed open after the refused request"
+    assert module_server.get("/healthz", token=None).status_code == 200

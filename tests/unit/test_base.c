@@ -62,6 +62,20 @@ static void test_url_encode(void **state)
 	arena_free(a);
 }
 
+/* Strict UTF-8 (issue 20 item 11): what PostgreSQL accepts, no more. */
+static void test_text_utf8_valid(void **state)
+{
+	(void)state;
+	const char *good[] = {"", "abc", "caf\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x9a\x9a", "\xed\x9f\xbf",
+			      "\xf4\x8f\xbf\xbf", "\xef\xbf\xbd"};
+	const char *bad[] = {"\xff\xfe", "abc\xc3", "\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80",
+			     "\xf0\x80\x80\x80", "\x80", "\xe2\x82", "\xf5\x80\x80\x80"};
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+		assert_true(text_utf8_valid(good[i]));
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		assert_false(text_utf8_valid(bad[i]));
+}
+
 static void test_text_one_line(void **state)
 {
 	(void)state;
@@ -170,6 +184,7 @@ int main(void)
 		cmocka_unit_test(test_buf_cap),
 		cmocka_unit_test(test_url_encode),
 		cmocka_unit_test(test_text_one_line),
+		cmocka_unit_test(test_text_utf8_valid),
 		cmocka_unit_test(test_codes_table),
 		cmocka_unit_test(test_waiter_keeps_a_wakeup_that_came_early),
 	};

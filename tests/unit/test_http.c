@@ -8,6 +8,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "api/problem.h"
 #include "auth/token.h"
@@ -16,6 +18,7 @@
 #include "base/html.h"
 #include "base/ids.h"
 #include "base/config.h"
+#include "http/guard.h"
 #include "http/ratelimit.h"
 #include "http/router.h"
 
@@ -366,6 +369,66 @@ static void test_duration_and_html(void **state)
 	buf_done(&b);
 }
 
+/* True when the guard shut down the connection whose far end is peer. */
+static bool was_shut(int peer)
+{
+	char c;
+	return recv(peer, &c, 1, MSG_DONTWAIT) == 0;
+}
+
+/* The connection guard (issue 20 item 2): connections still sending their
+ * first headers hold at most 3/4 of the cap, a newcomer beyond that takes
+ * the oldest one's place, and a connection past its header deadline is
+ * shut down; connections that completed a request are never evicted. */
+static void test_connection_guard(void **state)
+{
+	(void)state;
+	struct guard *g = guard_new(8, 100, 1000);   /* 6 FRESH at most */
+	int sv[10][2];
+	struct guard_conn *gc[10];
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv[i]), 0);
+	for (int i = 0; i < 6; i++) {
+		assert_non_null(gc[i] = guard_admit(g, sv[i][0], 0));
+		assert_ptr_equal(guard_started(g, sv[i][0]), gc[i]);
+	}
+	guard_headers(g, gc[1]);   /* a request came in on the second */
+	unsigned total, fresh;
+	guard_counts(g, &total, &fresh);
+	assert_int_equal(total, 6);
+	assert_int_equal(fresh, 5);
+	/* Room for one more FRESH one, then the oldest FRESH makes room. */
+	assert_non_null(gc[6] = guard_admit(g, sv[6][0], 10));
+	assert_ptr_equal(guard_started(g, sv[6][0]), gc[6]);
+	assert_false(was_shut(sv[0][1]));
+	assert_non_null(gc[7] = guard_admit(g, sv[7][0], 20));
+	assert_ptr_equal(guard_started(g, sv[7][0]), gc[7]);
+	assert_true(was_shut(sv[0][1]));    /* the oldest FRESH one */
+	assert_false(was_shut(sv[1][1]));   /* it had sent a request */
+	guard_closed(g, gc[0]);             /* libmicrohttpd closes it */
+	/* Past the header deadline (100 ms after the accept) every FRESH one
+	 * goes; the busy one stays, and so does the kept-alive one until the
+	 * idle time plus the header time after its response. */
+	guard_idle(g, gc[1], 50);
+	assert_true(guard_expire(g, 99, 250) <= 1);
+	assert_false(was_shut(sv[2][1]));
+	guard_expire(g, 125, 250);
+	for (int i = 2; i < 8; i++)
+		assert_true(was_shut(sv[i][1]));
+	assert_false(was_shut(sv[1][1]));
+	guard_expire(g, 50 + 1000 + 100, 250);
+	assert_true(was_shut(sv[1][1]));
+	for (int i = 1; i < 8; i++)
+		guard_closed(g, gc[i]);
+	guard_counts(g, &total, &fresh);
+	assert_int_equal(total, 0);
+	for (int i = 0; i < 10; i++) {
+		close(sv[i][0]);
+		close(sv[i][1]);
+	}
+	guard_free(g);
+}
+
 int main(void)
 {
 	ids_init();
@@ -375,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_ids),
 		cmocka_unit_test(test_ids_never_repeat),
 		cmocka_unit_test(test_router),
+		cmocka_unit_test(test_connection_guard),
 		cmocka_unit_test(test_problem),
 		cmocka_unit_test(test_ratelimit),
 		cmocka_unit_test(test_ratelimit_exact_at_any_rate),

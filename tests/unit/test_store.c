@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "app/app.h"
 #include "base/arena.h"
 #include "base/clock.h"
 #include "base/ids.h"
@@ -365,6 +366,40 @@ static char *received_mail(const char *dir)
 	return NULL;
 }
 
+/* Issue 20 item 12: a thread that finds every pooled connection in use
+ * waits a bounded time, then gets none, and its caller answers 503
+ * SERVICE_UNAVAILABLE (with Retry-After) instead of hanging; the pool a
+ * serving process opens counts every thread that may hold a connection. */
+static void test_pool_wait_is_bounded(void **state)
+{
+	(void)state;
+	char url[200];
+	snprintf(url, sizeof url, "sqlite:%s/pool.db", sqlite_dir);
+	struct store *st = open_store(url);   /* a pool of 4 */
+	struct db *held[4];
+	for (int i = 0; i < 4; i++)
+		assert_non_null(held[i] = store_acquire(st));
+	store_set_acquire_wait(st, 200);
+	double t0 = mono_ms();
+	assert_null(store_acquire(st));
+	double waited = mono_ms() - t0;
+	assert_true(waited >= 190 && waited < 3000);
+	assert_int_equal(db_last_failure()->code, CODE_SERVICE_UNAVAILABLE);
+	assert_int_equal(store_exec1(st, "SELECT 1", NULL, 0, NULL), CODE_SERVICE_UNAVAILABLE);
+	store_release(st, held[3]);
+	assert_int_equal(store_exec1(st, "SELECT 1", NULL, 0, NULL), CODE_OK);
+	for (int i = 0; i < 3; i++)
+		store_release(st, held[i]);
+	store_close(st);
+
+	struct config c = {.workers = 2};
+	assert_int_equal(app_store_pool_size(&c, 8), 8 + 2 + 2 + 1);
+	snprintf(c.smtp_url, sizeof c.smtp_url, "smtp://127.0.0.1:25");
+	snprintf(c.metrics_listen, sizeof c.metrics_listen, "127.0.0.1:9100");
+	assert_int_equal(app_store_pool_size(&c, 8), 8 + 1 + 2 + 2 + 1 + 1);
+	assert_int_equal(app_store_pool_size(&c, 0), 1 + 2 + 2 + 1 + 1);
+}
+
 static void test_mailer_delivers_over_smtp(void **state)
 {
 	(void)state;
@@ -399,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_store_sqlite),
 		cmocka_unit_test(test_store_postgres),
 		cmocka_unit_test(test_sqlite_checkpoints_in_background),
+		cmocka_unit_test(test_pool_wait_is_bounded),
 		cmocka_unit_test(test_mailer_delivers_over_smtp),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,6 +3,7 @@ issue 7 "Review"), driven over HTTP as a browser without JavaScript would."""
 import re
 import time
 
+from harness.db import db_exec
 from harness.jobs import wait_run
 from web.webtools import Web, add_member, custom_csv, forms, signin, text_of, upload
 
@@ -227,3 +228,22 @@ def test_preview_of_first_rows_follows_the_choices_and_stores_nothing(server):
     assert "2 imports cleanly" in text_of(r.text)
     body = server.get("/api/v1/imports/runs/" + run["id"]).json()
     assert body["state"] == "QUEUED" and body["nextAction"]
+
+
+def test_store_bug_on_the_review_page_is_500_not_503(server):
+    """Issue 20 item 11: a store failure that is not an outage (here a table
+    renamed away, standing for a SQL bug) is 500 on the review page, as
+    everywhere else — not 503 with Retry-After, which tells a browser or a
+    person that retrying will help."""
+    run = staged(server)
+    w = signin(server)
+    assert w.get(review_path(run)).status_code == 200
+    db_exec(server.db_url, "ALTER TABLE run_files RENAME TO run_files_gone")
+    try:
+        r = w.get(review_path(run))
+        assert r.status_code == 500, (r.status_code, r.text[:300])
+        assert "Retry-After" not in r.headers
+        assert "trying again will not help" in text_of(r.text)
+    finally:
+        db_exec(server.db_url, "ALTER TABLE run_files_gone RENAME TO run_files")
+    assert w.get(review_path(run)).status_code == 200

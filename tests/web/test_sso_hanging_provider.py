@@ -38,6 +38,9 @@ def hanging_provider():
 
 
 def test_hanging_provider_freezes_nobody(start_server, hanging_provider):
+    """Issue 12, and issue 20 item 7 (found from outside, low): sign-ins
+    against a provider that never answers get 503 at once, and /healthz and
+    whoami stay fast meanwhile, even with only 4 HTTP threads."""
     srv = start_server(workers=0, env={"LOADLINE_OIDC_ISSUER": hanging_provider,
                                        "LOADLINE_OIDC_CLIENT_ID": "loadline", "LOADLINE_HTTP_THREADS": "4"})
     base = "http://127.0.0.1:%d" % srv.port
@@ -53,17 +56,21 @@ def test_hanging_provider_freezes_nobody(start_server, hanging_provider):
         t.start()
     worst = 0.0
     while any(t.is_alive() for t in threads):
-        t0 = time.monotonic()
-        assert requests.get(base + "/healthz", timeout=30).status_code == 200
-        worst = max(worst, time.monotonic() - t0)
-        time.sleep(0.1)
+        for path, token in (("/healthz", None), ("/api/v1/whoami", srv.token)):
+            t0 = time.monotonic()
+            headers = {"Authorization": "Bearer " + token} if token else {}
+            assert requests.get(base + path, headers=headers, timeout=30).status_code == 200
+            worst = max(worst, time.monotonic() - t0)
+        time.sleep(0.05)
     for t in threads:
         t.join()
-    # The provider's 4 s time-out is spent by the refresher thread; requests
-    # share at most one 1.5 s wait at a cold start (nothing cached yet).
-    assert worst < 2.0, "/healthz took %.2f s while sign-ins waited on the provider" % worst
+    # The provider's 4 s time-out is spent by the refresher thread, started
+    # with the server; no HTTP thread waits for it (issue 20 item 7: a
+    # shared 1.5 s wait at a cold start held the HTTP threads, and the
+    # unrelated requests queued on them).
+    assert worst < 0.75, "/healthz or whoami took %.2f s while sign-ins met the provider" % worst
     assert [s for s, _ in answers] == [503] * 10, answers
-    assert max(d for _, d in answers) < 2.5, answers
+    assert max(d for _, d in answers) < 0.75, answers
     # Later attempts (the provider known to be failing) are answered at once.
     t0 = time.monotonic()
     assert requests.get(base + "/login/oidc", allow_redirects=False, timeout=30).status_code == 503
