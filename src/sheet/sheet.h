@@ -13,8 +13,8 @@ enum sheet_format { SHEET_UNKNOWN = 0, SHEET_CSV, SHEET_XLSX };
 struct sheet_limits {
 	size_t max_rows;          /* data rows; LOADLINE_MAX_ROWS, default 750 */
 	size_t max_cols;          /* 100 */
-	size_t max_uncompressed;  /* XLSX: 50 MB total expanded */
-	unsigned max_ratio;       /* XLSX: 100x per entry and total */
+	/* The expansion budget's floor, 50 MB: see sheet_expansion_budget. */
+	size_t max_uncompressed;
 	size_t max_shared_strings;      /* XLSX: entries of the shared string table, 1,000,000 */
 	size_t max_shared_bytes;        /* XLSX: their text in all, 16 MB */
 };
@@ -23,8 +23,22 @@ struct sheet_limits {
  * cells past column SHEET_MAX_COLUMNS are dropped (Excel cannot show them). */
 #define SHEET_MAX_COLUMNS 16384u
 #define SHEET_MAX_ROW_NUMBER 1048576u
+/* Excel's limit for the text of one cell, in UTF-16 units as Excel counts
+ * them: a longer cell is CODE_CELL_TOO_LONG. */
+#define SHEET_MAX_CELL_CHARS 32767u
+/* What the budget allows for each data row past the floor: a row of 18
+ * inline-string cells is ~1.1 KB of XML, one of 100 cells ~6 KB. */
+#define SHEET_ROW_EXPANSION (4u * 1024)
 
-/* Fills in the PRODUCT.md defaults (750 rows, 100 columns, 50 MB, 100x).
+/* The expansion budget of one read: max(max_uncompressed, max_rows *
+ * SHEET_ROW_EXPANSION), 50 MB at the defaults (205 MB at 50,000 rows).
+ * Both the bytes inflated from an XLSX package and the text of every cell
+ * delivered (shared strings once per reference, blank rows too) must stay
+ * within it, so what a read costs follows the row limit, whatever the
+ * compression ratio (docs/sheet.md, "Limits and hostile files"). */
+size_t sheet_expansion_budget(const struct sheet_limits *lim);
+
+/* Fills in the PRODUCT.md defaults (750 rows, 100 columns, 50 MB).
  * Reads no environment: callers apply LOADLINE_MAX_ROWS themselves. */
 void sheet_limits_default(struct sheet_limits *lim);
 

@@ -19,6 +19,7 @@ struct rowbuf {
 	size_t n, cap;       /* cells so far, capacity of the arrays */
 	bool open;           /* a cell is being appended to */
 	bool dropping;       /* past SHEET_MAX_COLUMNS: appends are ignored */
+	bool full;           /* an append failed on the text's cap (the budget) */
 	unsigned number;     /* spreadsheet row number */
 	struct sheet_row row;
 };
