@@ -80,12 +80,12 @@ int rowbuf_append(struct rowbuf *rb, const char *p, size_t n)
 	return buf_append(&rb->text, p, n) ? failed(rb, n) : 0;
 }
 
-int rowbuf_append_cp1252(struct rowbuf *rb, const char *p, size_t n)
+int rowbuf_append_sbcs(struct rowbuf *rb, enum sbcs enc, const char *p, size_t n)
 {
 	if (rb->dropping || n == 0)
 		return 0;
-	/* Windows-1252 is at most three bytes a character in UTF-8. */
-	return cp1252_to_utf8(&rb->text, p, n) ? failed(rb, 3 * n) : 0;
+	/* At most three bytes a character in UTF-8. */
+	return sbcs_to_utf8(&rb->text, enc, p, n) ? failed(rb, 3 * n) : 0;
 }
 
 int rowbuf_end_cell(struct rowbuf *rb)

@@ -194,6 +194,10 @@ static const char *unsupported_message(const char *what)
 		{"a PNG", "the file is a PNG image, not CSV or XLSX"},
 		{"a legacy", "the file is a legacy Excel .xls workbook; save it as .xlsx or CSV"},
 		{"a zip", "the file is a zip archive but not an Excel workbook"},
+		{"an OpenDocument", "the file is an OpenDocument spreadsheet (.ods); open it in LibreOffice or Excel and "
+				    "save it as .xlsx or CSV"},
+		{"a fixed-width", "the file is space-padded fixed-width text (.prn, Excel's \"Formatted Text\"), not CSV; "
+				  "save the sheet as .xlsx or CSV"},
 		{"UTF-16", "the file is UTF-16 text; export the sheet as CSV UTF-8"},
 		{"an HTML", "the file is an HTML page, not a spreadsheet (\"Export to Excel\" often writes one); "
 			    "open it in Excel and save it as .xlsx or CSV"},

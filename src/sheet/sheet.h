@@ -59,7 +59,7 @@ struct sheet_row {
 
 struct sheet_info {
 	enum sheet_format format;
-	const char *encoding;  /* "utf-8", "utf-8-bom", "windows-1252", or "xlsx" */
+	const char *encoding;  /* "utf-8", "utf-8-bom", "windows-1252", "macintosh" (Mac OS Roman), or "xlsx" */
 	char delimiter;        /* ',', ';', '\t' or 0 for xlsx */
 };
 
@@ -109,6 +109,9 @@ struct buf;
  * becomes '?'), for writing a file back in a Windows-1252 upload's own
  * encoding.  Returns 0, or -1 when b is full or s is cut mid-character. */
 int utf8_to_cp1252(struct buf *b, const char *s, size_t n);
+/* The single-byte encodings a CSV that is not UTF-8 is read in. */
+enum sbcs { SBCS_WINDOWS_1252, SBCS_MACINTOSH };
+int utf8_to_sbcs(struct buf *b, enum sbcs enc, const char *s, size_t n);
 
 /* Pure helpers, also fuzzed. */
 

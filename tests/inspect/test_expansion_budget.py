@@ -44,7 +44,7 @@ WB_RELS = ('<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://s
 # handed to the caller).  inspect holds what it prints in a temporary file.
 BOUND_MB = 160
 # ASan: shadow memory (1/8), redzones and a 256 MB quarantine of freed blocks.
-ASAN_BOUND_MB = 640
+ASAN_BOUND_MB = 480
 
 
 def is_asan(path):
