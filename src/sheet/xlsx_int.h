@@ -158,9 +158,6 @@ void xsax_fail(struct xsax *s, const char *msg);
  * the document's root (the part ends with it); otherwise a callback stops
  * the part (xsax_stop) at its end tag.  True when the scanner took over. */
 bool xsax_scan_from(struct xsax *s, const char *local, bool root);
-/* True by default; the fuzz target turns it off to check that the scanner
- * and libxml2 read every input the same. */
-extern bool xsax_scanner;
 void xsax_stop(struct xsax *s);
 void xsax_close(struct xsax *s);
 /* An attribute value from a SAX2 attribute array (not NUL-terminated) into
