@@ -79,8 +79,8 @@ def test_shared_string_amplification_is_refused(server):
     """Issue 20, item 1 (high): every cell of 750 rows refers to one shared
     string of 860,000 characters (a 650 KB upload that took 2.35 GB and
     7 s): the run fails on the first reference, CELL_TOO_LONG, naming the
-    row and column; the server stays small (the inspect tests measure the
-    bound)."""
+    row and column, and the server's peak memory stays where it was
+    (tests/inspect/test_expansion_budget.py measures the documented bound)."""
     import base64
     import io
     import os
@@ -105,9 +105,21 @@ def test_shared_string_amplification_is_refused(server):
             w.writestr(info.filename, data)
         w.writestr("xl/sst.xml", '<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><si><t>jobCode'
                    '</t></si><si><t>loadNo</t></si><si><t>loadDate</t></si><si><t>%s</t></si></sst>' % big)
+    before = _peak_mb(server)
     run = _run(server, out.getvalue())
     assert run["state"] == "FAILED" and run["error"]["code"] == "CELL_TOO_LONG", run
     assert run["error"]["message"].startswith("row 2: column A has 860,000 characters"), run
+    # The server's own peak (VmHWM) hardly moves: it grew by 1.9 GB before.
+    grew = _peak_mb(server) - before
+    assert grew < 200, "the server's peak grew by %d MB" % grew
+
+
+def _peak_mb(srv):
+    with open("/proc/%d/status" % srv.proc.pid) as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) // 1024
+    raise AssertionError("no VmHWM")
 
 
 def test_50000_row_workbook_imports_with_the_row_limit_raised(start_server, tmp_path):
