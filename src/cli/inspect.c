@@ -141,6 +141,26 @@ static int emit(json_t *out, FILE *tmp, int status)
 	return status;
 }
 
+/* The options and the file name: -1 when they are fine, else the exit
+ * status (0 after --help, 2 on a usage error). */
+static int parse_args(int argc, char **argv, struct sheet_limits *lim, const char **ret_path)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--max-rows") && i + 1 < argc) {
+			if (!(lim->max_rows = parse_count(argv[++i], 1000000000)))
+				return usage();
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage();
+			return 0;
+		} else if ((argv[i][0] == '-' && argv[i][1]) || *ret_path) {
+			return usage();
+		} else {
+			*ret_path = argv[i];
+		}
+	}
+	return *ret_path ? -1 : usage();
+}
+
 int cli_inspect(struct app *app, int argc, char **argv)
 {
 	struct sheet_limits lim;
@@ -153,21 +173,9 @@ int cli_inspect(struct app *app, int argc, char **argv)
 		max_bytes = DEFAULT_MAX_FILE_BYTES;
 
 	const char *path = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--max-rows") && i + 1 < argc) {
-			if (!(lim.max_rows = parse_count(argv[++i], 1000000000)))
-				return usage();
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage();
-			return 0;
-		} else if ((argv[i][0] == '-' && argv[i][1]) || path) {
-			return usage();
-		} else {
-			path = argv[i];
-		}
-	}
-	if (!path)
-		return usage();
+	int status = parse_args(argc, argv, &lim, &path);
+	if (status >= 0)
+		return status;
 
 	size_t len = 0;
 	int over = 0;
@@ -205,7 +213,7 @@ int cli_inspect(struct app *app, int argc, char **argv)
 	}
 	if (rc)
 		put_error(out, rc, msg);
-	int status = emit(out, rc ? NULL : tmp, rc ? 1 : 0);
+	status = emit(out, rc ? NULL : tmp, rc ? 1 : 0);
 	fclose(tmp);
 	sheet_free(s);
 	free(data);

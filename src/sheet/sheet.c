@@ -221,6 +221,37 @@ enum sheet_format sheet_sniff_explain(const void *data, size_t len, const char *
 	return f;
 }
 
+/* Sniffs the bytes and opens the reader for their format, with the row
+ * buffers; a parse-level code and a static message on failure. */
+static enum code open_reader(struct sheet *s, const void *data, size_t len, const struct sheet_limits *lim,
+			     const char **ret_msg)
+{
+	s->lim = *lim;
+	/* The readers see the budget as their limit on inflated bytes. */
+	s->budget = s->lim.max_uncompressed = sheet_expansion_budget(lim);
+	buf_init(&s->msg, 1024);
+	const char *what = NULL;
+	s->info.format = sniff_detail(data, len, &what);
+	/* A row cannot hold more text than the input expands to: CSV grows at
+	 * most threefold in Windows-1252 decoding, XLSX to its budget (and
+	 * next_nonblank lowers the cap to what the budget has left). */
+	size_t row_cap = s->budget + 64;
+	if (s->info.format == SHEET_CSV && len < s->budget / 3)
+		row_cap = len * 3 + 64;
+	rowbuf_init(&s->header, row_cap);
+	rowbuf_init(&s->row, row_cap);
+	switch (s->info.format) {
+	case SHEET_CSV:
+		return csv_reader_open(data, len, &s->lim, &s->info, &s->reader, ret_msg);
+	case SHEET_XLSX:
+		s->info.encoding = "xlsx";
+		return xlsx_reader_open(data, len, &s->lim, &s->info, &s->reader, ret_msg);
+	default:
+		*ret_msg = unsupported_message(what);
+		return CODE_UNSUPPORTED_MIME;
+	}
+}
+
 enum code sheet_open_info(const void *data, size_t len, const struct sheet_limits *lim,
 			  struct sheet **ret_sheet, const char **ret_message,
 			  struct sheet_info *ret_info)
@@ -235,32 +266,8 @@ enum code sheet_open_info(const void *data, size_t len, const struct sheet_limit
 			memset(ret_info, 0, sizeof(*ret_info));
 		return CODE_INTERNAL_ERROR;
 	}
-	s->lim = *lim;
-	/* The readers see the budget as their limit on inflated bytes. */
-	s->budget = s->lim.max_uncompressed = sheet_expansion_budget(lim);
-	buf_init(&s->msg, 1024);
-	const char *what = NULL, *msg = NULL;
-	s->info.format = sniff_detail(data, len, &what);
-	/* A row cannot hold more text than the input expands to: CSV grows at
-	 * most threefold in Windows-1252 decoding, XLSX to its budget (and
-	 * next_nonblank lowers the cap to what the budget has left). */
-	size_t row_cap = s->budget + 64;
-	if (s->info.format == SHEET_CSV && len < s->budget / 3)
-		row_cap = len * 3 + 64;
-	rowbuf_init(&s->header, row_cap);
-	rowbuf_init(&s->row, row_cap);
-	enum code rc;
-	switch (s->info.format) {
-	case SHEET_CSV:
-		rc = csv_reader_open(data, len, &s->lim, &s->info, &s->reader, &msg);
-		break;
-	case SHEET_XLSX:
-		s->info.encoding = "xlsx";
-		rc = xlsx_reader_open(data, len, &s->lim, &s->info, &s->reader, &msg);
-		break;
-	default:
-		return fail_open(s, CODE_UNSUPPORTED_MIME, unsupported_message(what), ret_message, ret_info);
-	}
+	const char *msg = NULL;
+	enum code rc = open_reader(s, data, len, lim, &msg);
 	if (rc)
 		return fail_open(s, rc, msg, ret_message, ret_info);
 

@@ -73,7 +73,7 @@ struct sheet;
 /* Parses data[0..len) (the caller keeps it alive until sheet_free) and reads
  * the header row.  Returns CODE_OK and a new sheet in *ret_sheet, or a
  * parse-level code (EMPTY_FILE, TOO_MANY_HEADERS, MALFORMED_CSV,
- * MALFORMED_XLSX, MACRO_REJECTED, UNSUPPORTED_MIME) with *ret_sheet set to
+ * MALFORMED_XLSX, MACRO_REJECTED, CELL_TOO_LONG, UNSUPPORTED_MIME) with *ret_sheet set to
  * NULL.  *ret_message (may be NULL) always receives a human message; it is a
  * static string, valid for the life of the process. */
 /* sheet_sniff, with a sentence for the user when the format is
