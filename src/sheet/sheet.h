@@ -97,8 +97,9 @@ const struct sheet_row *sheet_header(const struct sheet *s);
 
 /* Next non-blank data row; *ret_row = NULL at the end.  Returns a
  * parse-level code on error (TOO_MANY_ROWS when row max_rows+1 appears;
- * EMPTY_FILE when the end comes with no data row at all; MALFORMED_CSV or
- * MALFORMED_XLSX when the rest of the file is broken).  After an error every
+ * EMPTY_FILE when the end comes with no data row at all; CELL_TOO_LONG for
+ * a cell past SHEET_MAX_CELL_CHARS; MALFORMED_CSV or MALFORMED_XLSX when the
+ * rest of the file is broken or its cells pass the expansion budget).  After an error every
  * later call returns the same code.  The returned row is owned by the sheet
  * and stays valid until the next call. */
 enum code sheet_next_row(struct sheet *s, const struct sheet_row **ret_row);
