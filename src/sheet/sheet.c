@@ -35,8 +35,12 @@ void sheet_limits_default(struct sheet_limits *lim)
 
 size_t sheet_expansion_budget(const struct sheet_limits *lim)
 {
-	size_t rows = lim->max_rows < SIZE_MAX / SHEET_ROW_EXPANSION ? lim->max_rows * SHEET_ROW_EXPANSION : SIZE_MAX;
-	return rows > lim->max_uncompressed ? rows : lim->max_uncompressed;
+	/* Capped far below SIZE_MAX: callers add slack to it (an unlimited
+	 * row count, as the benchmark asks for, must not wrap around). */
+	const size_t cap = SIZE_MAX / 4;
+	size_t rows = lim->max_rows < cap / SHEET_ROW_EXPANSION ? lim->max_rows * SHEET_ROW_EXPANSION : cap;
+	size_t budget = rows > lim->max_uncompressed ? rows : lim->max_uncompressed;
+	return budget < cap ? budget : cap;
 }
 
 const struct sheet_info *sheet_info(const struct sheet *s)

@@ -364,6 +364,12 @@ static void test_budget_and_cell_cap(void **state)
 	assert_int_equal(sheet_expansion_budget(&lim), 50u * 1024 * 1024);
 	lim.max_rows = 50000;
 	assert_int_equal(sheet_expansion_budget(&lim), 50000u * 4096);
+	/* No row limit (the benchmark's): the budget must not wrap around. */
+	lim.max_rows = SIZE_MAX;
+	assert_true(sheet_expansion_budget(&lim) <= SIZE_MAX / 4);
+	char *got = render_lim("a,b\n1,2\n", 8, &lim);
+	assert_string_equal(got, "1:a|b\n2:1|2\n");
+	free(got);
 	sheet_limits_default(&lim);
 	static char text[40000];
 	memcpy(text, "a,b\n1,", 6);
