@@ -29,7 +29,7 @@ void rowbuf_clear(struct rowbuf *rb)
 }
 
 /* -1 from an append: on the cap (rb->full) or out of memory. */
-static int failed(struct rowbuf *rb, size_t n)
+__attribute__((cold, noinline)) static int failed(struct rowbuf *rb, size_t n)
 {
 	if (rb->text.len + n + 1 > rb->text.max)
 		rb->full = true;

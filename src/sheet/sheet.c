@@ -125,7 +125,9 @@ static enum code budget_exceeded(struct sheet *s, const char **ret_msg)
  * s->msg's (dynamic) or a static one. */
 static enum code check_row(struct sheet *s, struct rowbuf *rb, const char **ret_msg)
 {
-	for (size_t i = 0; i < rb->n; i++) {
+	/* A row of at most 32,767 bytes has no cell past the cap: almost every
+	 * row, whose cells are then not looked at (this runs for every row). */
+	for (size_t i = 0; rb->text.len > SHEET_MAX_CELL_CHARS && i < rb->n; i++) {
 		size_t chars;
 		if (rb->lens[i] <= SHEET_MAX_CELL_CHARS ||
 		    (chars = excel_chars(rb->text.data + rb->offs[i], rb->lens[i])) <= SHEET_MAX_CELL_CHARS)
