@@ -240,8 +240,8 @@ static json_t *run_counts(void)
 
 static json_t *run_file(void)
 {
-	json_t *enc = oa_with(oa_nullable("string"), "enum", json_pack("[s,s,s,s,n]", "utf-8", "utf-8-bom",
-								      "windows-1252", "xlsx"));
+	json_t *enc = oa_with(oa_nullable("string"), "enum", json_pack("[s,s,s,s,s,n]", "utf-8", "utf-8-bom",
+								      "windows-1252", "macintosh", "xlsx"));
 	json_t *delim = oa_with(oa_nullable("string"), "enum", json_pack("[s,s,s,s,n]", ",", ";", "\t", "|"));
 	return object_of("What the reader found in the file. encoding and delimiter are null until the file "
 		"is parsed; delimiter is null for XLSX.", "format encoding delimiter",

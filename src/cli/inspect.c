@@ -3,6 +3,7 @@
  * error.  Exit 0 when read, 1 on a parse error, 2 on a usage error. */
 #include <errno.h>
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,30 +83,82 @@ static void put_error(json_t *out, enum code rc, const char *message)
 						    "message", message ? message : ""));
 }
 
-/* Reads every row into out; returns the code of the first error. */
-static enum code read_rows(struct sheet *s, json_t *out)
+/* Writes every data row to tmp, one compact JSON object a line, as it is
+ * read: inspect holds one row at a time, not the file's rows (a workbook
+ * whose cells all repeat one long shared string would otherwise cost its
+ * whole expansion again as JSON values).  Returns the first error's code. */
+static enum code read_rows(struct sheet *s, json_t *out, FILE *tmp)
 {
 	const struct sheet_row *h = sheet_header(s);
 	json_object_set_new(out, "headerRow", json_integer(h->number));
 	json_object_set_new(out, "headers", cells_json(h));
-	json_t *rows = json_array();
-	json_object_set_new(out, "rows", rows);
-	for (;;) {
+	for (bool first = true;; first = false) {
 		const struct sheet_row *row;
 		enum code rc = sheet_next_row(s, &row);
 		if (rc || !row)
 			return rc;
-		json_array_append_new(rows, json_pack("{s:I, s:o}", "row", (json_int_t)row->number,
-						      "cells", cells_json(row)));
+		fprintf(tmp, "%s{\"row\": %u, \"cells\": [", first ? "\n    " : ",\n    ", row->number);
+		/* One cell's JSON copy at a time. */
+		for (size_t i = 0; i < row->ncells; i++) {
+			json_t *c = json_stringn(row->cells[i], row->lens[i]);
+			if (i)
+				fputs(", ", tmp);
+			if (c)
+				json_dumpf(c, tmp, JSON_ENCODE_ANY);
+			else
+				fputs("null", tmp);
+			json_decref(c);
+		}
+		fputs("]}", tmp);
 	}
 }
 
-static int emit(json_t *out, int status)
+/* out, with the rows in tmp (NULL: none) as its last member, "rows". */
+static int emit(json_t *out, FILE *tmp, int status)
 {
-	json_dumpf(out, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	fputc('\n', stdout);
+	char *head = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(out);
+	if (!head)
+		return 2;
+	if (tmp) {
+		/* head ends "\n}": the rows go in before the brace. */
+		char *brace = strrchr(head, '}');
+		if (brace && brace > head && brace[-1] == '\n')
+			*--brace = '\0';
+		fputs(head, stdout);
+		fputs(strchr(head, ':') ? ",\n  \"rows\": [" : "\n  \"rows\": [", stdout);
+		rewind(tmp);
+		char buf[65536];
+		size_t n;
+		while ((n = fread(buf, 1, sizeof buf, tmp)) > 0)
+			fwrite(buf, 1, n, stdout);
+		fputs(ftell(tmp) > 0 ? "\n  ]\n}" : "]\n}", stdout);
+	} else {
+		fputs(head, stdout);
+	}
+	fputc('\n', stdout);
+	free(head);
 	return status;
+}
+
+/* The options and the file name: -1 when they are fine, else the exit
+ * status (0 after --help, 2 on a usage error). */
+static int parse_args(int argc, char **argv, struct sheet_limits *lim, const char **ret_path)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--max-rows") && i + 1 < argc) {
+			if (!(lim->max_rows = parse_count(argv[++i], 1000000000)))
+				return usage();
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage();
+			return 0;
+		} else if ((argv[i][0] == '-' && argv[i][1]) || *ret_path) {
+			return usage();
+		} else {
+			*ret_path = argv[i];
+		}
+	}
+	return *ret_path ? -1 : usage();
 }
 
 int cli_inspect(struct app *app, int argc, char **argv)
@@ -120,21 +173,9 @@ int cli_inspect(struct app *app, int argc, char **argv)
 		max_bytes = DEFAULT_MAX_FILE_BYTES;
 
 	const char *path = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--max-rows") && i + 1 < argc) {
-			if (!(lim.max_rows = parse_count(argv[++i], 1000000000)))
-				return usage();
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage();
-			return 0;
-		} else if ((argv[i][0] == '-' && argv[i][1]) || path) {
-			return usage();
-		} else {
-			path = argv[i];
-		}
-	}
-	if (!path)
-		return usage();
+	int status = parse_args(argc, argv, &lim, &path);
+	if (status >= 0)
+		return status;
 
 	size_t len = 0;
 	int over = 0;
@@ -147,7 +188,14 @@ int cli_inspect(struct app *app, int argc, char **argv)
 	if (over) {
 		free(data);
 		put_error(out, CODE_TOO_LARGE, "the file is larger than LOADLINE_MAX_FILE_BYTES");
-		return emit(out, 1);
+		return emit(out, NULL, 1);
+	}
+	FILE *tmp = tmpfile();
+	if (!tmp) {
+		fprintf(stderr, "loadline inspect: cannot create a temporary file: %s\n", strerror(errno));
+		free(data);
+		json_decref(out);
+		return 2;
 	}
 	struct sheet *s = NULL;
 	const char *msg = NULL;
@@ -155,18 +203,18 @@ int cli_inspect(struct app *app, int argc, char **argv)
 	enum code rc = sheet_open_info(data, len, &lim, &s, &msg, &info);
 	put_info(out, &info);
 	if (!rc) {
-		rc = read_rows(s, out);
+		rc = read_rows(s, out, tmp);
 		if (rc) {
 			/* Partial rows would suggest the file was read: drop them. */
 			json_object_del(out, "headerRow");
 			json_object_del(out, "headers");
-			json_object_del(out, "rows");
 			msg = sheet_message(s);
 		}
 	}
 	if (rc)
 		put_error(out, rc, msg);
-	int status = emit(out, rc ? 1 : 0);
+	status = emit(out, rc ? NULL : tmp, rc ? 1 : 0);
+	fclose(tmp);
 	sheet_free(s);
 	free(data);
 	return status;

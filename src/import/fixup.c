@@ -98,12 +98,13 @@ static bool formula_like(const char *s)
 struct csv_out {
 	struct buf b;
 	char delim;
-	bool cp1252;
+	bool sbcs;           /* written back in enc, as it was read */
+	enum sbcs enc;
 };
 
 static int put_text(struct csv_out *o, const char *s, size_t n)
 {
-	return o->cp1252 ? utf8_to_cp1252(&o->b, s, n) : buf_append(&o->b, s, n);
+	return o->sbcs ? utf8_to_sbcs(&o->b, o->enc, s, n) : buf_append(&o->b, s, n);
 }
 
 /* One cell: quoted when it holds the delimiter, a quote, a line break or
@@ -150,8 +151,10 @@ static const char *base_name(struct arena *a, const char *file_name, const char 
 static enum code build_csv(struct sheet *sh, const struct failed *f, struct fixup *ret)
 {
 	const struct sheet_info *info = sheet_info(sh);
+	bool mac = info->encoding && !strcmp(info->encoding, "macintosh");
 	struct csv_out o = {.delim = info->delimiter ? info->delimiter : ',',
-			    .cp1252 = info->encoding && !strcmp(info->encoding, "windows-1252")};
+			    .sbcs = mac || (info->encoding && !strcmp(info->encoding, "windows-1252")),
+			    .enc = mac ? SBCS_MACINTOSH : SBCS_WINDOWS_1252};
 	buf_init(&o.b, FIXUP_MAX_BYTES);
 	if (info->encoding && !strcmp(info->encoding, "utf-8-bom"))
 		buf_puts(&o.b, "\xEF\xBB\xBF");
@@ -171,21 +174,54 @@ static enum code build_csv(struct sheet *sh, const struct failed *f, struct fixu
 		return CODE_INTERNAL_ERROR;
 	}
 	ret->data = (unsigned char *)buf_steal(&o.b, &ret->len);
-	ret->content_type = o.cp1252 ? "text/csv; charset=windows-1252" : "text/csv; charset=utf-8";
+	ret->content_type = !o.sbcs ? "text/csv; charset=utf-8" : mac ? "text/csv; charset=macintosh"
+								       : "text/csv; charset=windows-1252";
 	return CODE_OK;
 }
 
-static void xlsx_row(lxw_worksheet *ws, lxw_row_t at, const struct sheet_row *r, size_t ncols, const char *errors,
-		     lxw_format *bold)
+/* Excel's limit for a cell, which libxlsxwriter enforces (in characters). */
+#define XLSX_CELL_MAX 32767
+
+/* The first max characters of s (UTF-8), in the arena. */
+static const char *first_chars(struct arena *a, const char *s, size_t max)
 {
-	for (size_t j = 0; j < ncols && j < r->ncells; j++)
-		if (*r->cells[j])
-			worksheet_write_string(ws, at, (lxw_col_t)j, r->cells[j], bold);
-	worksheet_write_string(ws, at, (lxw_col_t)ncols, errors, bold);
+	size_t i = 0, k = 0;
+	for (; s[i] && k <= max; i++)
+		k += ((unsigned char)s[i] & 0xC0) != 0x80;
+	if (k <= max)
+		return s;
+	while (i > 0 && ((unsigned char)s[i - 1] & 0xC0) == 0x80)
+		i--;
+	return arena_strndup(a, s, i - 1);
+}
+
+/* One row; a cell libxlsxwriter refuses (longer than an .xlsx cell holds:
+ * the readers refuse such cells since issue 20, so only a file read under
+ * older rules has one) is not dropped silently: the errors cell says which
+ * and to take it from the original file.  An errors text that long is cut. */
+static void xlsx_row(struct arena *a, lxw_worksheet *ws, lxw_row_t at, const struct sheet_row *r, size_t ncols,
+		     const char *errors, lxw_format *bold)
+{
+	const char *note = "";
+	for (size_t j = 0; j < ncols && j < r->ncells; j++) {
+		if (!*r->cells[j] || worksheet_write_string(ws, at, (lxw_col_t)j, r->cells[j], bold) == LXW_NO_ERROR)
+			continue;
+		lxw_col_t c = (lxw_col_t)j;
+		char name[8];
+		lxw_col_to_name(name, c, false);
+		note = arena_printf(a, "%s; column %s is left empty: its text is longer than the 32,767 characters "
+				    "an .xlsx cell holds (take it from the original file)", note, name);
+	}
+	const char *text = *note ? arena_printf(a, "%s%s", errors, note) : errors;
+	if (worksheet_write_string(ws, at, (lxw_col_t)ncols, text, bold) != LXW_NO_ERROR) {
+		static const char cut[] = " … (cut: longer than an .xlsx cell holds)";
+		const char *head = first_chars(a, text, XLSX_CELL_MAX - (sizeof cut - 3));
+		worksheet_write_string(ws, at, (lxw_col_t)ncols, arena_printf(a, "%s%s", head, cut), bold);
+	}
 }
 
 /* libxlsxwriter writes to a file: a private temporary one, read back. */
-static enum code build_xlsx(struct sheet *sh, const struct failed *f, struct fixup *ret)
+static enum code build_xlsx(struct arena *a, struct sheet *sh, const struct failed *f, struct fixup *ret)
 {
 	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	char path[4096];
@@ -207,13 +243,13 @@ static enum code build_xlsx(struct sheet *sh, const struct failed *f, struct fix
 	format_set_bold(bold);
 	const struct sheet_row *h = sheet_header(sh), *r;
 	size_t ncols = h->ncells;
-	xlsx_row(ws, 0, h, ncols, "errors", bold);
+	xlsx_row(a, ws, 0, h, ncols, "errors", bold);
 	lxw_row_t at = 1;
 	enum code rc;
 	while ((rc = sheet_next_row(sh, &r)) == CODE_OK && r) {
 		const char *errs = errors_of(f, r->number);
 		if (errs) {
-			xlsx_row(ws, at++, r, ncols > r->ncells ? ncols : r->ncells, errs, NULL);
+			xlsx_row(a, ws, at++, r, ncols > r->ncells ? ncols : r->ncells, errs, NULL);
 			ret->rows++;
 		}
 	}
@@ -261,7 +297,7 @@ enum code fixup_build(struct store *st, struct arena *a, const struct run *run, 
 	rc = sheet_open(data, len, &lim, &sh, &msg);
 	if (!rc) {
 		bool xlsx = sheet_info(sh)->format == SHEET_XLSX;
-		rc = xlsx ? build_xlsx(sh, &f, ret) : build_csv(sh, &f, ret);
+		rc = xlsx ? build_xlsx(a, sh, &f, ret) : build_csv(sh, &f, ret);
 		ret->file_name = base_name(a, run->file_name, xlsx ? "xlsx" : "csv");
 	}
 	sheet_free(sh);

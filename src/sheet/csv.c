@@ -11,7 +11,8 @@ struct csv_reader {
 	struct sheet_reader base;
 	const char *p;
 	size_t len, pos;
-	bool cp1252;
+	bool sbcs;           /* not UTF-8: read in enc */
+	enum sbcs enc;
 	char delim;
 	unsigned rowno;
 	bool stop[256];  /* bytes that end an unquoted field */
@@ -19,7 +20,7 @@ struct csv_reader {
 
 static int put(struct csv_reader *c, struct rowbuf *rb, const char *p, size_t n)
 {
-	return c->cp1252 ? rowbuf_append_cp1252(rb, p, n) : rowbuf_append(rb, p, n);
+	return c->sbcs ? rowbuf_append_sbcs(rb, c->enc, p, n) : rowbuf_append(rb, p, n);
 }
 
 /* A quoted field: "" is a quote; text after the closing quote up to the
@@ -170,7 +171,8 @@ enum code csv_reader_open(const char *data, size_t len, const struct sheet_limit
 		start = 3;
 	bool utf8 = utf8_valid_prefix(data + start, len - start) == len - start;
 	info->format = SHEET_CSV;
-	info->encoding = !utf8 ? "windows-1252" : bom ? "utf-8-bom" : "utf-8";
+	enum sbcs enc = utf8 ? SBCS_WINDOWS_1252 : sbcs_guess(data + start, len - start);
+	info->encoding = !utf8 ? (enc == SBCS_MACINTOSH ? "macintosh" : "windows-1252") : bom ? "utf-8-bom" : "utf-8";
 	size_t sep = sep_line(data + start, len - start, &info->delimiter);
 	if (sep)
 		start += sep;
@@ -190,7 +192,8 @@ enum code csv_reader_open(const char *data, size_t len, const struct sheet_limit
 	c->p = data;
 	c->len = len;
 	c->pos = start;
-	c->cp1252 = !utf8;
+	c->sbcs = !utf8;
+	c->enc = enc;
 	c->delim = info->delimiter;
 	c->stop[(unsigned char)c->delim] = true;
 	c->stop['\r'] = c->stop['\n'] = true;

@@ -63,7 +63,36 @@ static const uint16_t cp1252_high[32] = {
 	0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178,
 };
 
-int cp1252_to_utf8(struct buf *b, const char *s, size_t n)
+/* Mac OS Roman, bytes 0x80..0xFF (the WHATWG "macintosh" encoding: 0xDB is
+ * the euro sign, 0xF0 the Apple logo in the private use area). */
+static const uint16_t mac_high[128] = {
+	0x00C4, 0x00C5, 0x00C7, 0x00C9, 0x00D1, 0x00D6, 0x00DC, 0x00E1,
+	0x00E0, 0x00E2, 0x00E4, 0x00E3, 0x00E5, 0x00E7, 0x00E9, 0x00E8,
+	0x00EA, 0x00EB, 0x00ED, 0x00EC, 0x00EE, 0x00EF, 0x00F1, 0x00F3,
+	0x00F2, 0x00F4, 0x00F6, 0x00F5, 0x00FA, 0x00F9, 0x00FB, 0x00FC,
+	0x2020, 0x00B0, 0x00A2, 0x00A3, 0x00A7, 0x2022, 0x00B6, 0x00DF,
+	0x00AE, 0x00A9, 0x2122, 0x00B4, 0x00A8, 0x2260, 0x00C6, 0x00D8,
+	0x221E, 0x00B1, 0x2264, 0x2265, 0x00A5, 0x00B5, 0x2202, 0x2211,
+	0x220F, 0x03C0, 0x222B, 0x00AA, 0x00BA, 0x03A9, 0x00E6, 0x00F8,
+	0x00BF, 0x00A1, 0x00AC, 0x221A, 0x0192, 0x2248, 0x2206, 0x00AB,
+	0x00BB, 0x2026, 0x00A0, 0x00C0, 0x00C3, 0x00D5, 0x0152, 0x0153,
+	0x2013, 0x2014, 0x201C, 0x201D, 0x2018, 0x2019, 0x00F7, 0x25CA,
+	0x00FF, 0x0178, 0x2044, 0x20AC, 0x2039, 0x203A, 0xFB01, 0xFB02,
+	0x2021, 0x00B7, 0x201A, 0x201E, 0x2030, 0x00C2, 0x00CA, 0x00C1,
+	0x00CB, 0x00C8, 0x00CD, 0x00CE, 0x00CF, 0x00CC, 0x00D3, 0x00D4,
+	0xF8FF, 0x00D2, 0x00DA, 0x00DB, 0x00D9, 0x0131, 0x02C6, 0x02DC,
+	0x00AF, 0x02D8, 0x02D9, 0x02DA, 0x00B8, 0x02DD, 0x02DB, 0x02C7,
+};
+
+/* The code point of byte c >= 0x80 in the encoding. */
+static unsigned high_cp(enum sbcs enc, unsigned c)
+{
+	if (enc == SBCS_MACINTOSH)
+		return mac_high[c - 0x80];
+	return c < 0xA0 ? cp1252_high[c - 0x80] : c;
+}
+
+int sbcs_to_utf8(struct buf *b, enum sbcs enc, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0;
@@ -75,8 +104,7 @@ int cp1252_to_utf8(struct buf *b, const char *s, size_t n)
 			return -1;
 		if (run == n)
 			break;
-		unsigned c = p[run];
-		unsigned cp = c < 0xA0 ? cp1252_high[c - 0x80] : c;
+		unsigned cp = high_cp(enc, p[run]);
 		char out[3];
 		size_t len;
 		if (cp < 0x800) {
@@ -96,10 +124,46 @@ int cp1252_to_utf8(struct buf *b, const char *s, size_t n)
 	return 0;
 }
 
-/* UTF-8 back to Windows-1252, for files written in the upload's own
- * encoding: text read from a Windows-1252 file maps back byte for byte;
- * anything else (never the case for such text) becomes '?'. */
-int utf8_to_cp1252(struct buf *b, const char *s, size_t n)
+int cp1252_to_utf8(struct buf *b, const char *s, size_t n)
+{
+	return sbcs_to_utf8(b, SBCS_WINDOWS_1252, s, n);
+}
+
+/* How plausible a non-ASCII character is in a freight file: accented
+ * letters of the Latin alphabets, the typographic punctuation word
+ * processors put in (quotes, dashes, ellipsis, bullet, euro, degree,
+ * no-break space).  A capital right after an ASCII letter is not ("RŽunion"
+ * is "Réunion" in Mac Roman read as Windows-1252). */
+static bool plausible(unsigned cp, unsigned char prev)
+{
+	bool after_letter = (prev | 0x20) >= 'a' && (prev | 0x20) <= 'z';
+	bool upper = (cp >= 0xC0 && cp <= 0xDE && cp != 0xD7) || cp == 0x152 || cp == 0x160 || cp == 0x17D ||
+		     cp == 0x178;
+	bool lower = (cp >= 0xDF && cp <= 0xFF && cp != 0xF7) || cp == 0x153 || cp == 0x161 || cp == 0x17E;
+	if (upper)
+		return !after_letter;
+	return lower || cp == 0x2018 || cp == 0x2019 || cp == 0x201C || cp == 0x201D || cp == 0x2013 ||
+	       cp == 0x2014 || cp == 0x2026 || cp == 0x2022 || cp == 0x20AC || cp == 0xB0 || cp == 0xA0;
+}
+
+enum sbcs sbcs_guess(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t win = 0, mac = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] < 0x80)
+			continue;
+		unsigned char prev = i ? p[i - 1] : ' ';
+		win += plausible(high_cp(SBCS_WINDOWS_1252, p[i]), prev);
+		mac += plausible(high_cp(SBCS_MACINTOSH, p[i]), prev);
+	}
+	return mac > win ? SBCS_MACINTOSH : SBCS_WINDOWS_1252;
+}
+
+/* UTF-8 back to the single-byte encoding, for files written in the
+ * upload's own encoding: text read from such a file maps back byte for
+ * byte; anything else (never the case for such text) becomes '?'. */
+int utf8_to_sbcs(struct buf *b, enum sbcs enc, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	for (size_t i = 0; i < n;) {
@@ -111,18 +175,19 @@ int utf8_to_cp1252(struct buf *b, const char *s, size_t n)
 		for (size_t k = 1; k < len; k++)
 			cp = cp << 6 | (p[i + k] & 0x3Fu);
 		i += len;
-		int byte = -1;
-		if (cp < 0x80 || (cp >= 0xA0 && cp <= 0xFF)) {
-			byte = (int)cp;
-		} else {
-			for (int k = 0; k < 32; k++)
-				if (cp1252_high[k] == cp)
-					byte = 0x80 + k;
-		}
+		int byte = cp < 0x80 ? (int)cp : -1;
+		for (unsigned k = 0x80; byte < 0 && k <= 0xFF; k++)
+			if (high_cp(enc, k) == cp)
+				byte = (int)k;
 		if (buf_putc(b, byte < 0 ? '?' : (char)byte))
 			return -1;
 	}
 	return 0;
+}
+
+int utf8_to_cp1252(struct buf *b, const char *s, size_t n)
+{
+	return utf8_to_sbcs(b, SBCS_WINDOWS_1252, s, n);
 }
 
 static int hexval(char c)

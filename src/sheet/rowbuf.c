@@ -25,6 +25,15 @@ void rowbuf_clear(struct rowbuf *rb)
 	rb->n = 0;
 	rb->open = false;
 	rb->dropping = false;
+	rb->full = false;
+}
+
+/* -1 from an append: on the cap (rb->full) or out of memory. */
+__attribute__((cold, noinline)) static int failed(struct rowbuf *rb, size_t n)
+{
+	if (rb->text.len + n + 1 > rb->text.max)
+		rb->full = true;
+	return -1;
 }
 
 /* The arrays grow by doubling up to SHEET_MAX_COLUMNS, so their size is
@@ -68,14 +77,15 @@ int rowbuf_append(struct rowbuf *rb, const char *p, size_t n)
 {
 	if (rb->dropping || n == 0)
 		return 0;
-	return buf_append(&rb->text, p, n);
+	return buf_append(&rb->text, p, n) ? failed(rb, n) : 0;
 }
 
-int rowbuf_append_cp1252(struct rowbuf *rb, const char *p, size_t n)
+int rowbuf_append_sbcs(struct rowbuf *rb, enum sbcs enc, const char *p, size_t n)
 {
 	if (rb->dropping || n == 0)
 		return 0;
-	return cp1252_to_utf8(&rb->text, p, n);
+	/* At most three bytes a character in UTF-8. */
+	return sbcs_to_utf8(&rb->text, enc, p, n) ? failed(rb, 3 * n) : 0;
 }
 
 int rowbuf_end_cell(struct rowbuf *rb)
@@ -87,7 +97,7 @@ int rowbuf_end_cell(struct rowbuf *rb)
 	rb->lens[rb->n] = rb->text.len - off;
 	/* The NUL that ends this cell: cells are NUL-terminated in place. */
 	if (buf_append(&rb->text, "", 1))
-		return -1;
+		return failed(rb, 1);
 	rb->n++;
 	return 0;
 }

@@ -4,6 +4,7 @@
 #ifndef LOADLINE_SHEET_SHEET_H
 #define LOADLINE_SHEET_SHEET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/codes.h"
@@ -13,18 +14,36 @@ enum sheet_format { SHEET_UNKNOWN = 0, SHEET_CSV, SHEET_XLSX };
 struct sheet_limits {
 	size_t max_rows;          /* data rows; LOADLINE_MAX_ROWS, default 750 */
 	size_t max_cols;          /* 100 */
-	size_t max_uncompressed;  /* XLSX: 50 MB total expanded */
-	unsigned max_ratio;       /* XLSX: 100x per entry and total */
+	/* The expansion budget's floor, 50 MB: see sheet_expansion_budget. */
+	size_t max_uncompressed;
 	size_t max_shared_strings;      /* XLSX: entries of the shared string table, 1,000,000 */
 	size_t max_shared_bytes;        /* XLSX: their text in all, 16 MB */
+	/* XLSX: read every XML part with libxml2 alone, without the sheetData
+	 * scanner (xmlpart.c): the reference the fuzz target and the unit
+	 * tests compare the scanner with.  False by default. */
+	bool reference_xml;
 };
 
 /* Hard caps that are not configurable: Excel's own grid size.  A row's
  * cells past column SHEET_MAX_COLUMNS are dropped (Excel cannot show them). */
 #define SHEET_MAX_COLUMNS 16384u
 #define SHEET_MAX_ROW_NUMBER 1048576u
+/* Excel's limit for the text of one cell, in UTF-16 units as Excel counts
+ * them: a longer cell is CODE_CELL_TOO_LONG. */
+#define SHEET_MAX_CELL_CHARS 32767u
+/* What the budget allows for each data row past the floor: a row of 18
+ * inline-string cells is ~1.1 KB of XML, one of 100 cells ~6 KB. */
+#define SHEET_ROW_EXPANSION (4u * 1024)
 
-/* Fills in the PRODUCT.md defaults (750 rows, 100 columns, 50 MB, 100x).
+/* The expansion budget of one read: max(max_uncompressed, max_rows *
+ * SHEET_ROW_EXPANSION), 50 MB at the defaults (205 MB at 50,000 rows).
+ * Both the bytes inflated from an XLSX package and the text of every cell
+ * delivered (shared strings once per reference, blank rows too) must stay
+ * within it, so what a read costs follows the row limit, whatever the
+ * compression ratio (docs/sheet.md, "Limits and hostile files"). */
+size_t sheet_expansion_budget(const struct sheet_limits *lim);
+
+/* Fills in the PRODUCT.md defaults (750 rows, 100 columns, 50 MB).
  * Reads no environment: callers apply LOADLINE_MAX_ROWS themselves. */
 void sheet_limits_default(struct sheet_limits *lim);
 
@@ -45,7 +64,7 @@ struct sheet_row {
 
 struct sheet_info {
 	enum sheet_format format;
-	const char *encoding;  /* "utf-8", "utf-8-bom", "windows-1252", or "xlsx" */
+	const char *encoding;  /* "utf-8", "utf-8-bom", "windows-1252", "macintosh" (Mac OS Roman), or "xlsx" */
 	char delimiter;        /* ',', ';', '\t' or 0 for xlsx */
 };
 
@@ -54,7 +73,7 @@ struct sheet;
 /* Parses data[0..len) (the caller keeps it alive until sheet_free) and reads
  * the header row.  Returns CODE_OK and a new sheet in *ret_sheet, or a
  * parse-level code (EMPTY_FILE, TOO_MANY_HEADERS, MALFORMED_CSV,
- * MALFORMED_XLSX, MACRO_REJECTED, UNSUPPORTED_MIME) with *ret_sheet set to
+ * MALFORMED_XLSX, MACRO_REJECTED, CELL_TOO_LONG, UNSUPPORTED_MIME) with *ret_sheet set to
  * NULL.  *ret_message (may be NULL) always receives a human message; it is a
  * static string, valid for the life of the process. */
 /* sheet_sniff, with a sentence for the user when the format is
@@ -78,8 +97,9 @@ const struct sheet_row *sheet_header(const struct sheet *s);
 
 /* Next non-blank data row; *ret_row = NULL at the end.  Returns a
  * parse-level code on error (TOO_MANY_ROWS when row max_rows+1 appears;
- * EMPTY_FILE when the end comes with no data row at all; MALFORMED_CSV or
- * MALFORMED_XLSX when the rest of the file is broken).  After an error every
+ * EMPTY_FILE when the end comes with no data row at all; CELL_TOO_LONG for
+ * a cell past SHEET_MAX_CELL_CHARS; MALFORMED_CSV or MALFORMED_XLSX when the
+ * rest of the file is broken or its cells pass the expansion budget).  After an error every
  * later call returns the same code.  The returned row is owned by the sheet
  * and stays valid until the next call. */
 enum code sheet_next_row(struct sheet *s, const struct sheet_row **ret_row);
@@ -95,6 +115,9 @@ struct buf;
  * becomes '?'), for writing a file back in a Windows-1252 upload's own
  * encoding.  Returns 0, or -1 when b is full or s is cut mid-character. */
 int utf8_to_cp1252(struct buf *b, const char *s, size_t n);
+/* The single-byte encodings a CSV that is not UTF-8 is read in. */
+enum sbcs { SBCS_WINDOWS_1252, SBCS_MACINTOSH };
+int utf8_to_sbcs(struct buf *b, enum sbcs enc, const char *s, size_t n);
 
 /* Pure helpers, also fuzzed. */
 

@@ -19,6 +19,7 @@ struct rowbuf {
 	size_t n, cap;       /* cells so far, capacity of the arrays */
 	bool open;           /* a cell is being appended to */
 	bool dropping;       /* past SHEET_MAX_COLUMNS: appends are ignored */
+	bool full;           /* an append failed on the text's cap (the budget) */
 	unsigned number;     /* spreadsheet row number */
 	struct sheet_row row;
 };
@@ -30,7 +31,7 @@ void rowbuf_clear(struct rowbuf *rb);
 /* Each returns 0, or -1 when the row's byte cap is reached or memory runs out. */
 int rowbuf_begin_cell(struct rowbuf *rb);
 int rowbuf_append(struct rowbuf *rb, const char *p, size_t n);
-int rowbuf_append_cp1252(struct rowbuf *rb, const char *p, size_t n);
+int rowbuf_append_sbcs(struct rowbuf *rb, enum sbcs enc, const char *p, size_t n);
 int rowbuf_end_cell(struct rowbuf *rb);
 int rowbuf_add_cell(struct rowbuf *rb, const char *p, size_t n);
 /* Decodes "_xHHHH_" escapes in b from byte `from` on (see xstring_unescape). */
@@ -68,6 +69,13 @@ size_t utf8_valid_prefix(const char *p, size_t n);
 /* Appends p[0..n), read as Windows-1252, to b as UTF-8 (the five unassigned
  * bytes map to the C1 controls, as WHATWG does).  0 or -1 (cap). */
 int cp1252_to_utf8(struct buf *b, const char *p, size_t n);
+/* The same for either single-byte encoding (Mac OS Roman: all 128 high
+ * bytes are characters). */
+int sbcs_to_utf8(struct buf *b, enum sbcs enc, const char *p, size_t n);
+/* Which single-byte encoding text that is not UTF-8 is in: Mac OS Roman
+ * when more of its non-ASCII bytes read as plausible characters that way
+ * than as Windows-1252 (docs/sheet.md, "CSV"); Windows-1252 on a tie. */
+enum sbcs sbcs_guess(const char *p, size_t n);
 
 /* Decodes OOXML's "_xHHHH_" escapes (ECMA-376 Part 1, 22.4.2.4: Excel writes
  * a CR in a cell as "_x000D_", a literal "_x" as "_x005F_x") in place in

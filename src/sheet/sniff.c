@@ -23,10 +23,14 @@ static uint32_t rd32(const unsigned char *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* Walks the zip central directory looking for the two names every
- * SpreadsheetML package has.  Returns 1 (workbook), 0 (some other zip:
- * .docx, .ods, a plain archive) or -1 (cannot tell: damaged, zip64), which
- * the caller treats as a workbook so that sheet_open answers MALFORMED_XLSX. */
+/* Walks the zip central directory: an OPC package ([Content_Types].xml)
+ * with a part under xl/, or one with package relationships (_rels/.rels)
+ * and no part of the other Office formats (word/, ppt/): Excel finds the
+ * workbook through the relationships wherever it lives (Apache POI's
+ * minimal_package.xlsx and wtf_path.xlsx keep it outside xl/).  Returns 1
+ * (workbook), 0 (some other zip: .docx, .ods, a plain archive) or -1
+ * (cannot tell: damaged, zip64), which the caller treats as a workbook so
+ * that sheet_open answers MALFORMED_XLSX. */
 static int zip_is_workbook(const unsigned char *p, size_t len)
 {
 	if (len < 22)
@@ -45,7 +49,7 @@ static int zip_is_workbook(const unsigned char *p, size_t len)
 	uint32_t cd_size = rd32(p + eocd + 12), cd_off = rd32(p + eocd + 16);
 	if (entries == 0xFFFF || cd_off == UINT32_MAX || cd_off > eocd || cd_size > eocd - cd_off)
 		return -1;
-	bool types = false, xl = false;
+	bool types = false, xl = false, rels = false, other = false;
 	size_t at = cd_off, end = cd_off + cd_size;
 	for (unsigned e = 0; e < entries; e++) {
 		if (end - at < 46 || rd32(p + at) != 0x02014b50)
@@ -60,9 +64,13 @@ static int zip_is_workbook(const unsigned char *p, size_t len)
 		/* Some report exporters write "xl\\workbook.xml"; Excel opens them. */
 		if (nlen > 3 && (!strncasecmp(name, "xl/", 3) || !strncasecmp(name, "xl\\", 3)))
 			xl = true;
+		if (nlen == 11 && !strncasecmp(name, "_rels/.rels", 11))
+			rels = true;
+		if ((nlen > 5 && !strncasecmp(name, "word/", 5)) || (nlen > 4 && !strncasecmp(name, "ppt/", 4)))
+			other = true;
 		at += skip;
 	}
-	return types && xl;
+	return types && (xl || (rels && !other));
 }
 
 /* An OLE2 compound file's directory entries are 128 bytes, aligned on 128
@@ -107,6 +115,62 @@ static bool starts_nocase(const unsigned char *p, size_t n, const char *s)
 	return n >= k && !strncasecmp((const char *)p, s, k);
 }
 
+/* One line of at most 8 KiB from p[*at], without its line end; false at
+ * the end. */
+static bool next_line(const unsigned char *p, size_t n, size_t *at, size_t *ret_start, size_t *ret_len)
+{
+	size_t i = *at, look = n < 8192 ? n : 8192;
+	while (i < look && (p[i] == '\r' || p[i] == '\n'))
+		i++;
+	if (i >= look)
+		return false;
+	size_t s = i;
+	while (i < look && p[i] != '\r' && p[i] != '\n')
+		i++;
+	*ret_start = s;
+	*ret_len = i - s;
+	*at = i;
+	return true;
+}
+
+/* Fields of a line separated by runs of two or more spaces; -1 when it has
+ * a CSV delimiter (comma, semicolon, tab, pipe). */
+static int padded_fields(const unsigned char *l, size_t n)
+{
+	int fields = 0;
+	for (size_t i = 0; i < n;) {
+		if (memchr(",;\t|", l[i], 4))
+			return -1;
+		if (l[i] == ' ' && i + 1 < n && l[i + 1] == ' ') {
+			while (i < n && l[i] == ' ')
+				i++;
+			continue;
+		}
+		if (i == 0 || (l[i - 1] == ' ' && i >= 2 && l[i - 2] == ' '))
+			fields++;
+		i++;
+	}
+	return fields;
+}
+
+/* Excel's "Formatted Text (Space delimited)" (.prn): columns padded with
+ * spaces to their widths, no delimiter anywhere.  Read as CSV it is one
+ * column a row, which no import can use.  Judged on the first 5 lines of
+ * the first 8 KiB: none has a delimiter, the first has at least three
+ * fields apart by two or more spaces, and so has every other. */
+static bool fixed_width(const unsigned char *p, size_t n)
+{
+	size_t at = 0, s, len;
+	int lines = 0;
+	while (lines < 5 && next_line(p, n, &at, &s, &len)) {
+		int f = padded_fields(p + s, len);
+		if (f < 0 || (lines == 0 && f < 3) || f < 2)
+			return false;
+		lines++;
+	}
+	return lines >= 2;
+}
+
 /* "Export to Excel" files that are not CSV or XLSX: HTML tables, Excel 2003
  * XML (SpreadsheetML), SYLK and DIF.  Read as CSV they would be one column
  * of markup; say what they are instead.  NULL for anything else. */
@@ -125,6 +189,8 @@ static const char *other_export(const unsigned char *p, size_t len)
 			return "an Excel 2003 XML spreadsheet";
 		return "an XML document";
 	}
+	if (fixed_width(t, n))
+		return "a fixed-width text file (.prn)";
 	if (starts(t, n, "ID;P", 4))
 		return "a SYLK spreadsheet";
 	if (starts(t, n, "TABLE\r\n0,1", 10) || starts(t, n, "TABLE\n0,1", 9))
@@ -160,6 +226,9 @@ enum sheet_format sniff_detail(const void *data, size_t len, const char **ret_wh
 		int wb = zip_is_workbook(p, len);
 		f = wb ? SHEET_XLSX : SHEET_UNKNOWN;
 		what = wb ? "an XLSX workbook" : "a zip archive that is not an Excel workbook";
+		/* OpenDocument keeps its type in a first, stored entry "mimetype". */
+		if (!wb && memmem(p, len < 256 ? len : 256, "application/vnd.oasis.opendocument.spreadsheet", 46))
+			what = "an OpenDocument spreadsheet (.ods)";
 	} else if (starts(p, len, ole2_magic, sizeof(ole2_magic))) {
 		bool enc = sniff_ole2_encrypted(p, len);
 		f = enc ? SHEET_XLSX : SHEET_UNKNOWN;

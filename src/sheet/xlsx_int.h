@@ -15,9 +15,6 @@
 #include "base/buf.h"
 #include "sheet_int.h"
 
-/* Ratios are only judged once this many bytes were inflated (Apache POI's
- * grace size): a 2 KB styles part from 20 bytes is no bomb. */
-#define XZIP_RATIO_GRACE (100u * 1024)
 #define XZIP_MAX_ENTRIES 10000
 
 /* The package, with the running count of bytes inflated from all parts. */
@@ -53,7 +50,8 @@ struct xentry {
 	size_t pos;           /* bytes of mem handed out so far */
 };
 
-/* Opens the zip and checks every entry's declared sizes, ratios, and
+/* Opens the zip and checks every entry's declared size (against the
+ * budget, lim->max_uncompressed as sheet_open sets it), unique names, and
  * encryption, and that no VBA project is present.  On failure returns a
  * parse-level code with a static message (and leaves z closed). */
 enum code xzip_open(struct xzip *z, const char *data, size_t len,
@@ -160,9 +158,6 @@ void xsax_fail(struct xsax *s, const char *msg);
  * the document's root (the part ends with it); otherwise a callback stops
  * the part (xsax_stop) at its end tag.  True when the scanner took over. */
 bool xsax_scan_from(struct xsax *s, const char *local, bool root);
-/* True by default; the fuzz target turns it off to check that the scanner
- * and libxml2 read every input the same. */
-extern bool xsax_scanner;
 void xsax_stop(struct xsax *s);
 void xsax_close(struct xsax *s);
 /* An attribute value from a SAX2 attribute array (not NUL-terminated) into

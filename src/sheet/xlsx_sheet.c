@@ -40,6 +40,7 @@ struct xsheet {
 	size_t q_ready;     /* end of the last complete row */
 	size_t q_pos;       /* next record to deliver */
 	const char *err;    /* the parse failed after the queued rows */
+	enum code err_code; /* its code: MALFORMED_XLSX unless a cell was too long */
 	unsigned err_row;
 	/* sheetData is read by xmlpart.c's scanner, which may give the part
 	 * back to libxml2, to be parsed again from its start. */
@@ -207,15 +208,21 @@ static enum code cell_text(struct xsheet *x, enum cell_type t, unsigned long sty
 
 /* ---- SAX callbacks: build the queue ---- */
 
-static void fail(struct xsheet *x, const char *msg)
+static void fail_code(struct xsheet *x, enum code code, const char *msg)
 {
 	if (!x->err) {
 		x->err = msg;
+		x->err_code = code;
 		/* Inside a row (or at its start tag) the error belongs to that
 		 * row; between rows, to the next one. */
 		x->err_row = x->row ? x->last_row : x->last_row + 1;
 	}
 	xsax_fail(&x->part, msg);
+}
+
+static void fail(struct xsheet *x, const char *msg)
+{
+	fail_code(x, CODE_MALFORMED_XLSX, msg);
 }
 
 /* buf_append, without its call when the bytes fit (this runs several
@@ -333,6 +340,10 @@ static void start_cell(struct xsheet *x, int nattrs, const xmlChar **attrs)
 	buf_clear(&x->val);
 }
 
+/* The raw text of a cell within Excel's 32,767 characters takes at most
+ * 7 bytes a character ("_x000D_" is one). */
+#define CELL_RAW_MAX (7u * SHEET_MAX_CELL_CHARS + 64)
+
 #define CELL_REC 18  /* 'C', column (4), style (8), type (1), length (4) */
 
 static void end_cell(struct xsheet *x)
@@ -424,8 +435,12 @@ static void sax_end(void *ctx, const xmlChar *local, const xmlChar *prefix, cons
 static void sax_text(void *ctx, const xmlChar *s, int len)
 {
 	struct xsheet *x = ctx;
+	/* val's cap (CELL_RAW_MAX) is past what any cell within Excel's
+	 * limit takes, so passing it means the cell is too long. */
 	if ((x->v || (x->is && x->t && !x->rph)) && append(&x->val, s, (size_t)len))
-		fail(x, "a cell's text is larger than the expansion limit");
+		fail_code(x, x->val.len + (size_t)len > x->val.max ? CODE_CELL_TOO_LONG : CODE_MALFORMED_XLSX,
+			  x->val.len + (size_t)len > x->val.max ? "a cell has more than 32,767 characters (Excel's limit)"
+								: "out of memory while reading a cell");
 }
 
 /* The part is read again from its start (the scanner gave it back): the
@@ -514,7 +529,7 @@ static enum code xsheet_next(struct sheet_reader *r, struct rowbuf *rb, bool *re
 		if (x->err) {
 			*ret_msg = x->err;
 			rb->number = x->err_row;
-			return CODE_MALFORMED_XLSX;
+			return x->err_code ? x->err_code : CODE_MALFORMED_XLSX;
 		}
 		if (x->eof)
 			break;
@@ -528,6 +543,7 @@ static enum code xsheet_next(struct sheet_reader *r, struct rowbuf *rb, bool *re
 		int rc = xsax_feed(&x->part, &msg);
 		if (rc < 0 && !x->err) {
 			x->err = msg;
+			x->err_code = CODE_MALFORMED_XLSX;
 			x->err_row = x->row ? x->last_row : x->last_row + 1;
 		} else if (rc == 0) {
 			x->eof = true;
@@ -576,7 +592,7 @@ enum code xsheet_open(struct xzip *z, const char *part, const char *sst_part, st
 	x->z = *z;
 	x->st = *st;
 	x->date1904 = date1904;
-	buf_init(&x->val, z->lim->max_uncompressed);
+	buf_init(&x->val, CELL_RAW_MAX);
 	/* A row's cells: their text (bounded by the expansion limit) and 18
 	 * bytes of record for each of at most 16,384 columns. */
 	buf_init(&x->q, z->lim->max_uncompressed + 18u * SHEET_MAX_COLUMNS + XSAX_CHUNK);

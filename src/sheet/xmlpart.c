@@ -226,8 +226,6 @@ void xsax_stop(struct xsax *s)
  * callbacks built; the bytes are not counted against the limits twice), so
  * every error is still libxml2's own.  docs/design.md says why. */
 
-bool xsax_scanner = true;
-
 enum { FAST_MORE = 1, FAST_DONE = 0, FAST_ERROR = -1, FAST_GIVE_UP = 2, FAST_WAIT = 3 };
 
 /* Byte classes (ASCII only; every other byte is none). */
@@ -272,7 +270,7 @@ bool xsax_scan_from(struct xsax *s, const char *local, bool root)
 	struct xentry *e = &s->e;
 	xmlParserCtxtPtr ctxt = s->ctxt;
 	size_t llen = strlen(local);
-	if (!xsax_scanner || s->fast_off || !e->mem || !ctxt || !ctxt->input || !ctxt->input->buf ||
+	if (e->z->lim->reference_xml || s->fast_off || !e->mem || !ctxt || !ctxt->input || !ctxt->input->buf ||
 	    ctxt->input->buf->encoder || ctxt->charset != XML_CHAR_ENCODING_UTF8 || ctxt->inSubset ||
 	    llen >= XFAST_NAME ||
 	    /* libxml2 refuses documents deeper than xmlParserMaxDepth. */
@@ -320,8 +318,112 @@ struct fast_attr {
 	bool prefixed;
 };
 
+/* An attribute's name at m[*at] (an optional bound prefix, then the local
+ * name) into a; *at moves past it.  FAST_MORE, FAST_WAIT or FAST_GIVE_UP. */
+static int fast_attr_name(const struct xsax *s, const char *m, size_t *at, size_t end, struct fast_attr *a)
+{
+	size_t i = *at;
+	a->name = a->local = m + i;
+	while (i < end && is_name(m[i]))
+		i++;
+	if (i == end)
+		return FAST_WAIT;
+	a->prefixed = m[i] == ':';
+	if (a->prefixed) {
+		if (!bound_prefix(s, a->name, (size_t)(m + i - a->name)))
+			return FAST_GIVE_UP;
+		a->local = m + ++i;
+		if (i == end)
+			return FAST_WAIT;
+		if (!is_name_start(m[i]))
+			return FAST_GIVE_UP;
+		while (i < end && is_name(m[i]))
+			i++;
+	}
+	a->nlen = (size_t)(m + i - a->name);
+	a->llen = (size_t)(m + i - a->local);
+	*at = i;
+	/* xmlns declarations change the namespaces: libxml2's business. */
+	if (a->nlen >= 5 && a->name[0] == 'x' && same_bytes(a->name, "xmlns", 5) && (a->nlen == 5 || a->prefixed))
+		return FAST_GIVE_UP;
+	return FAST_MORE;
+}
+
+/* One attribute, m[*at] at its name: name, '=', quoted value of printable
+ * ASCII; a repeat of an earlier one (at[0..nat)) gives up, as libxml2
+ * reports it as an error. */
+static int fast_attr(const struct xsax *s, const char *m, size_t *at, size_t end, struct fast_attr *at_v, int nat)
+{
+	struct fast_attr *a = &at_v[nat];
+	int rc = fast_attr_name(s, m, at, end, a);
+	if (rc != FAST_MORE)
+		return rc;
+	size_t i = *at;
+	while (i < end && is_space(m[i]))
+		i++;
+	if (i == end)
+		return FAST_WAIT;
+	if (m[i] != '=')
+		return FAST_GIVE_UP;
+	for (i++; i < end && is_space(m[i]); i++)
+		;
+	if (i == end)
+		return FAST_WAIT;
+	if (m[i] != '"' && m[i] != '\'')
+		return FAST_GIVE_UP;
+	char q = m[i++];
+	a->val = m + i;
+	for (; i < end && m[i] != q; i++)
+		if (!(cclass[(unsigned char)m[i]] & C_ATTR))
+			return FAST_GIVE_UP;
+	if (i == end)
+		return FAST_WAIT;
+	a->end = m + i++;
+	*at = i;
+	/* Two prefixed ones with the same local name may share a namespace. */
+	for (int j = 0; j < nat; j++)
+		if ((at_v[j].nlen == a->nlen && same_bytes(at_v[j].name, a->name, a->nlen)) ||
+		    (a->prefixed && at_v[j].prefixed && at_v[j].llen == a->llen &&
+		     same_bytes(at_v[j].local, a->local, a->llen)))
+			return FAST_GIVE_UP;
+	return FAST_MORE;
+}
+
+/* The callbacks for a start tag read whole (and its end, for an empty
+ * element), with libxml2's arguments: per attribute local name, prefix,
+ * URI, value, value end; local names NUL-terminated in a scratch copy. */
+static int fast_emit_start(struct xsax *s, const char *name_src, size_t nlen, const struct fast_attr *at,
+			   int nat, bool empty)
+{
+	const xmlChar *av[5 * XFAST_ATTRS];
+	char names[XFAST_ATTRS][XFAST_NAME];
+	for (int j = 0; j < nat; j++) {
+		if (at[j].llen >= XFAST_NAME)
+			return FAST_GIVE_UP;
+		memcpy(names[j], at[j].local, at[j].llen);
+		names[j][at[j].llen] = '\0';
+		av[5 * j] = (const xmlChar *)names[j];
+		av[5 * j + 1] = av[5 * j + 2] = NULL;
+		av[5 * j + 3] = (const xmlChar *)at[j].val;
+		av[5 * j + 4] = (const xmlChar *)at[j].end;
+	}
+	char *name = s->open[s->sp];
+	memcpy(name, name_src, nlen);
+	name[nlen] = '\0';
+	s->handler->startElementNs(s->user, (const xmlChar *)name, NULL, NULL, 0, NULL, nat, 0, av);
+	if (s->err)
+		return FAST_ERROR;
+	if (empty) {
+		s->handler->endElementNs(s->user, (const xmlChar *)name, NULL, NULL);
+		return s->err ? FAST_ERROR : FAST_MORE;
+	}
+	s->open_len[s->sp++] = nlen;
+	return FAST_MORE;
+}
+
 /* One start tag, m[i] just past its '<': FAST_MORE with *ret_next past its
- * '>', FAST_WAIT when it does not end before `end`. */
+ * '>', FAST_WAIT when it does not end before `end`.  Nothing is handed to
+ * the callbacks unless the whole tag is read and within the subset. */
 static int fast_start_tag(struct xsax *s, const char *m, size_t i, size_t end, size_t *ret_next)
 {
 	size_t ns = i;
@@ -332,111 +434,27 @@ static int fast_start_tag(struct xsax *s, const char *m, size_t i, size_t end, s
 		return FAST_GIVE_UP;
 	struct fast_attr at[XFAST_ATTRS];
 	int nat = 0;
-	bool empty = false;
 	for (;;) {
 		size_t ws = i;
 		while (i < end && is_space(m[i]))
 			i++;
-		if (i == end)
+		if (i == end || (m[i] == '/' && i + 1 == end))
 			return FAST_WAIT;
-		if (m[i] == '>') {
-			i++;
-			break;
-		}
-		if (m[i] == '/') {
-			if (i + 1 == end)
-				return FAST_WAIT;
-			if (m[i + 1] != '>')
+		if (m[i] == '>' || m[i] == '/') {
+			bool empty = m[i] == '/';
+			if (empty && m[i + 1] != '>')
 				return FAST_GIVE_UP;
-			empty = true;
-			i += 2;
-			break;
+			int rc = fast_emit_start(s, m + ns, nlen, at, nat, empty);
+			*ret_next = i + (empty ? 2 : 1);
+			return rc;
 		}
 		if (i == ws || nat == XFAST_ATTRS || !is_name_start(m[i]))
 			return FAST_GIVE_UP;
-		struct fast_attr *a = &at[nat];
-		a->name = a->local = m + i;
-		while (i < end && is_name(m[i]))
-			i++;
-		if (i == end)
-			return FAST_WAIT;
-		a->prefixed = m[i] == ':';
-		if (a->prefixed) {
-			if (!bound_prefix(s, a->name, (size_t)(m + i - a->name)))
-				return FAST_GIVE_UP;
-			a->local = m + ++i;
-			if (i == end)
-				return FAST_WAIT;
-			if (!is_name_start(m[i]))
-				return FAST_GIVE_UP;
-			while (i < end && is_name(m[i]))
-				i++;
-		}
-		a->nlen = (size_t)(m + i - a->name);
-		a->llen = (size_t)(m + i - a->local);
-		/* xmlns declarations change the namespaces: libxml2's business. */
-		if (a->nlen >= 5 && a->name[0] == 'x' && same_bytes(a->name, "xmlns", 5) && (a->nlen == 5 || a->prefixed))
-			return FAST_GIVE_UP;
-		while (i < end && is_space(m[i]))
-			i++;
-		if (i == end)
-			return FAST_WAIT;
-		if (m[i] != '=')
-			return FAST_GIVE_UP;
-		for (i++; i < end && is_space(m[i]); i++)
-			;
-		if (i == end)
-			return FAST_WAIT;
-		if (m[i] != '"' && m[i] != '\'')
-			return FAST_GIVE_UP;
-		char q = m[i++];
-		a->val = m + i;
-		while (i < end && m[i] != q) {
-			if (!(cclass[(unsigned char)m[i]] & C_ATTR))
-				return FAST_GIVE_UP;
-			i++;
-		}
-		if (i == end)
-			return FAST_WAIT;
-		a->end = m + i++;
-		/* A repeated attribute (or two prefixed ones with the same
-		 * local name, which may share a namespace) is an error. */
-		for (int j = 0; j < nat; j++)
-			if ((at[j].nlen == a->nlen && same_bytes(at[j].name, a->name, a->nlen)) ||
-			    (a->prefixed && at[j].prefixed && at[j].llen == a->llen &&
-			     same_bytes(at[j].local, a->local, a->llen)))
-				return FAST_GIVE_UP;
+		int rc = fast_attr(s, m, &i, end, at, nat);
+		if (rc != FAST_MORE)
+			return rc;
 		nat++;
 	}
-	/* libxml2's arguments: local name, prefix, URI, value, value end; local
-	 * names NUL-terminated in a scratch copy. */
-	const xmlChar *av[5 * XFAST_ATTRS];
-	char names[XFAST_ATTRS][XFAST_NAME];
-	for (int j = 0; j < nat; j++) {
-		if (at[j].llen >= XFAST_NAME)
-			return FAST_GIVE_UP;
-		for (size_t c = 0; c < at[j].llen; c++)
-			names[j][c] = at[j].local[c];
-		names[j][at[j].llen] = '\0';
-		av[5 * j] = (const xmlChar *)names[j];
-		av[5 * j + 1] = av[5 * j + 2] = NULL;
-		av[5 * j + 3] = (const xmlChar *)at[j].val;
-		av[5 * j + 4] = (const xmlChar *)at[j].end;
-	}
-	char *name = s->open[s->sp];
-	for (size_t c = 0; c < nlen; c++)
-		name[c] = m[ns + c];
-	name[nlen] = '\0';
-	*ret_next = i;
-	s->handler->startElementNs(s->user, (const xmlChar *)name, NULL, NULL, 0, NULL, nat, 0, av);
-	if (s->err)
-		return FAST_ERROR;
-	if (empty) {
-		s->handler->endElementNs(s->user, (const xmlChar *)name, NULL, NULL);
-		return s->err ? FAST_ERROR : FAST_MORE;
-	}
-	s->open_len[s->sp++] = nlen;
-	return FAST_MORE;
 }
 
 /* Length of the XML character in UTF-8 at p (at most n bytes there), 0 when
@@ -470,14 +488,27 @@ static const struct {
 	size_t len;
 } predefined[] = {{"&amp;", "&", 5}, {"&lt;", "<", 4}, {"&gt;", ">", 4}, {"&quot;", "\"", 6}, {"&apos;", "'", 6}};
 
-/* Text up to the next '<': handed to the characters callback in runs, a
- * predefined entity as its own character, as libxml2 does.  *ret_p is
- * moved past what was handed over. */
-static int fast_text(struct xsax *s, const char *m, size_t *ret_p, size_t end)
+/* The predefined entity at m[q] ('&'): its index, -1 when there is none,
+ * -2 when the part so far ends inside what may be one. */
+static int entity_at(const char *m, size_t q, size_t end)
 {
-	size_t p = *ret_p, q = p;
-	bool amp = false;
-	/* The whole run first: nothing is handed over unless it all is fine. */
+	size_t nk = sizeof(predefined) / sizeof(predefined[0]);
+	for (size_t k = 0; k < nk; k++) {
+		size_t l = predefined[k].len;
+		if (end - q < l && !memcmp(m + q, predefined[k].ref, end - q))
+			return -2;
+		if (end - q >= l && same_bytes(m + q, predefined[k].ref, l))
+			return (int)k;
+	}
+	return -1;
+}
+
+/* Checks the text from m[p] to the next '<' (at *ret_q): XML characters
+ * in UTF-8, the predefined entities (*ret_amp when there are any), no
+ * "]]>".  FAST_MORE, FAST_WAIT (the '<' is not there yet) or FAST_GIVE_UP. */
+static int fast_text_check(const char *m, size_t p, size_t end, size_t *ret_q, bool *ret_amp)
+{
+	size_t q = p;
 	while (q < end && m[q] != '<') {
 		unsigned char c = (unsigned char)m[q];
 		if (cclass[c] & C_TEXT) {
@@ -489,36 +520,26 @@ static int fast_text(struct xsax *s, const char *m, size_t *ret_p, size_t end)
 				return FAST_GIVE_UP;
 			q++;
 		} else if (c == '&') {
-			size_t k = 0, nk = sizeof(predefined) / sizeof(predefined[0]);
-			for (; k < nk; k++) {
-				size_t l = predefined[k].len;
-				if (end - q < l && !memcmp(m + q, predefined[k].ref, end - q))
-					return FAST_WAIT;
-				if (end - q >= l && same_bytes(m + q, predefined[k].ref, l))
-					break;
-			}
-			if (k == nk)
-				return FAST_GIVE_UP;
+			int k = entity_at(m, q, end);
+			if (k < 0)
+				return k == -2 ? FAST_WAIT : FAST_GIVE_UP;
 			q += predefined[k].len;
-			amp = true;
-		} else if (c >= 0x80) {
-			int l = utf8_char((const unsigned char *)m + q, end - q);
-			if (l < 0)
-				return FAST_WAIT;
-			if (!l)
-				return FAST_GIVE_UP;
-			q += (size_t)l;
+			*ret_amp = true;
 		} else {
-			return FAST_GIVE_UP;
+			int l = c >= 0x80 ? utf8_char((const unsigned char *)m + q, end - q) : 0;
+			if (l <= 0)
+				return l < 0 ? FAST_WAIT : FAST_GIVE_UP;
+			q += (size_t)l;
 		}
 	}
-	if (q == end)
-		return FAST_WAIT;
-	if (!amp) {
-		s->handler->characters(s->user, (const xmlChar *)m + p, (int)(q - p));
-		*ret_p = q;
-		return s->err ? FAST_ERROR : FAST_MORE;
-	}
+	*ret_q = q;
+	return q == end ? FAST_WAIT : FAST_MORE;
+}
+
+/* Text m[p..q) with entities, handed over as libxml2 does: the text
+ * between them in runs, each entity as its own character. */
+static int fast_text_entities(struct xsax *s, const char *m, size_t p, size_t q)
+{
 	while (p < q) {
 		size_t r = p;
 		while (r < q && m[r] != '&')
@@ -529,18 +550,67 @@ static int fast_text(struct xsax *s, const char *m, size_t *ret_p, size_t end)
 			return FAST_ERROR;
 		if (r == q)
 			break;
-		for (size_t k = 0;; k++) {
-			size_t l = predefined[k].len;
-			if (same_bytes(m + r, predefined[k].ref, l)) {
-				s->handler->characters(s->user, (const xmlChar *)predefined[k].ch, 1);
-				p = r + l;
-				break;
-			}
-		}
+		int k = entity_at(m, r, q);
+		s->handler->characters(s->user, (const xmlChar *)predefined[k].ch, 1);
 		if (s->err)
 			return FAST_ERROR;
+		p = r + predefined[k].len;
 	}
-	*ret_p = q;
+	return FAST_MORE;
+}
+
+/* Text up to the next '<', checked whole first: nothing is handed over
+ * unless all of it is fine.  *ret_p is moved past what was handed over. */
+static int fast_text(struct xsax *s, const char *m, size_t *ret_p, size_t end)
+{
+	size_t p = *ret_p, q = p;
+	bool amp = false;
+	int rc = fast_text_check(m, p, end, &q, &amp);
+	if (rc != FAST_MORE)
+		return rc;
+	if (amp) {
+		rc = fast_text_entities(s, m, p, q);
+	} else {
+		s->handler->characters(s->user, (const xmlChar *)m + p, (int)(q - p));
+		rc = s->err ? FAST_ERROR : FAST_MORE;
+	}
+	if (rc == FAST_MORE)
+		*ret_p = q;
+	return rc;
+}
+
+/* One end tag, m[i] just past its "</": it must close the innermost open
+ * element (or the scanned one).  FAST_MORE with *ret_next past its '>',
+ * FAST_DONE when a callback stopped the part there, FAST_WAIT, FAST_ERROR
+ * or FAST_GIVE_UP. */
+static int fast_end_tag(struct xsax *s, const char *m, size_t i, size_t end, size_t *ret_next)
+{
+	size_t ns = i;
+	while (i < end && is_name(m[i]))
+		i++;
+	size_t nlen = i - ns;
+	while (i < end && is_space(m[i]))
+		i++;
+	if (i == end)
+		return FAST_WAIT;
+	const char *want = s->sp ? s->open[s->sp - 1] : s->fast_elem;
+	size_t wlen = s->sp ? s->open_len[s->sp - 1] : s->fast_elem_len;
+	if (m[i] != '>' || wlen != nlen || !same_bytes(want, m + ns, nlen))
+		return FAST_GIVE_UP;
+	*ret_next = i + 1;
+	bool last = !s->sp;
+	if (s->sp)
+		s->sp--;
+	s->handler->endElementNs(s->user, (const xmlChar *)want, NULL, NULL);
+	if (s->err)
+		return FAST_ERROR;
+	if (s->stopped)
+		return FAST_DONE;
+	if (last) {
+		if (!s->fast_root)
+			return FAST_GIVE_UP;
+		s->fast_tail = true;
+	}
 	return FAST_MORE;
 }
 
@@ -571,43 +641,16 @@ static int fast_scan(struct xsax *s)
 		size_t i = p + 1, next = 0;
 		if (i == end)
 			break;
-		if (m[i] == '/') {
-			size_t ns = ++i;
-			while (i < end && is_name(m[i]))
-				i++;
-			size_t nlen = i - ns;
-			while (i < end && is_space(m[i]))
-				i++;
-			if (i == end)
-				break;
-			const char *want = s->sp ? s->open[s->sp - 1] : s->fast_elem;
-			size_t wlen = s->sp ? s->open_len[s->sp - 1] : s->fast_elem_len;
-			if (m[i] != '>' || wlen != nlen || !same_bytes(want, m + ns, nlen))
-				return FAST_GIVE_UP;
-			next = i + 1;
-			bool last = !s->sp;
-			if (s->sp)
-				s->sp--;
-			s->handler->endElementNs(s->user, (const xmlChar *)want, NULL, NULL);
-			if (s->err)
-				return FAST_ERROR;
-			if (s->stopped) {
-				s->fpos = next;
-				return FAST_DONE;
-			}
-			if (last) {
-				if (!s->fast_root)
-					return FAST_GIVE_UP;
-				s->fast_tail = true;
-			}
-			rc = FAST_MORE;
-		} else if (is_name_start(m[i])) {
+		if (m[i] == '/')
+			rc = fast_end_tag(s, m, i + 1, end, &next);
+		else if (is_name_start(m[i]))
 			rc = fast_start_tag(s, m, i, end, &next);
-		} else {
+		else
 			return FAST_GIVE_UP;
-		}
 		if (rc == FAST_WAIT)
 			break;
+		if (rc == FAST_DONE)
+			s->fpos = next;  /* a callback stopped the part at this end tag */
 		if (rc != FAST_MORE)
 			return rc;
 		s->fpos = p = next;
@@ -663,6 +706,52 @@ static int fast_result(struct xsax *s, int rc, const char **ret_msg)
 	return rc == FAST_DONE ? 0 : 1;
 }
 
+/* Pushes n bytes of chunk (n == 0: the end) into libxml2, creating the
+ * parser with the first ones (libxml2 detects the encoding from them).
+ * Returns xmlParseChunk's result, or -1 with *ret_msg when out of memory. */
+static int sax_push(struct xsax *s, const char *chunk, int n, const char **ret_msg)
+{
+	int rc;
+	feeding = s;
+	if (!s->ctxt) {
+		s->ctxt = xmlCreatePushParserCtxt((xmlSAXHandlerPtr)s->handler, s->user, chunk, n, NULL);
+		if (!s->ctxt) {
+			feeding = NULL;
+			*ret_msg = s->err = "out of memory while reading the workbook";
+			return -1;
+		}
+		/* No XML_PARSE_NOENT, DTDLOAD, DTDATTR or HUGE. */
+		xmlCtxtUseOptions(s->ctxt, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+		rc = xmlParseChunk(s->ctxt, NULL, 0, n == 0);
+	} else {
+		rc = xmlParseChunk(s->ctxt, chunk, n, n == 0);
+	}
+	feeding = NULL;
+	return rc;
+}
+
+/* xsax_feed's result after libxml2 parsed a chunk (rc: xmlParseChunk's). */
+static int sax_result(struct xsax *s, int rc, bool last, const char **ret_msg)
+{
+	if (s->err) {
+		*ret_msg = s->err;
+		return -1;
+	}
+	if (s->stopped)
+		return 0;
+	if (s->e.z->err) {
+		*ret_msg = s->err = s->e.z->err;
+		return -1;
+	}
+	if (rc || !s->ctxt->wellFormed) {
+		*ret_msg = s->err = "the workbook's XML is corrupt";
+		return -1;
+	}
+	if (last)
+		s->finished = true;
+	return last ? 0 : 1;
+}
+
 int xsax_feed(struct xsax *s, const char **ret_msg)
 {
 	if (s->err) {
@@ -685,25 +774,10 @@ int xsax_feed(struct xsax *s, const char **ret_msg)
 		*ret_msg = s->err = s->e.z->err ? s->e.z->err : "a part of the workbook is corrupt";
 		return -1;
 	}
-	bool last = n == 0;
-	int rc;
-	feeding = s;
-	if (!s->ctxt) {
-		/* The first bytes go in at creation: libxml2 detects the encoding
-		 * from them. */
-		s->ctxt = xmlCreatePushParserCtxt((xmlSAXHandlerPtr)s->handler, s->user, chunk, n, NULL);
-		if (!s->ctxt) {
-			feeding = NULL;
-			*ret_msg = s->err = "out of memory while reading the workbook";
-			return -1;
-		}
-		/* No XML_PARSE_NOENT, DTDLOAD, DTDATTR or HUGE. */
-		xmlCtxtUseOptions(s->ctxt, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-		rc = xmlParseChunk(s->ctxt, NULL, 0, last);
-	} else {
-		rc = xmlParseChunk(s->ctxt, chunk, n, last);
-	}
-	feeding = NULL;
+	bool had_ctxt = s->ctxt != NULL;
+	int rc = sax_push(s, chunk, n, ret_msg);
+	if (rc < 0 && !had_ctxt && !s->ctxt)
+		return -1;
 	if (s->fast && !s->err) {
 		/* The scanner took over in this chunk: it reads the rest. */
 		rc = fast_scan(s);
@@ -712,23 +786,7 @@ int xsax_feed(struct xsax *s, const char **ret_msg)
 		fast_give_up(s);
 		return 1;
 	}
-	if (s->err) {
-		*ret_msg = s->err;
-		return -1;
-	}
-	if (s->stopped)
-		return 0;
-	if (s->e.z->err) {
-		*ret_msg = s->err = s->e.z->err;
-		return -1;
-	}
-	if (rc || !s->ctxt->wellFormed) {
-		*ret_msg = s->err = "the workbook's XML is corrupt";
-		return -1;
-	}
-	if (last)
-		s->finished = true;
-	return last ? 0 : 1;
+	return sax_result(s, rc, n == 0, ret_msg);
 }
 
 void xsax_close(struct xsax *s)

@@ -123,3 +123,23 @@ def test_conventions(server):
     wait_run(server, failed["id"])
     r = fixup(server, failed["id"])
     assert r.status_code == 409 and r.json()["code"] == "NO_ROW_RESULTS"
+
+
+@pytest.mark.parametrize("kind", ["xlsx", "csv"])
+def test_cell_longer_than_an_xlsx_cell_is_never_dropped_silently(server, kind):
+    """Issue 20, item 9: the fix-up XLSX silently left out cells longer than
+    the 32,767 characters an .xlsx cell holds.  Such a cell is now refused
+    when the file is read (CELL_TOO_LONG, naming row and column), so there
+    is no fix-up file to drop it from, and the answer says why."""
+    table = [HEADERS] + [[r[h] for h in HEADERS] for r in records()]
+    table[3][3] = "n" * 40000
+    if kind == "xlsx":
+        data, ct, name = xlsx_bytes(table), XLSX_CT, "long.xlsx"
+    else:
+        data, ct, name = csv_bytes([dict(zip(HEADERS, t)) for t in table[1:]], headers=HEADERS), CSV_CT, "long.csv"
+    run = accepted_run(upload(server, data, filename=name, content_type=ct))
+    run = wait_run(server, run["id"])
+    assert run["state"] == "FAILED" and run["error"]["code"] == "CELL_TOO_LONG", run
+    assert run["error"]["message"].startswith("row 4: column D has 40,000 characters"), run
+    r = fixup(server, run["id"])
+    assert r.status_code == 409 and r.json()["code"] == "NO_ROW_RESULTS"

@@ -73,3 +73,65 @@ def test_external_entities_are_never_resolved(server):
         for e in res["succeeded"]:
             l = server.get("/api/v1/loads/" + e["createdRecordIds"][0]).json()
             assert "root:" not in (l.get("notes") or "") and len(l.get("notes") or "") < 100, name
+
+
+def test_shared_string_amplification_is_refused(server):
+    """Issue 20, item 1 (high): every cell of 750 rows refers to one shared
+    string of 860,000 characters (a 650 KB upload that took 2.35 GB and
+    7 s): the run fails on the first reference, CELL_TOO_LONG, naming the
+    row and column, and the server's peak memory stays where it was
+    (tests/inspect/test_expansion_budget.py measures the documented bound)."""
+    import base64
+    import io
+    import os
+    import zipfile
+    big = base64.b64encode(os.urandom(860000))[:860000].decode()
+    base = xlsx_bytes(TABLE)
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(base)) as z, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as w:
+        for info in z.infolist():
+            data = z.read(info)
+            if info.filename == "xl/worksheets/sheet1.xml":
+                rows = "".join('<row r="%d">%s</row>' % (r, "".join('<c r="%s%d" t="s"><v>3</v></c>' % (c, r)
+                                                                   for c in "ABC")) for r in range(2, 752))
+                head = '<row r="1">%s</row>' % "".join('<c r="%s1" t="s"><v>%d</v></c>' % (c, i)
+                                                        for i, c in enumerate("ABC"))
+                data = ('<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
+                        '%s%s</sheetData></worksheet>' % (head, rows)).encode()
+            elif info.filename == "xl/_rels/workbook.xml.rels":
+                data = data.replace(b"</Relationships>", b'<Relationship Id="rId9" Type="http://schemas.openxmlformats'
+                                    b'.org/officeDocument/2006/relationships/sharedStrings" Target="sst.xml"/>'
+                                    b'</Relationships>')
+            w.writestr(info.filename, data)
+        w.writestr("xl/sst.xml", '<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><si><t>jobCode'
+                   '</t></si><si><t>loadNo</t></si><si><t>loadDate</t></si><si><t>%s</t></si></sst>' % big)
+    before = _peak_mb(server)
+    run = _run(server, out.getvalue())
+    assert run["state"] == "FAILED" and run["error"]["code"] == "CELL_TOO_LONG", run
+    assert run["error"]["message"].startswith("row 2: column A has 860,000 characters"), run
+    # The server's own peak (VmHWM) hardly moves: it grew by 1.9 GB before.
+    grew = _peak_mb(server) - before
+    assert grew < 200, "the server's peak grew by %d MB" % grew
+
+
+def _peak_mb(srv):
+    with open("/proc/%d/status" % srv.proc.pid) as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) // 1024
+    raise AssertionError("no VmHWM")
+
+
+def test_50000_row_workbook_imports_with_the_row_limit_raised(start_server, tmp_path):
+    """Issue 20, real files: a legitimate 50,000-row inline-string workbook
+    of 5.2 MB (70 MB of XML) failed as a zip bomb even with
+    LOADLINE_MAX_ROWS=50000; the expansion budget follows the row limit."""
+    import sys
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "inspect"))
+    from test_real_files import workbook_50k
+    data = workbook_50k(tmp_path / "w50k.xlsx")
+    srv = start_server(env={"LOADLINE_MAX_ROWS": "50000"})
+    run = accepted_run(upload(srv, data, filename="w50k.xlsx", content_type=XLSX_CT))
+    run = wait_run(srv, run["id"], timeout=600)
+    assert run["state"] == "SUCCEEDED", run
+    assert run["counts"]["succeeded"] == 50000, run
