@@ -23,8 +23,10 @@ extern const struct endpoint ep_reference_get;
 
 struct run;
 struct location_rec;
-/* The import_run body (new reference). */
-json_t *run_json(const struct run *r, const char *app_url);
+struct config;
+/* The import_run body (new reference); cfg gives the app URL and the
+ * retention settings. */
+json_t *run_json(const struct run *r, const struct config *cfg);
 json_t *location_json(const struct location_rec *l);
 
 /* Serves the error reference page for a code, or the index. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "base/clock.h"
 #include "app/app.h"
 #include "base/url.h"
 #include "endpoints.h"
@@ -14,8 +15,18 @@
 #include "state.h"
 #include "store/runs.h"
 
-json_t *run_json(const struct run *r, const char *app_url)
+/* When retention deletes what the run kept (finishedAt + the setting), or
+ * null: not finished, or kept forever.  Computed, not read, so that a
+ * terminal run's representation (and ETag) never changes. */
+static json_t *expires_at(const struct run *r, int64_t keep_ms)
 {
+	return run_state_terminal(r->state) && r->finished_at && keep_ms > 0 ? api_time(r->finished_at + keep_ms)
+									      : json_null();
+}
+
+json_t *run_json(const struct run *r, const struct config *cfg)
+{
+	const char *app_url = cfg->app_url;
 	json_t *o = json_object();
 	json_object_set_new(o, "id", json_string(r->id));
 	json_object_set_new(o, "object", json_string("import_run"));
@@ -43,6 +54,8 @@ json_t *run_json(const struct run *r, const char *app_url)
 	json_object_set_new(o, "createdAt", api_time(r->created_at));
 	json_object_set_new(o, "startedAt", api_time(r->started_at));
 	json_object_set_new(o, "finishedAt", api_time(r->finished_at));
+	json_object_set_new(o, "uploadExpiresAt", expires_at(r, cfg->keep_uploads_ms));
+	json_object_set_new(o, "resultsExpiresAt", expires_at(r, cfg->keep_results_ms));
 	return o;
 }
 
@@ -101,7 +114,7 @@ static void get_run(struct api_ctx *ctx, struct http_request *req, struct http_r
 	struct run run;
 	if (!load_run(ctx, req, res, &run))
 		return;
-	const char *etag = api_json_etag(req, res, run_json(&run, ctx->app->cfg.app_url));
+	const char *etag = api_json_etag(req, res, run_json(&run, &ctx->app->cfg));
 	struct api_state *st = ctx->app->api;
 	if (etag && run_state_terminal(run.state) && strlen(etag) < sizeof st->etags[0].etag) {
 		pthread_mutex_lock(&st->etags_mu);
@@ -130,12 +143,23 @@ static void list_runs(struct api_ctx *ctx, struct http_request *req, struct http
 	}
 	json_t *data = json_array();
 	for (int i = 0; i < n && i < pg.limit; i++)
-		json_array_append_new(data, run_json(&runs[i], ctx->app->cfg.app_url));
+		json_array_append_new(data, run_json(&runs[i], &ctx->app->cfg));
 	const struct run *last = n > pg.limit ? &runs[pg.limit - 1] : NULL;
 	time_page_answer(req, res, ctx->org.id, &pg, data, n, last ? last->created_at : 0, last ? last->id : NULL, NULL);
 }
 
 const struct endpoint ep_run_list = {.finish = list_runs};
+
+/* 410 RESULTS_EXPIRED, saying when they went. */
+static void results_expired(struct http_request *req, struct http_response *res, const struct run *run)
+{
+	char when[TIME_ISO_MAX];
+	time_iso(run->results_deleted_at ? run->results_deleted_at : run->finished_at, when);
+	api_problem(req, res, CODE_RESULTS_EXPIRED,
+		    arena_printf(req->arena, "The per-row results of run %s were deleted by retention (the run finished "
+				 "at %s; its counts remain). Push the file again for fresh results.", run->id,
+				 run->finished_at ? when : "?"), NULL);
+}
 
 static const char *const buckets[] = {"succeeded", "failed", "warnings", "skipped"};
 
@@ -177,6 +201,10 @@ static void get_results(struct api_ctx *ctx, struct http_request *req, struct ht
 		api_problem(req, res, CODE_RUN_NOT_TERMINAL, d, NULL);
 		return;
 	}
+	if (run_results_expired(&run, ctx->app->cfg.keep_results_ms, now_ms())) {
+		results_expired(req, res, &run);
+		return;
+	}
 	int after = 0;
 	if (pos && !position_index(pos, &after)) {
 		cursor_invalid(req, res);
@@ -212,6 +240,16 @@ static void failed_rows(struct api_ctx *ctx, struct http_request *req, struct ht
 	}
 	if (run.state == RUN_FAILED || run.state == RUN_CANCELLED) {
 		api_problem(req, res, CODE_NO_ROW_RESULTS, NULL, NULL);
+		return;
+	}
+	if (run_results_expired(&run, ctx->app->cfg.keep_results_ms, now_ms())) {
+		results_expired(req, res, &run);
+		return;
+	}
+	if (run_upload_expired(&run, ctx->app->cfg.keep_uploads_ms, now_ms())) {
+		api_problem(req, res, CODE_UPLOAD_EXPIRED, "The fix-up file is built from the stored upload, which "
+			    "retention deleted: push the file again from your copy to get a new run and its fix-up file.",
+			    NULL);
 		return;
 	}
 	struct fixup f;

@@ -171,7 +171,7 @@ static void body(struct api_ctx *ctx, struct http_request *req, struct http_resp
 static void accepted(struct http_request *req, struct http_response *res, const struct run *run)
 {
 	const struct app *app = req->app;
-	api_json(req, res, 202, run_json(run, app->cfg.app_url));
+	api_json(req, res, 202, run_json(run, &app->cfg));
 	char *loc = arena_printf(req->arena, "/api/v1/imports/runs/%s", run->id);
 	http_add_header(req, res, "Location", loc);
 	http_add_header(req, res, "Retry-After", "5");

@@ -59,6 +59,8 @@ int duration_parse(const char *s, int64_t *ret_ms)
 		mult = 60 * 1000, end++;
 	else if (*end == 'h')
 		mult = 3600 * 1000, end++;
+	else if (*end == 'd')
+		mult = 24LL * 3600 * 1000, end++;
 	if (*end != '\0' || v > INT64_MAX / mult)
 		return -1;
 	*ret_ms = (int64_t)(v * mult);

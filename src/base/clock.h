@@ -12,7 +12,7 @@ int64_t now_ms(void);
 double mono_ms(void);
 /* "2026-11-21T15:04:05.123Z" into out[TIME_ISO_MAX]. */
 void time_iso(int64_t ms, char out[TIME_ISO_MAX]);
-/* Parses "N", "Ns", "Nm", "Nh" (seconds by default) into milliseconds;
+/* Parses "N", "Nms", "Ns", "Nm", "Nh", "Nd" (seconds by default) into milliseconds;
  * returns 0, or -1 for anything else (negative, overflow, junk). */
 int duration_parse(const char *s, int64_t *ret_ms);
 

@@ -50,7 +50,7 @@ static int env_duration(const char *name, int64_t *val)
 	if (!v || !*v)
 		return 0;
 	if (duration_parse(v, val) || *val <= 0) {
-		fprintf(stderr, "loadline: %s must be a duration like 30s, 5m or 72h, not \"%s\"\n", name, v);
+		fprintf(stderr, "loadline: %s must be a duration like 30s, 5m, 72h or 30d, not \"%s\"\n", name, v);
 		return -1;
 	}
 	return 0;
@@ -114,6 +114,8 @@ int config_load(struct config *c)
 	c->lease_ms = 30000;
 	c->worker_poll_ms = 250;
 	c->session_ttl_ms = 12LL * 3600 * 1000;
+	c->keep_uploads_ms = 30LL * 24 * 3600 * 1000;
+	c->keep_results_ms = 90LL * 24 * 3600 * 1000;
 	c->workers = 2;
 	c->http_threads = 8;
 	c->max_connections = 4096;
@@ -167,6 +169,8 @@ int config_load(struct config *c)
 	rc |= env_duration("LOADLINE_SESSION_TTL", &c->session_ttl_ms) < 0;
 	rc |= env_duration("LOADLINE_IDLE_TIMEOUT", &c->idle_timeout_ms) < 0;
 	rc |= env_duration("LOADLINE_HEADER_TIMEOUT", &c->header_timeout_ms) < 0;
+	rc |= env_duration("LOADLINE_KEEP_UPLOADS", &c->keep_uploads_ms) < 0;
+	rc |= env_duration("LOADLINE_KEEP_RESULTS", &c->keep_results_ms) < 0;
 	config_derive_urls(c);
 	return rc ? -1 : 0;
 }

@@ -32,6 +32,8 @@ struct config {
 	int64_t worker_poll_ms;    /* LOADLINE_WORKER_POLL 250ms: an idle worker's look at the queue */
 	int64_t lease_ms;        /* LOADLINE_LEASE 30s: a worker's claim on a run */
 	int64_t session_ttl_ms;  /* LOADLINE_SESSION_TTL 12h: a web sign-in lasts this long */
+	int64_t keep_uploads_ms; /* LOADLINE_KEEP_UPLOADS 30d: stored uploads of finished runs */
+	int64_t keep_results_ms; /* LOADLINE_KEEP_RESULTS 90d: per-row results of finished runs */
 	int workers;             /* serve --workers, default 2 */
 	int http_threads;        /* LOADLINE_HTTP_THREADS, default 8 */
 	int max_connections;     /* LOADLINE_MAX_CONNECTIONS, default 4096 */

@@ -75,7 +75,9 @@ static void background_start(struct app *app, struct background *bg)
 	struct worker_opts wo = {
 		.pipeline = {.max_rows = c->max_rows, .docs_url = c->docs_url, .debug_row_delay_ms = c->debug_row_delay_ms,
 			     .geo = app->geo},
-		.lease_ms = c->lease_ms, .run_timeout_ms = c->run_timeout_ms, .sweep_interval_ms = c->sweep_interval_ms,
+		.lease_ms = c->lease_ms, .sweep_interval_ms = c->sweep_interval_ms,
+		.sweep = {.run_timeout_ms = c->run_timeout_ms, .keep_uploads_ms = c->keep_uploads_ms,
+			  .keep_results_ms = c->keep_results_ms},
 		.poll_ms = c->worker_poll_ms,
 	};
 	bg->mailer = mailer_start(app->store, c->smtp_url, c->mail_from);

@@ -129,7 +129,7 @@ static void *sweeper_main(void *arg)
 {
 	struct workers *all = arg;
 	do
-		sweep_once(all->st, all->opts.run_timeout_ms);
+		sweep_once(all->st, &all->opts.sweep);
 	while (waiter_nap(&all->w, all->opts.sweep_interval_ms));
 	return NULL;
 }

@@ -5,6 +5,7 @@
 
 #include "import/pipeline.h"
 #include "import/staging.h"
+#include "import/sweeper.h"
 #include "store/store.h"
 
 struct workers;
@@ -13,7 +14,7 @@ struct worker_opts {
 	struct pipeline_opts pipeline;
 	struct staging_opts staging;  /* the triage of runs staged at upload */
 	int64_t lease_ms;            /* LOADLINE_LEASE: a claim lasts this long unrenewed */
-	int64_t run_timeout_ms;      /* LOADLINE_RUN_TIMEOUT: the stuck-run reaper's limit */
+	struct sweep_limits sweep;   /* the stuck-run reaper's limit, retention */
 	int64_t sweep_interval_ms;   /* LOADLINE_SWEEP_INTERVAL */
 	int64_t poll_ms;             /* LOADLINE_WORKER_POLL: idle workers look at the queue this often
 				      * (besides being woken: same process, or LISTEN/NOTIFY) */

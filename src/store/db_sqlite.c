@@ -92,7 +92,7 @@ static enum code sq_open(struct db *db, const char *url)
 	for (int tries = 0;; tries++) {
 		sqlite3_free(msg);
 		msg = NULL;
-		rc = sqlite3_exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+		rc = sqlite3_exec(s, "PRAGMA auto_vacuum=INCREMENTAL; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
 				  "PRAGMA foreign_keys=ON;", NULL, NULL, &msg);
 		if ((rc & 0xff) != SQLITE_BUSY || tries >= 300)
 			break;

@@ -139,6 +139,14 @@ const struct migration migrations[] = {
 	 * name_key(), are made again by name_ref_key().  Location names keep
 	 * theirs (SPEC "Location naming"). */
 	{9, "look-alike customer and branch names", ""},
+	/* Retention (PRODUCT §13): the sweeper deletes a finished run's stored
+	 * upload after LOADLINE_KEEP_UPLOADS and its per-row results after
+	 * LOADLINE_KEEP_RESULTS, and says when on the run; it finds the runs
+	 * due by finished_at. */
+	{10, "retention",
+	 "ALTER TABLE runs ADD COLUMN upload_deleted_at BIGINT;"
+	 "ALTER TABLE runs ADD COLUMN results_deleted_at BIGINT;"
+	 "CREATE INDEX runs_finished ON runs (finished_at);"},
 };
 
 const int migrations_count = (int)(sizeof migrations / sizeof migrations[0]);

@@ -14,7 +14,7 @@
 #define RUN_COLS "id, org_id, kind, state, dry_run, fingerprint, file_name, file_size, file_format, " \
 	"file_encoding, file_delimiter, row_count, error_code, error_message, n_succeeded, n_warnings, " \
 	"n_failed, n_skipped, staged, shape_key, expires_at, created_at, started_at, finished_at, " \
-	"lease_owner, attempts"
+	"lease_owner, attempts, upload_deleted_at, results_deleted_at"
 
 static void row_to_run(const struct db_res *r, int i, struct run *x)
 {
@@ -43,6 +43,26 @@ static void row_to_run(const struct db_res *r, int i, struct run *x)
 	x->finished_at = db_res_int(r, i, 23);
 	cell_copy(r, i, 24, x->lease_owner, sizeof x->lease_owner);
 	x->attempts = (int)db_res_int(r, i, 25);
+	x->upload_deleted_at = db_res_int(r, i, 26);
+	x->results_deleted_at = db_res_int(r, i, 27);
+}
+
+/* Past its time, or already deleted: a sweep may be up to
+ * LOADLINE_SWEEP_INTERVAL late, and readers answer as if it were not. */
+static bool past(const struct run *r, int64_t deleted_at, int64_t keep_ms, int64_t now)
+{
+	return deleted_at || (run_state_terminal(r->state) && r->finished_at && keep_ms > 0 &&
+			      now >= r->finished_at + keep_ms);
+}
+
+bool run_results_expired(const struct run *r, int64_t keep_results_ms, int64_t now)
+{
+	return past(r, r->results_deleted_at, keep_results_ms, now);
+}
+
+bool run_upload_expired(const struct run *r, int64_t keep_uploads_ms, int64_t now)
+{
+	return past(r, r->upload_deleted_at, keep_uploads_ms, now);
 }
 
 static enum code find_active(struct db *db, const struct run *run, char ret_id[ID_MAX])

@@ -35,9 +35,18 @@ struct run {
 	int64_t created_at, started_at, finished_at;
 	char lease_owner[96];
 	int attempts;
+	/* When retention deleted the stored upload / the per-row results (0:
+	 * still kept). */
+	int64_t upload_deleted_at, results_deleted_at;
 };
 
 enum { COUNT_SUCCEEDED, COUNT_WARNINGS, COUNT_FAILED, COUNT_SKIPPED };
+
+/* Whether retention has taken (or, at now, may take) the run's per-row
+ * results / stored upload: readers answer 410 from the moment the kept
+ * time (LOADLINE_KEEP_RESULTS / _UPLOADS, 0 = forever) has passed. */
+bool run_results_expired(const struct run *r, int64_t keep_results_ms, int64_t now);
+bool run_upload_expired(const struct run *r, int64_t keep_uploads_ms, int64_t now);
 
 struct outbox_mail;
 
