@@ -278,11 +278,13 @@ static json_t *op_run_results(void)
 {
 	json_t *r = json_object();
 	json_object_set_new(r, "200", json_ok("A page of the bucket's rows.", "RowResultList", OP_AUTH));
-	add_problems(r, "NOT_FOUND INVALID_BUCKET INVALID_LIMIT INVALID_CURSOR RUN_NOT_TERMINAL", OP_AUTH | OP_NO_BODY);
+	add_problems(r, "NOT_FOUND INVALID_BUCKET INVALID_LIMIT INVALID_CURSOR RUN_NOT_TERMINAL RESULTS_EXPIRED",
+		     OP_AUTH | OP_NO_BODY);
 	return operation("listImportRunResults", "Imports", "Read per-row results of a terminal run",
 		"Rows of one bucket in rowIndex order. Each row is in exactly one of succeeded, failed, skipped; a "
 		"committed row with warnings is in warnings too. Checked in this order: the run (404), the bucket, "
-		"limit and cursor, then that the run is terminal (409 RUN_NOT_TERMINAL).",
+		"limit and cursor, then that the run is terminal (409 RUN_NOT_TERMINAL), then that retention has not "
+		"deleted the results (410 RESULTS_EXPIRED, from the run's resultsExpiresAt).",
 		json_pack("[o,o,o,o]", param("RunId"), param("Bucket"), param("Limit"), param("Cursor")), r);
 }
 
@@ -303,13 +305,14 @@ static json_t *op_run_failed_rows(void)
 						       true));
 	json_t *r = json_object();
 	json_object_set_new(r, "200", ok);
-	add_problems(r, "NOT_FOUND RUN_NOT_TERMINAL NO_ROW_RESULTS", OP_AUTH | OP_NO_BODY);
+	add_problems(r, "NOT_FOUND RUN_NOT_TERMINAL NO_ROW_RESULTS RESULTS_EXPIRED UPLOAD_EXPIRED", OP_AUTH | OP_NO_BODY);
 	return operation("getImportRunFailedRows", "Imports", "Download the failed rows to fix",
 		"Fix the cells named in the `errors` column and push the file again: the `errors` column is ignored "
 		"by the column mapping (map it to nothing the first time). Cells that a spreadsheet would run as "
 		"a formula (text starting with = + - @, not a number) get a leading apostrophe, which spreadsheets "
 		"show as text and do not save back. 409 RUN_NOT_TERMINAL before the run is terminal; 409 "
-		"NO_ROW_RESULTS for a FAILED or CANCELLED run.", json_pack("[o]", param("RunId")), r);
+		"NO_ROW_RESULTS for a FAILED or CANCELLED run; 410 RESULTS_EXPIRED or UPLOAD_EXPIRED once retention "
+		"deleted the results or the stored upload it is built from.", json_pack("[o]", param("RunId")), r);
 }
 
 static json_t *get_record(const char *id, const char *what, const char *schema, const char *id_param)

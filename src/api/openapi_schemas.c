@@ -256,7 +256,8 @@ static json_t *import_run(void)
 {
 	return object_of("An import run (`object: import_run`). The upload returns it QUEUED; poll it until its "
 		"state is terminal or nextAction is present, then read the results.",
-		"id object kind state dryRun counts fileName rowCount file createdAt startedAt finishedAt",
+		"id object kind state dryRun counts fileName rowCount file createdAt startedAt finishedAt "
+		"uploadExpiresAt resultsExpiresAt",
 		"id", desc(id_schema("run", false), "The run id: `{id}` (the SPEC's `{transactionId}`) in run paths."),
 		"object", const_str("import_run"),
 		"kind", desc(str_enum("jobs"), "The import kind; `jobs` is the only one in v1."),
@@ -274,6 +275,14 @@ static json_t *import_run(void)
 		"createdAt", oa_ref("Timestamp"),
 		"startedAt", desc(oa_ref("TimestampOrNull"), "When a worker first claimed the run; null before."),
 		"finishedAt", desc(oa_ref("TimestampOrNull"), "When the run reached a terminal state; null before."),
+		"uploadExpiresAt", desc(oa_ref("TimestampOrNull"), "When retention deletes (or deleted) the stored "
+				       "upload: finishedAt + LOADLINE_KEEP_UPLOADS (30 days by default); null before the run "
+				       "is terminal or when uploads are kept forever. From then on the fix-up file answers "
+				       "410 UPLOAD_EXPIRED."),
+		"resultsExpiresAt", desc(oa_ref("TimestampOrNull"), "When retention deletes (or deleted) the per-row "
+					"results: finishedAt + LOADLINE_KEEP_RESULTS (90 days by default); null before the "
+					"run is terminal or when results are kept forever. From then on results and the "
+					"fix-up file answer 410 RESULTS_EXPIRED; the run and its counts stay."),
 		NULL);
 }
 

@@ -44,16 +44,23 @@ static int env_long(const char *name, long long min, long long max, long long *v
 	return 1;
 }
 
-static int env_duration(const char *name, int64_t *val)
+/* A duration setting; zero_ok admits 0 (retention: keep forever). */
+static int env_duration_of(const char *name, int64_t *val, bool zero_ok)
 {
 	const char *v = getenv(name);
 	if (!v || !*v)
 		return 0;
-	if (duration_parse(v, val) || *val <= 0) {
-		fprintf(stderr, "loadline: %s must be a duration like 30s, 5m, 72h or 30d, not \"%s\"\n", name, v);
+	if (duration_parse(v, val) || *val < 0 || (*val == 0 && !zero_ok)) {
+		fprintf(stderr, "loadline: %s must be a duration like 30s, 5m, 72h or 30d%s, not \"%s\"\n", name,
+			zero_ok ? " (0 = forever)" : "", v);
 		return -1;
 	}
 	return 0;
+}
+
+static int env_duration(const char *name, int64_t *val)
+{
+	return env_duration_of(name, val, false);
 }
 
 int config_parse_rate(const char *s, int *ret_n, int64_t *ret_window_ms)
@@ -169,8 +176,8 @@ int config_load(struct config *c)
 	rc |= env_duration("LOADLINE_SESSION_TTL", &c->session_ttl_ms) < 0;
 	rc |= env_duration("LOADLINE_IDLE_TIMEOUT", &c->idle_timeout_ms) < 0;
 	rc |= env_duration("LOADLINE_HEADER_TIMEOUT", &c->header_timeout_ms) < 0;
-	rc |= env_duration("LOADLINE_KEEP_UPLOADS", &c->keep_uploads_ms) < 0;
-	rc |= env_duration("LOADLINE_KEEP_RESULTS", &c->keep_results_ms) < 0;
+	rc |= env_duration_of("LOADLINE_KEEP_UPLOADS", &c->keep_uploads_ms, true) < 0;
+	rc |= env_duration_of("LOADLINE_KEEP_RESULTS", &c->keep_results_ms, true) < 0;
 	config_derive_urls(c);
 	return rc ? -1 : 0;
 }

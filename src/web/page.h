@@ -84,6 +84,8 @@ const char *web_time(struct arena *a, int64_t ms);
 /* ISO 8601 for <time datetime>. */
 const char *web_time_iso(struct arena *a, int64_t ms);
 const char *web_int(struct arena *a, long long v);
+/* A duration as people say it: "90 days", "36 hours", "2 seconds". */
+const char *web_duration(struct arena *a, int64_t ms);
 /* s with every byte outside A-Z a-z 0-9 - . _ ~ / percent-encoded, for a
  * query parameter value. */
 const char *web_url_encode(struct arena *a, const char *s);

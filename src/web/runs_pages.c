@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "base/clock.h"
 #include "base/url.h"
 #include "import/fixup.h"
 #include "store/runs.h"
@@ -253,7 +254,10 @@ static void run_page(struct web_req *w)
 		return;
 	struct arena *a = w->a;
 	bool terminal = run_state_terminal(r.state);
-	bool results = terminal && r.state != RUN_FAILED && r.state != RUN_CANCELLED;
+	bool had_results = terminal && r.state != RUN_FAILED && r.state != RUN_CANCELLED;
+	bool expired = had_results && run_results_expired(&r, w->app->cfg.keep_results_ms, now_ms());
+	bool results = had_results && !expired;
+	bool upload_gone = run_upload_expired(&r, w->app->cfg.keep_uploads_ms, now_ms());
 	int b = bucket_index(web_query(w, "bucket"));
 	if (b < 0)
 		b = default_bucket(&r);
@@ -285,7 +289,13 @@ static void run_page(struct web_req *w)
 		T_TEXT("created_iso", web_time_iso(a, r.created_at)),
 		T_TEXT("finished", web_time(a, r.finished_at)),
 		T_FLAG("results", results),
-		T_FLAG("fixup", results && r.counts[COUNT_FAILED] > 0 && r.state != RUN_FAILED && r.state != RUN_CANCELLED),
+		T_FLAG("results_expired", expired),
+		T_TEXT("keep_results", web_duration(a, w->app->cfg.keep_results_ms)),
+		T_TEXT("count_succeeded", web_int(a, r.counts[COUNT_SUCCEEDED])),
+		T_TEXT("count_warnings", web_int(a, r.counts[COUNT_WARNINGS])),
+		T_TEXT("count_failed", web_int(a, r.counts[COUNT_FAILED])),
+		T_TEXT("count_skipped", web_int(a, r.counts[COUNT_SKIPPED])),
+		T_FLAG("fixup", results && !upload_gone && r.counts[COUNT_FAILED] > 0),
 		T_HTML("tabs", results ? tabs(w, &r, b) : html_empty()),
 		T_TEXT("bucket", buckets[b]),
 		T_FLAG("empty_bucket", p.n == 0),
@@ -361,6 +371,11 @@ static void run_csv(struct web_req *w)
 		web_error(w, 409, "Not finished yet", "Results exist once the run has finished. Reload its page in a moment.");
 		return;
 	}
+	if (run_results_expired(&r, w->app->cfg.keep_results_ms, now_ms())) {
+		web_error(w, 410, "Results deleted", "The per-row results of this run were deleted by retention; its counts "
+			  "remain on its page. Import the file again for fresh results.");
+		return;
+	}
 	struct buf *b = arena_alloc(w->a, sizeof(*b));
 	buf_init(b, CSV_MAX);
 	arena_cleanup(w->a, buf_cleanup, b);
@@ -402,6 +417,12 @@ static void run_fixup(struct web_req *w)
 	if (!run_state_terminal(r.state) || r.state == RUN_FAILED || r.state == RUN_CANCELLED) {
 		web_error(w, 409, "No rows to fix", "A fix-up file exists once the run has finished with per-row "
 			  "results; a run that failed as a whole says why on its page.");
+		return;
+	}
+	if (run_results_expired(&r, w->app->cfg.keep_results_ms, now_ms()) ||
+	    run_upload_expired(&r, w->app->cfg.keep_uploads_ms, now_ms())) {
+		web_error(w, 410, "File deleted", "The stored file or the results of this run were deleted by retention, "
+			  "so no fix-up file can be made. Import the file again from your copy.");
 		return;
 	}
 	struct fixup f;

@@ -218,6 +218,20 @@ const char *web_int(struct arena *a, long long v)
 	return arena_printf(a, "%lld", v);
 }
 
+const char *web_duration(struct arena *a, int64_t ms)
+{
+	static const struct {
+		int64_t ms;
+		const char *one, *many;
+	} units[] = {{86400000, "day", "days"}, {3600000, "hour", "hours"}, {60000, "minute", "minutes"},
+		     {1000, "second", "seconds"}};
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (ms >= units[i].ms && ms % units[i].ms == 0)
+			return arena_printf(a, "%lld %s", (long long)(ms / units[i].ms),
+					    ms == units[i].ms ? units[i].one : units[i].many);
+	return arena_printf(a, "%lld ms", (long long)ms);
+}
+
 const char *web_url_encode(struct arena *a, const char *s)
 {
 	return url_encode(a, s, "/");
