@@ -1,13 +1,14 @@
 /* `loadline runs`: the organization's recent import runs (PRODUCT §9,
  * §11).  On a terminal a header line names the columns, aligned; piped,
  * the same columns without the header, tab-separated, for cut and awk.
- * Counts get a column each (no bare "2/0/0/0"); NOTE marks dry runs and
- * runs awaiting review. */
+ * Counts get a column each (no bare "2/0/0/0"); NOTE marks dry runs, runs
+ * awaiting review and runs whose results retention deleted. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "cli.h"
 #include "client.h"
 #include "common.h"
@@ -22,8 +23,8 @@ static const char runs_usage[] =
 	"loadline runs [--limit N] [--json] [--url URL] [--timeout DURATION]\n"
 	"  Lists the organization's most recent import runs (N: 1 to 100, default 20).\n"
 	"  Columns: RUN STATE CREATED SUCCEEDED WARNINGS FAILED SKIPPED NOTE FILE; a header line\n"
-	"  on a terminal, tab-separated without one when piped. NOTE says \"dry run\" and/or\n"
-	"  \"awaiting review\". Token from $LOADLINE_TOKEN, URL from $LOADLINE_URL.\n";
+	"  on a terminal, tab-separated without one when piped. NOTE says \"dry run\",\n"
+	"  \"awaiting review\" and/or \"results deleted\" (retention). Token from $LOADLINE_TOKEN, URL from $LOADLINE_URL.\n";
 
 /* One run's cells, each made safe to print (tabs included: they would
  * shift the columns). */
@@ -38,8 +39,14 @@ static void cells_of(json_t *run, char out[COLS][CELL])
 	snprintf(out[5], CELL, "%d", jint(k, "failed"));
 	snprintf(out[6], CELL, "%d", jint(k, "skipped"));
 	bool dry = json_is_true(json_object_get(run, "dryRun")), review = json_object_get(run, "nextAction");
-	snprintf(out[7], CELL, "%s%s%s", dry ? "dry run" : "", dry && review ? ", " : "",
-		 review ? "awaiting review" : "");
+	/* ISO timestamps of one format compare as text. */
+	char now[TIME_ISO_MAX];
+	time_iso(now_ms(), now);
+	const char *gone = json_string_value(json_object_get(run, "resultsExpiresAt"));
+	bool expired = gone && strcmp(gone, now) <= 0;
+	snprintf(out[7], CELL, "%s%s%s%s%s", dry ? "dry run" : "", dry && review ? ", " : "",
+		 review ? "awaiting review" : "", (dry || review) && expired ? ", " : "",
+		 expired ? "results deleted" : "");
 	term_clean(jstr(run, "fileName"), out[8], CELL);
 }
 

@@ -147,3 +147,17 @@ def test_sqlite_gives_the_space_back(start_server, backend):
     wait_for(lambda: db_int(srv.db_url, "PRAGMA page_count") < before * 0.7, timeout=15,
              what="the file to shrink (%s, %d pages before)" % (path, before))
     assert db_int(srv.db_url, "PRAGMA freelist_count") < 100
+
+
+def test_loadline_runs_marks_deleted_results(start_server):
+    srv = start_server(env={"LOADLINE_KEEP_UPLOADS": "1s", "LOADLINE_KEEP_RESULTS": "1s",
+                            "LOADLINE_SWEEP_INTERVAL": "1h"})
+    run, _ = import_file(srv, mixed_file())
+    env = {"LOADLINE_URL": srv.base_url, "LOADLINE_TOKEN": srv.org.token}
+    out = srv.cli.run("runs", env=env, db=None).out
+    line = [ln for ln in out.splitlines() if ln.startswith(run["id"])][0]
+    assert "results deleted" not in line
+    time.sleep(1.2)
+    out = srv.cli.run("runs", env=env, db=None).out
+    line = [ln for ln in out.splitlines() if ln.startswith(run["id"])][0]
+    assert line.split("\t")[7] == "results deleted", line
