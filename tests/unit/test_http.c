@@ -357,7 +357,9 @@ static void test_duration_and_html(void **state)
 	assert_int_equal(ms, 300000);
 	assert_int_equal(duration_parse("5mss", &ms), -1);
 	assert_int_equal(duration_parse("-1s", &ms), -1);
-	assert_int_equal(duration_parse("5d", &ms), -1);
+	assert_int_equal(duration_parse("5d", &ms), 0);
+	assert_int_equal(ms, 5LL * 86400000);
+	assert_int_equal(duration_parse("5w", &ms), -1);
 	assert_int_equal(duration_parse("99999999999999999999h", &ms), -1);
 	struct buf b;
 	buf_init(&b, 1024);
