@@ -13,6 +13,8 @@ extern const struct endpoint ep_run_get;
 extern const struct endpoint ep_run_list;
 extern const struct endpoint ep_run_results;
 extern const struct endpoint ep_run_failed_rows;
+extern const struct endpoint ep_run_rerun;
+extern const struct endpoint ep_import_template;
 extern const struct endpoint ep_load_get;
 extern const struct endpoint ep_project_get;
 extern const struct endpoint ep_location_get;
@@ -28,6 +30,16 @@ struct config;
  * retention settings. */
 json_t *run_json(const struct run *r, const struct config *cfg);
 json_t *location_json(const struct location_rec *l);
+
+struct api_ctx;
+/* Answers what intake_create_run returned: 202 with the run (Location,
+ * Retry-After) after waking the workers, 409 IMPORT_IN_PROGRESS with
+ * existingRunUrl, or the storage failure.  The upload's and the re-run's
+ * one ending.  api_dry_run_header reads Service-Dry-Run (false when absent)
+ * or answers 400 INVALID_HEADER and returns false. */
+bool api_dry_run_header(struct http_request *req, struct http_response *res, bool *ret_dry_run);
+void api_run_created(struct api_ctx *ctx, struct http_request *req, struct http_response *res, enum code rc,
+		     const struct run *run, const char *existing);
 
 /* Serves the error reference page for a code, or the index. */
 void docs_error_page(struct http_request *req, struct http_response *res, const char *code);

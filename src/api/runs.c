@@ -11,6 +11,7 @@
 #include "base/url.h"
 #include "endpoints.h"
 #include "import/fixup.h"
+#include "import/intake.h"
 #include "paging.h"
 #include "state.h"
 #include "store/runs.h"
@@ -266,3 +267,41 @@ static void failed_rows(struct api_ctx *ctx, struct http_request *req, struct ht
 }
 
 const struct endpoint ep_run_failed_rows = {.finish = failed_rows};
+
+/* POST /api/v1/imports/runs/{id}/rerun (PRODUCT §11): a new run of the
+ * stored upload, exactly as pushing the same bytes again would be (same
+ * fingerprint, same 409 while a twin is active, same staging), with the
+ * original file name; Service-Dry-Run is honoured. */
+static void rerun(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
+{
+	struct run orig;
+	bool dry_run;
+	if (!load_run(ctx, req, res, &orig) || !api_dry_run_header(req, res, &dry_run))
+		return;
+	unsigned char *data = NULL;
+	size_t len = 0;
+	enum code rc = run_upload_expired(&orig, ctx->app->cfg.keep_uploads_ms, now_ms())
+		? CODE_NOT_FOUND : store_run_file(ctx->app->store, orig.id, &data, &len);
+	if (rc == CODE_NOT_FOUND) {
+		api_problem(req, res, CODE_UPLOAD_EXPIRED, arena_printf(req->arena, "The stored file of run %s was "
+			    "deleted by retention; push the file again from your copy.", orig.id), NULL);
+		return;
+	}
+	if (rc) {
+		api_store_failed(req, res, rc);
+		return;
+	}
+	char fingerprint[DIGEST_HEX];
+	intake_fingerprint(data, len, fingerprint);
+	const char *why;
+	struct intake in = {.org_id = ctx->org.id, .file_name = orig.file_name, .dry_run = dry_run,
+			    .format = intake_sniff(req->arena, data, len, &why), .fingerprint = fingerprint,
+			    .staging_ttl_ms = ctx->app->cfg.staging_ttl_ms};
+	struct run run;
+	char existing[ID_MAX];
+	rc = intake_create_run(ctx->app->store, req->arena, &in, data, len, &run, existing);
+	free(data);
+	api_run_created(ctx, req, res, rc, &run, existing);
+}
+
+const struct endpoint ep_run_rerun = {.finish = rerun};

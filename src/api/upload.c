@@ -20,7 +20,8 @@
 #include "endpoints.h"
 #include "state.h"
 #include "http/multipart.h"
-#include "import/staging.h"
+#include "import/intake.h"
+#include "import/template.h"
 #include "sheet/sheet.h"
 #include "store/runs.h"
 
@@ -68,6 +69,17 @@ static bool on_data(void *cls, const char *data, size_t size)
 	return true;
 }
 
+bool api_dry_run_header(struct http_request *req, struct http_response *res, bool *ret_dry_run)
+{
+	const char *dry = http_header(req, "Service-Dry-Run");
+	if (dry && strcmp(dry, "true") && strcmp(dry, "false")) {
+		api_problem(req, res, CODE_INVALID_HEADER, "Service-Dry-Run must be `true` or `false`.", NULL);
+		return false;
+	}
+	*ret_dry_run = dry && !strcmp(dry, "true");
+	return true;
+}
+
 static bool header_is_empty_body(struct http_request *req)
 {
 	const char *cl = http_header(req, "Content-Length");
@@ -93,11 +105,9 @@ static void begin(struct api_ctx *ctx, struct http_request *req, struct http_res
 		api_problem(req, res, CODE_IDEMPOTENCY_KEY_RESERVED, NULL, NULL);
 		return;
 	}
-	const char *dry = http_header(req, "Service-Dry-Run");
-	if (dry && strcmp(dry, "true") && strcmp(dry, "false")) {
-		api_problem(req, res, CODE_INVALID_HEADER, "Service-Dry-Run must be `true` or `false`.", NULL);
+	bool dry_run;
+	if (!api_dry_run_header(req, res, &dry_run))
 		return;
-	}
 	if (header_is_empty_body(req)) {
 		api_problem(req, res, CODE_EMPTY_BODY, NULL, NULL);
 		return;
@@ -127,9 +137,8 @@ static void begin(struct api_ctx *ctx, struct http_request *req, struct http_res
 			    "spool directory is not writable); retry later.", NULL);
 		return;
 	}
-	digest_init(&up->hash);
-	digest_update(&up->hash, "jobs\n", 5);
-	up->dry_run = dry && !strcmp(dry, "true");
+	intake_fingerprint_begin(&up->hash);
+	up->dry_run = dry_run;
 	arena_cleanup(req->arena, upload_cleanup, up);
 	struct multipart_sink sink = {.part_begin = on_part, .part_data = on_data, .ctx = up};
 	up->mp = multipart_new(ct, &sink);
@@ -177,24 +186,23 @@ static void accepted(struct http_request *req, struct http_response *res, const 
 	http_add_header(req, res, "Retry-After", "5");
 }
 
-/* A live upload of a shape the org has not mapped is staged for review.
- * Only its header row is read here; a worker reads the rest (its row count
- * for the approval mail, and whether it can import at all) before the mail
- * is queued (staging_triage). */
-static enum code stage(struct api_ctx *ctx, struct http_request *req, struct run *run, struct upload *up)
+void api_run_created(struct api_ctx *ctx, struct http_request *req, struct http_response *res, enum code rc,
+		     const struct run *run, const char *existing)
 {
-	if (run->dry_run)
-		return CODE_OK;
-	const struct config *cfg = &ctx->app->cfg;
-	struct staging s;
-	enum code rc = staging_decide(ctx->app->store, req->arena, run->org_id, up->file.map ? up->file.map : "",
-				      up->file.len, &s);
-	if (rc || !s.staged)
-		return rc;
-	run->staged = true;
-	snprintf(run->shape_key, sizeof run->shape_key, "%s", s.shape_key);
-	run->expires_at = run->created_at + cfg->staging_ttl_ms;
-	return CODE_OK;
+	if (rc == CODE_IMPORT_IN_PROGRESS) {
+		char *url = arena_printf(req->arena, "/api/v1/imports/runs/%s", existing);
+		json_t *extra = json_pack("{s:s}", "existingRunUrl", url);
+		api_problem(req, res, rc, arena_printf(req->arena, "This file is already being imported as run %s; "
+			    "poll existingRunUrl instead of pushing it again.", existing), extra);
+		json_decref(extra);
+		return;
+	}
+	if (rc) {
+		api_store_failed(req, res, rc);
+		return;
+	}
+	app_hook_call(&ctx->app->run_queued);   /* runs to process, or staged ones to triage */
+	accepted(req, res, run);
 }
 
 /* Reading an upload's header and storing it take CPU and a few MB each;
@@ -216,45 +224,24 @@ static void create_run(struct api_ctx *ctx, struct http_request *req, struct htt
 	sem_post(finishing);
 }
 
+static void let_go(void *arg)
+{
+	spool_forget(arg);
+}
+
 static void create_run_locked(struct api_ctx *ctx, struct http_request *req, struct http_response *res,
 			      struct upload *up, enum sheet_format fmt)
 {
-	struct run run = {0};
-	id_new("run", run.id);
-	snprintf(run.org_id, sizeof run.org_id, "%s", ctx->org.id);
-	snprintf(run.kind, sizeof run.kind, "jobs");
-	run.state = RUN_QUEUED;
-	run.dry_run = up->dry_run;
-	digest_final_hex(&up->hash, run.fingerprint);
-	snprintf(run.file_name, sizeof run.file_name, "%s", up->file_name ? up->file_name : "upload");
-	run.file_size = (int64_t)up->file.len;
-	snprintf(run.file_format, sizeof run.file_format, "%s", fmt == SHEET_XLSX ? "xlsx" : "csv");
-	run.row_count = -1;
-	run.created_at = now_ms();
-	enum code rc = stage(ctx, req, &run, up);
-	/* The insert below may wait for the database's write lock: meanwhile
-	 * this upload keeps none of its pages resident. */
-	spool_forget(&up->file);
-	if (rc) {
-		api_store_failed(req, res, rc);
-		return;
-	}
-	char existing[ID_MAX] = "";
-	rc = store_run_create(ctx->app->store, &run, up->file.map ? up->file.map : "", up->file.len, existing);
-	if (rc == CODE_IMPORT_IN_PROGRESS) {
-		char *url = arena_printf(req->arena, "/api/v1/imports/runs/%s", existing);
-		json_t *extra = json_pack("{s:s}", "existingRunUrl", url);
-		api_problem(req, res, rc, arena_printf(req->arena, "This file is already being imported as run %s; "
-			    "poll existingRunUrl instead of pushing it again.", existing), extra);
-		json_decref(extra);
-		return;
-	}
-	if (rc) {
-		api_store_failed(req, res, rc);
-		return;
-	}
-	app_hook_call(&ctx->app->run_queued);   /* runs to process, or staged ones to triage */
-	accepted(req, res, &run);
+	char fingerprint[DIGEST_HEX];
+	digest_final_hex(&up->hash, fingerprint);
+	struct intake in = {.org_id = ctx->org.id, .file_name = up->file_name, .dry_run = up->dry_run,
+			    .format = fmt, .fingerprint = fingerprint, .staging_ttl_ms = ctx->app->cfg.staging_ttl_ms,
+			    .before_store = let_go, .before_store_arg = &up->file};
+	struct run run;
+	char existing[ID_MAX];
+	enum code rc = intake_create_run(ctx->app->store, req->arena, &in, up->file.map ? up->file.map : "",
+					 up->file.len, &run, existing);
+	api_run_created(ctx, req, res, rc, &run, existing);
 }
 
 static void finish(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
@@ -294,14 +281,36 @@ static void finish(struct api_ctx *ctx, struct http_request *req, struct http_re
 		spool_failed(req, res, up);
 		return;
 	}
-	const char *why = NULL;
-	enum sheet_format fmt = up->file.len ? sheet_sniff_explain(up->file.map, up->file.len, &why) : SHEET_CSV;
+	const char *why;
+	enum sheet_format fmt = intake_sniff(req->arena, up->file.map, up->file.len, &why);
 	if (fmt == SHEET_UNKNOWN) {
-		api_problem(req, res, CODE_UNSUPPORTED_MIME, arena_printf(req->arena, "%c%s.", toupper((unsigned char)why[0]), why + 1),
-			    NULL);
+		api_problem(req, res, CODE_UNSUPPORTED_MIME, why, NULL);
 		return;
 	}
 	create_run(ctx, req, res, up, fmt);
 }
 
 const struct endpoint ep_import_upload = {.begin = begin, .body = body, .finish = finish};
+
+/* GET /api/v1/imports/jobs/template?format=csv|xlsx (PRODUCT §12). */
+static void get_template(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
+{
+	(void)ctx;
+	const char *fmt = http_query(req, "format");
+	if (fmt && strcmp(fmt, "csv") && strcmp(fmt, "xlsx")) {
+		api_problem(req, res, CODE_INVALID_REQUEST, "format must be csv or xlsx.", NULL);
+		return;
+	}
+	struct template_file t;
+	if (template_build(fmt && !strcmp(fmt, "xlsx"), &t)) {
+		api_problem(req, res, CODE_INTERNAL_ERROR, NULL, NULL);
+		return;
+	}
+	http_respond(req, res, 200, t.content_type, (const char *)t.data, t.len);
+	free(t.data);
+	http_add_header(req, res, "Content-Disposition",
+			arena_printf(req->arena, "attachment; filename=\"%s\"", t.file_name));
+	http_add_header(req, res, "Cache-Control", "public, max-age=3600");
+}
+
+const struct endpoint ep_import_template = {.finish = get_template};

@@ -1,0 +1,78 @@
+/* Intake: bytes to a QUEUED run (intake.h). */
+#include "intake.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/ids.h"
+#include "import/staging.h"
+
+void intake_fingerprint_begin(struct digest *d)
+{
+	digest_init(d);
+	digest_update(d, "jobs\n", 5);
+}
+
+void intake_fingerprint(const void *data, size_t len, char out[DIGEST_HEX])
+{
+	struct digest d;
+	intake_fingerprint_begin(&d);
+	digest_update(&d, data, len);
+	digest_final_hex(&d, out);
+}
+
+enum sheet_format intake_sniff(struct arena *a, const void *data, size_t len, const char **ret_why)
+{
+	/* A zero-byte file is accepted and fails EMPTY_FILE in the worker. */
+	const char *why = NULL;
+	enum sheet_format fmt = len ? sheet_sniff_explain(data, len, &why) : SHEET_CSV;
+	*ret_why = fmt == SHEET_UNKNOWN && why
+		? arena_printf(a, "%c%s.", toupper((unsigned char)why[0]), why + 1) : NULL;
+	return fmt;
+}
+
+/* A live upload of a shape the org has not mapped is staged for review.
+ * Only its header row is read here; a worker reads the rest (its row count
+ * for the approval mail, and whether it can import at all) before the mail
+ * is queued (staging_triage). */
+static enum code stage(struct store *st, struct arena *a, const struct intake *in, struct run *run,
+		       const void *data, size_t len)
+{
+	if (run->dry_run)
+		return CODE_OK;
+	struct staging s;
+	enum code rc = staging_decide(st, a, run->org_id, data, len, &s);
+	if (rc || !s.staged)
+		return rc;
+	run->staged = true;
+	snprintf(run->shape_key, sizeof run->shape_key, "%s", s.shape_key);
+	run->expires_at = run->created_at + in->staging_ttl_ms;
+	return CODE_OK;
+}
+
+enum code intake_create_run(struct store *st, struct arena *a, const struct intake *in, const void *data, size_t len,
+			    struct run *ret, char ret_existing_id[ID_MAX])
+{
+	struct run *run = ret;
+	memset(run, 0, sizeof(*run));
+	id_new("run", run->id);
+	snprintf(run->org_id, sizeof run->org_id, "%s", in->org_id);
+	snprintf(run->kind, sizeof run->kind, "jobs");
+	run->state = RUN_QUEUED;
+	run->dry_run = in->dry_run;
+	snprintf(run->fingerprint, sizeof run->fingerprint, "%s", in->fingerprint);
+	snprintf(run->file_name, sizeof run->file_name, "%s", in->file_name ? in->file_name : "upload");
+	run->file_size = (int64_t)len;
+	snprintf(run->file_format, sizeof run->file_format, "%s", in->format == SHEET_XLSX ? "xlsx" : "csv");
+	run->row_count = -1;
+	run->created_at = now_ms();
+	enum code rc = stage(st, a, in, run, data, len);
+	if (in->before_store)
+		in->before_store(in->before_store_arg);
+	if (rc)
+		return rc;
+	*ret_existing_id = '\0';
+	return store_run_create(st, run, data, len, ret_existing_id);
+}
