@@ -401,6 +401,11 @@ static int bootstrap(struct app *app, int argc, char **argv)
 		rc = store_user_add(st, o.id, email ? email : "admin@example.com", "Admin", ROLE_ADMIN, &u, err, sizeof err);
 	if (!rc)
 		rc = store_key_create(st, o.id, "bootstrap", token, &k);
+	/* The customer examples/loads.csv names, so the README's first push
+	 * finds it. */
+	char cid[ID_MAX], dup[ID_MAX];
+	if (!rc)
+		rc = store_ref_create(st, REF_CUSTOMER, o.id, "Cascade Civil Group", cid, dup);
 	if (rc) {
 		ret = fail(*err ? err : "bootstrap", rc);
 		goto out;
@@ -411,6 +416,8 @@ static int bootstrap(struct app *app, int argc, char **argv)
 	if (print_login_link(app, st, &u))
 		goto out;
 	printf("Try it:       curl -s -H 'Authorization: Bearer %s' %s/api/v1/whoami\n", token, app->cfg.base_url);
+	printf("First import: export LOADLINE_URL=%s LOADLINE_TOKEN=%s\n", app->cfg.base_url, token);
+	printf("              loadline push examples/loads.csv   (build/loadline from the repository)\n");
 	ret = 0;
 out:
 	store_close(st);

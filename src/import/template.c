@@ -58,11 +58,13 @@ static int fill(lxw_workbook *wb, void *ctx)
 	if (!ws || !bold)
 		return -1;
 	format_set_bold(bold);
-	for (int f = 0; f < FIELD__COUNT; f++) {
+	/* Constant-memory workbooks take their rows in order. */
+	for (int f = 0; f < FIELD__COUNT; f++)
 		if (worksheet_write_string(ws, 0, (lxw_col_t)f, field_name((enum field)f), bold) != LXW_NO_ERROR)
 			return -1;
-		/* Every example is text: a ZIP keeps its leading zero, a date
-		 * its form. */
+	/* Every example is text: a ZIP keeps its leading zero, a date its
+	 * form. */
+	for (int f = 0; f < FIELD__COUNT; f++) {
 		const char *v = example((enum field)f);
 		if (*v && worksheet_write_string(ws, 1, (lxw_col_t)f, v, NULL) != LXW_NO_ERROR)
 			return -1;

@@ -29,6 +29,7 @@ struct web_req {
 	struct web_session *session;       /* NULL when signed out */
 	char session_id[SESSION_SECRET_LEN + 1];
 	struct buf body;                   /* form posts, capped */
+	struct web_upload *upload;         /* "Import a file": the streamed multipart body */
 	bool body_too_large;
 	struct form form;
 };
@@ -106,6 +107,7 @@ extern const struct web_handler page_keys, page_keys_mint, page_keys_revoke, pag
 	page_comms, page_comms_post;
 extern const struct web_handler page_locations;
 extern const struct web_handler page_run_fixup;
+extern const struct web_handler page_import_upload, page_run_rerun, page_template;
 extern const struct web_handler page_reference, page_reference_add;
 
 #endif

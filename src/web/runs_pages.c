@@ -84,6 +84,9 @@ static void list(struct web_req *w)
 		older = arena_printf(w->a, "%lld_%s", (long long)last->created_at, last->id);
 	}
 	struct tmpl_var v[] = {
+		T_TEXT("csrf", web_csrf_token(w)),
+		T_TEXT("max_mb", arena_printf(w->a, "%.1f", (double)w->app->cfg.max_file_bytes / 1048576.0)),
+		T_TEXT("max_rows", web_int(w->a, w->app->cfg.max_rows)),
 		T_FLAG("empty", n == 0 && !before),
 		T_HTML("rows", html_list_done(rows)),
 		T_TEXT("older", older),
@@ -290,6 +293,9 @@ static void run_page(struct web_req *w)
 		T_TEXT("finished", web_time(a, r.finished_at)),
 		T_FLAG("results", results),
 		T_FLAG("results_expired", expired),
+		T_FLAG("rerun", terminal && !upload_gone),
+		T_FLAG("already", web_query(w, "already") != NULL),
+		T_TEXT("csrf", web_csrf_token(w)),
 		T_TEXT("keep_results", web_duration(a, w->app->cfg.keep_results_ms)),
 		T_TEXT("count_succeeded", web_int(a, r.counts[COUNT_SUCCEEDED])),
 		T_TEXT("count_warnings", web_int(a, r.counts[COUNT_WARNINGS])),

@@ -15,6 +15,7 @@
 #include "web/csrf.h"
 #include "web/page.h"
 #include "web/session.h"
+#include "web/upload.h"
 
 /* Form posts are small: the largest is a review of 100 columns. */
 #define FORM_BODY_MAX (64 * 1024)
@@ -33,7 +34,10 @@ static const struct route routes[] = {
 	R("GET", "/login/oidc/callback", page_oidc_callback, WEB_PUBLIC),
 	R("POST", "/logout", page_logout, WEB_MEMBER),
 	R("GET", "/imports", page_imports, WEB_MEMBER),
+	R("POST", "/imports", page_import_upload, WEB_MEMBER),
+	R("GET", "/imports/template", page_template, WEB_MEMBER),
 	R("GET", "/imports/runs/{id}", page_run, WEB_MEMBER),
+	R("POST", "/imports/runs/{id}/rerun", page_run_rerun, WEB_MEMBER),
 	R("GET", "/imports/runs/{id}/results.csv", page_run_csv, WEB_MEMBER),
 	R("GET", "/imports/runs/{id}/failed-rows", page_run_fixup, WEB_MEMBER),
 	R("GET", "/imports/runs/{id}/review", page_review_get, WEB_MEMBER),
@@ -304,8 +308,13 @@ struct web_req *web_begin(struct http_request *req, struct http_response *res)
 	/* A POST without a body has no Content-Type; it is an empty form (and
 	 * fails the CSRF check like any other). */
 	const char *ct = http_header(req, "Content-Type");
-	if (!strcmp(method, "POST") && ct && !is_form(ct))
+	bool upload = r->handler == (const void *)&page_import_upload;
+	if (upload && ct && !strncasecmp(ct, "multipart/form-data", 19)) {
+		if (!web_upload_begin(w, ct))
+			web_error(w, 400, "Bad form", "The file could not be read from the form. Reload the page and try again.");
+	} else if (!strcmp(method, "POST") && ct && !is_form(ct)) {
 		web_error(w, 415, "Unsupported form", "Forms are posted as application/x-www-form-urlencoded.");
+	}
 	return w;
 }
 
@@ -313,6 +322,10 @@ void web_body(struct web_req *w, const char *data, size_t size)
 {
 	if (w->res->answered || w->body_too_large)
 		return;
+	if (w->upload) {
+		web_upload_feed(w, data, size);
+		return;
+	}
 	if (buf_append(&w->body, data, size)) {
 		w->body_too_large = true;
 		web_error(w, 413, "Form too large", "This form is larger than Loadline accepts.");
@@ -355,7 +368,8 @@ void web_finish(struct web_req *w)
 {
 	if (w->res->answered)
 		return;
-	if (!strcmp(w->req->method, "POST") && form_parse(w->a, buf_str(&w->body), w->body.len, &w->form)) {
+	if (w->upload ? web_upload_end(w) != 0
+		      : !strcmp(w->req->method, "POST") && form_parse(w->a, buf_str(&w->body), w->body.len, &w->form)) {
 		web_error(w, 400, "Bad form", "The form could not be read. Reload the page and try again.");
 		return;
 	}
