@@ -1,7 +1,8 @@
 // Loadline web app enhancements.  Every page works without this file; it
 // only adds live feedback on the review screen (required fields, fields
-// chosen twice, the preview of the first rows), copy buttons and a
-// confirmation before destructive actions.
+// chosen twice, the preview of the first rows), copy buttons, a
+// confirmation before destructive actions and dropping a file on
+// "Import a file".
 (function () {
   'use strict';
 
@@ -97,7 +98,29 @@
     });
   }
 
+  // Import a file: a file dropped on the zone goes into the file input,
+  // and the form posts as it does without script.
+  function dropZones() {
+    Array.prototype.forEach.call(document.querySelectorAll('[data-dropzone]'), function (zone) {
+      var input = zone.querySelector('input[type=file]');
+      var hint = zone.querySelector('.drop-hint');
+      if (!input || !window.DataTransfer) return;
+      if (hint) hint.hidden = false;
+      ['dragenter', 'dragover'].forEach(function (t) {
+        zone.addEventListener(t, function (ev) { ev.preventDefault(); zone.classList.add('is-over'); });
+      });
+      ['dragleave', 'drop'].forEach(function (t) {
+        zone.addEventListener(t, function () { zone.classList.remove('is-over'); });
+      });
+      zone.addEventListener('drop', function (ev) {
+        ev.preventDefault();
+        if (ev.dataTransfer && ev.dataTransfer.files.length) input.files = ev.dataTransfer.files;
+      });
+    });
+  }
+
   document.addEventListener('DOMContentLoaded', function () {
+    dropZones();
     Array.prototype.forEach.call(document.querySelectorAll('form[data-review]'), reviewForm);
     copyButtons();
     confirmForms();
