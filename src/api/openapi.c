@@ -29,6 +29,8 @@ enum {
 #define CODES_NO_BODY "TOO_LARGE"
 
 static json_t *header(const char *d, json_t *schema, bool required);
+static json_t *accepted_response(void);
+static json_t *in_param(const char *name, const char *in, bool required, const char *d, json_t *schema);
 
 static json_t *header_ref(const char *name)
 {
@@ -220,13 +222,7 @@ static json_t *upload_body(void)
 
 static json_t *op_import_upload(void)
 {
-	json_t *ok = json_pack("{s:s,s:o,s:{s:{s:o}}}", "description", "Accepted: the run is QUEUED. Poll Location "
-		"after Retry-After seconds, doubling the delay up to 30 s, until the state is terminal or nextAction "
-		"is present.", "headers", headers_for(202, OP_AUTH), "content", "application/json", "schema",
-		oa_ref("ImportRun"));
-	json_t *h = json_object_get(ok, "headers");
-	json_object_set_new(h, "Location", header_ref("Location"));
-	json_object_set_new(h, "Retry-After", header_ref("Retry-After"));
+	json_t *ok = accepted_response();
 	json_t *r = json_object();
 	json_object_set_new(r, "202", ok);
 	add_problems(r, "MISSING_FILE INVALID_KIND IDEMPOTENCY_KEY_RESERVED EMPTY_BODY MALFORMED_MULTIPART "
@@ -243,6 +239,53 @@ static json_t *op_import_upload(void)
 	json_object_set_new(op, "requestBody", upload_body());
 	json_object_set_new(op, "x-row-schema", oa_ref("JobsRow"));
 	return op;
+}
+
+/* The 202 of an upload and of a re-run. */
+static json_t *accepted_response(void)
+{
+	json_t *ok = json_pack("{s:s,s:o,s:{s:{s:o}}}", "description", "Accepted: the run is QUEUED. Poll Location "
+		"after Retry-After seconds, doubling the delay up to 30 s, until the state is terminal or nextAction "
+		"is present.", "headers", headers_for(202, OP_AUTH), "content", "application/json", "schema",
+		oa_ref("ImportRun"));
+	json_t *h = json_object_get(ok, "headers");
+	json_object_set_new(h, "Location", header_ref("Location"));
+	json_object_set_new(h, "Retry-After", header_ref("Retry-After"));
+	return ok;
+}
+
+static json_t *op_run_rerun(void)
+{
+	json_t *r = json_object();
+	json_object_set_new(r, "202", accepted_response());
+	add_problems(r, "NOT_FOUND INVALID_HEADER IMPORT_IN_PROGRESS UPLOAD_EXPIRED", OP_AUTH | OP_NO_BODY);
+	return operation("rerunImport", "Imports", "Import a run's file again",
+		"Creates a new run from the run's stored upload, exactly as pushing the same bytes again would: the "
+		"same fingerprint (409 IMPORT_IN_PROGRESS with existingRunUrl while a run of those bytes is QUEUED, "
+		"RUNNING or awaiting review), the same staging for review, the original file name. Service-Dry-Run "
+		"is honoured. Use it after fixing what the results pointed at outside the file, e.g. adding a "
+		"missing customer: rows whose references now resolve are updated. 410 UPLOAD_EXPIRED once "
+		"retention deleted the stored file (the run's uploadExpiresAt). No request body.",
+		json_pack("[o,o]", param("RunId"), param("ServiceDryRun")), r);
+}
+
+static json_t *op_import_template(void)
+{
+	json_t *ok = json_pack("{s:s,s:o,s:{s:{s:{s:s,s:s}},s:{s:{s:s,s:s}}}}", "description", "The jobs template: "
+		"every schema field as a header, in the schema's order, and one example row. A file that keeps these "
+		"headers (in any order, any subset) needs no column review.", "headers", headers_for(200, OP_AUTH),
+		"content", "text/csv", "schema", "type", "string", "format", "binary",
+		"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "schema", "type", "string",
+		"format", "binary");
+	json_object_set_new(json_object_get(ok, "headers"), "Content-Disposition", header("`attachment` with the file "
+		"name `loadline-jobs-template.csv` (or `.xlsx`).", oa_type("string"), true));
+	json_t *r = json_object();
+	json_object_set_new(r, "200", ok);
+	add_problems(r, "INVALID_REQUEST", OP_AUTH | OP_NO_BODY);
+	json_t *fmt = in_param("format", "query", false, "`csv` (default) or `xlsx`.",
+			       json_pack("{s:s,s:[s,s],s:s}", "type", "string", "enum", "csv", "xlsx", "default", "csv"));
+	return operation("getImportTemplate", "Imports", "Download the jobs template",
+		"The same file as the web app's Download template.", json_pack("[o]", fmt), r);
 }
 
 static json_t *op_run_list(void)
@@ -438,6 +481,8 @@ static const struct {
 	{"get", "/api/v1/imports/runs/{id}", NULL, op_run_get},
 	{"get", "/api/v1/imports/runs/{id}/results/{bucket}", NULL, op_run_results},
 	{"get", "/api/v1/imports/runs/{id}/failed-rows", NULL, op_run_failed_rows},
+	{"post", "/api/v1/imports/runs/{id}/rerun", NULL, op_run_rerun},
+	{"get", "/api/v1/imports/jobs/template", NULL, op_import_template},
 	{"get", "/api/v1/loads/{id}", NULL, op_load_get},
 	{"get", "/api/v1/projects/{id}", NULL, op_project_get},
 	{"get", "/api/v1/locations", NULL, op_locations_search},

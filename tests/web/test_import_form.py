@@ -132,3 +132,25 @@ def test_browser_import(server, browser):  # noqa: F811
         wait(browser, lambda d: re.search(r"/imports/runs/run_\w+$", d.current_url) and rid not in d.current_url)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.mark.parametrize("backend", ["sqlite"])
+def test_browser_drop_a_file(server, browser):  # noqa: F811
+    """With script, a file dropped on the form's zone is the one imported."""
+    link = login_link(server, server.org.admin_email)
+    browser.get(server.base_url + link[link.index("/login/link"):])
+    browser.find_element(By.CSS_SELECTOR, "form[action='/login/link'] button").click()
+    wait(browser, lambda d: d.current_url.endswith("/imports"))
+    assert browser.find_element(By.CSS_SELECTOR, ".drop-hint").is_displayed()
+    text = csv_bytes(rows(2, job="DROP-1")).decode()
+    n = browser.execute_script("""
+        var zone = document.querySelector('[data-dropzone]');
+        var dt = new DataTransfer();
+        dt.items.add(new File([arguments[0]], 'dropped.csv', {type: 'text/csv'}));
+        zone.dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+        return document.getElementById('file').files.length;""", text)
+    assert n == 1
+    browser.find_element(By.CSS_SELECTOR, "form[action='/imports'] button[type=submit]").click()
+    wait(browser, lambda d: re.search(r"/imports/runs/run_\w+$", d.current_url))
+    run = wait_run(server, browser.current_url.rsplit("/", 1)[1])
+    assert run["fileName"] == "dropped.csv" and run["counts"]["succeeded"] == 2
