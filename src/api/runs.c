@@ -10,6 +10,7 @@
 #include "base/url.h"
 #include "endpoints.h"
 #include "import/fixup.h"
+#include "import/results.h"
 #include "paging.h"
 #include "store/runs.h"
 
@@ -192,7 +193,7 @@ static void get_results(struct api_ctx *ctx, struct http_request *req, struct ht
 	}
 	struct page p = {json_array(), 0};
 	bool more = false;
-	enum code rc = store_results_page(ctx->app->store, run.id, bucket, after, limit, add_row, &p, &more);
+	enum code rc = results_page(ctx->app->store, run.id, bucket, after, limit, ctx->app->cfg.docs_url, add_row, &p, &more);
 	if (rc) {
 		json_decref(p.data);
 		api_store_failed(req, res, rc);

@@ -139,12 +139,21 @@ const struct migration migrations[] = {
 	 * name_key(), are made again by name_ref_key().  Location names keep
 	 * theirs (SPEC "Location naming"). */
 	{9, "look-alike customer and branch names", ""},
+	/* Compact results (issue 21, PRODUCT §13): one stored row per result
+	 * row, a committed row with warnings flagged instead of stored twice,
+	 * bodies of codes and message arguments (import/results.c), and the
+	 * column texts the results point at stored once per run.  The step
+	 * rewrites the results stored before it. */
+	{10, "compact results",
+	 "ALTER TABLE run_results ADD COLUMN warned INTEGER NOT NULL DEFAULT 0;"
+	 "ALTER TABLE runs ADD COLUMN result_columns TEXT;"},
 };
 
 const int migrations_count = (int)(sizeof migrations / sizeof migrations[0]);
 
 const struct migration_step migration_steps[] = {
 	{9, migrate_reference_keys},
+	{10, migrate_compact_results},
 };
 
 const int migration_steps_count = (int)(sizeof migration_steps / sizeof migration_steps[0]);

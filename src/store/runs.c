@@ -381,21 +381,21 @@ enum code store_run_move_tx(struct store_tx *tx, const char *id, const struct ru
 
 #define RESULT_BATCH 100
 
-static const char result_head[] = "INSERT INTO run_results (run_id, bucket, row_index, body) VALUES ";
+static const char result_head[] = "INSERT INTO run_results (run_id, bucket, row_index, warned, body) VALUES ";
 
-/* The statement of k results: "... VALUES ($1, $2, $3, $4), ($1, $5, ...". */
+/* The statement of k results: "... VALUES ($1, $2, $3, $4, $5), ($1, $6, ...". */
 static void result_sql(struct buf *sql, int k)
 {
 	buf_puts(sql, result_head);
 	for (int i = 0; i < k; i++)
-		buf_printf(sql, "%s($1, $%d, $%d, $%d)", i ? ", " : "", 2 + 3 * i, 3 + 3 * i, 4 + 3 * i);
+		buf_printf(sql, "%s($1, $%d, $%d, $%d, $%d)", i ? ", " : "", 2 + 4 * i, 3 + 4 * i, 4 + 4 * i, 5 + 4 * i);
 }
 
 static _Atomic(char *) full_result_sql;
 
 enum code store_results_add_all(struct store_tx *tx, const char *run_id, const struct result_entry *e, int n)
 {
-	struct db_param p[1 + 3 * RESULT_BATCH];
+	struct db_param p[1 + 4 * RESULT_BATCH];
 	struct buf sql;
 	buf_init(&sql, 64 * 1024);
 	enum code rc = CODE_OK;
@@ -404,12 +404,13 @@ enum code store_results_add_all(struct store_tx *tx, const char *run_id, const s
 		p[0] = P_TXT(run_id);
 		for (int i = 0; i < k; i++) {
 			const struct result_entry *x = &e[start + i];
-			p[1 + 3 * i] = P_TXT(x->bucket);
-			p[2 + 3 * i] = P_INT(x->row_index);
-			p[3 + 3 * i] = P_TXT(x->body);
+			p[1 + 4 * i] = P_TXT(x->bucket);
+			p[2 + 4 * i] = P_INT(x->row_index);
+			p[3 + 4 * i] = P_INT(x->warned);
+			p[4 + 4 * i] = P_TXT(x->body);
 		}
 		const char *text = store_batch_sql(&full_result_sql, &sql, result_sql, k, RESULT_BATCH);
-		rc = db_exec(tx->db, text, p, 1 + 3 * k, NULL);
+		rc = db_exec(tx->db, text, p, 1 + 4 * k, NULL);
 	}
 	buf_done(&sql);
 	return rc;
@@ -420,15 +421,40 @@ enum code store_results_page(struct store *st, const char *run_id, const char *b
 			     bool *ret_more)
 {
 	struct db_res *r;
-	struct db_param p[] = {P_TXT(run_id), P_TXT(bucket), P_INT(after), P_INT(limit + 1)};
+	bool warnings = !strcmp(bucket, "warnings");
+	struct db_param p[] = {P_TXT(run_id), P_TXT(warnings ? "succeeded" : bucket), P_INT(after), P_INT(limit + 1),
+			       P_INT(warnings)};
+	/* The warnings bucket is the flagged succeeded rows: a committed row
+	 * with warnings is stored once. */
 	enum code rc = store_exec1(st, "SELECT row_index, body FROM run_results WHERE run_id = $1 AND bucket = $2 "
-				   "AND row_index > $3 ORDER BY row_index LIMIT $4", p, 4, &r);
+				   "AND row_index > $3 AND warned >= $5 ORDER BY row_index LIMIT $4", p, 5, &r);
 	if (rc)
 		return rc;
 	int n = db_res_rows(r);
 	for (int i = 0; i < n && i < limit; i++)
 		fn((int)db_res_int(r, i, 0), db_res_get(r, i, 1), ctx);
 	*ret_more = n > limit;
+	db_res_free(r);
+	return CODE_OK;
+}
+
+enum code store_run_set_result_columns(struct store_tx *tx, const char *run_id, const char *columns)
+{
+	struct db_param p[] = {P_TXT(run_id), P_TXT(columns)};
+	return db_exec(tx->db, "UPDATE runs SET result_columns = $2 WHERE id = $1", p, 2, NULL);
+}
+
+enum code store_run_result_columns(struct store *st, const char *run_id, char **ret)
+{
+	*ret = NULL;
+	struct db_res *r;
+	struct db_param p[] = {P_TXT(run_id)};
+	enum code rc = store_exec1(st, "SELECT result_columns FROM runs WHERE id = $1", p, 1, &r);
+	if (rc)
+		return rc;
+	const char *s = db_res_rows(r) && !db_res_null(r, 0, 0) ? db_res_get(r, 0, 0) : NULL;
+	if (s && !(*ret = strdup(s)))
+		abort();
 	db_res_free(r);
 	return CODE_OK;
 }

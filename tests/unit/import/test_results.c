@@ -41,16 +41,16 @@ static void test_entries_are_jansson_compact(void **state)
 	set_raw(&rows[0], FIELD_JOB_CODE, "  J\"1\\  ");
 	set_raw(&rows[0], FIELD_LOAD_NO, "7\x01\b\f\n\r\t/é😀");
 	set_raw(&rows[0], FIELD_PROJECT_NAME, "Pröject");
-	row_add_warning(&rows[0], CODE_UNIT_NORMALIZED, FIELD_WEIGHT, 2, "12 tons", "Converted \"12 tons\"\x1f to lb.");
-	row_add_warning(&rows[0], CODE_LOOKUP_MISS, FIELD_CUSTOMER, 3, NULL, NULL);
+	row_add_warning(&rows[0], CODE_UNIT_NORMALIZED, FIELD_WEIGHT, 2, "12 tons", (struct msg){MSG_LITERAL, {"Converted \"12 tons\"\x1f to lb."}});
+	row_add_warning(&rows[0], CODE_LOOKUP_MISS, FIELD_CUSTOMER, 3, NULL, (struct msg){MSG_SUMMARY, {NULL}});
 	row_add_id(&rows[0], a, "load_abc");
 	row_add_id(&rows[0], a, "prj_def");
 	/* Failed: a row-level error without a column. */
 	rows[1].number = 3;
 	rows[1].bucket = BUCKET_FAILED;
 	set_raw(&rows[1], FIELD_JOB_CODE, "");
-	row_add_error(&rows[1], CODE_MISSING_REQUIRED, FIELD_NONE, -1, NULL, "whole row");
-	row_add_error(&rows[1], CODE_TYPE_MISMATCH, FIELD_WEIGHT, 2, "x", "bad");
+	row_add_error(&rows[1], CODE_MISSING_REQUIRED, FIELD_NONE, -1, NULL, (struct msg){MSG_LITERAL, {"whole row"}});
+	row_add_error(&rows[1], CODE_TYPE_MISMATCH, FIELD_WEIGHT, 2, "x", (struct msg){MSG_LITERAL, {"bad"}});
 	/* Skipped. */
 	rows[2].number = 30;
 	rows[2].bucket = BUCKET_SKIPPED;
