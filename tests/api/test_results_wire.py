@@ -11,7 +11,11 @@ import json
 import os
 import re
 
+import sqlite3
+
 import pytest
+
+from harness.db import db_exec, db_int
 
 from harness.jobs import CSV_CT, XLSX_CT, accepted_run, csv_bytes, upload, wait_run, xlsx_bytes
 
@@ -108,22 +112,24 @@ def pages(srv, run_id, bucket):
     return out
 
 
-def run_of(srv, data, name="loads.csv", ct=CSV_CT, dry_run=None):
+def run_of(srv, data, name="loads.csv", ct=CSV_CT, dry_run=None, ids=None):
     run = accepted_run(upload(srv, data, filename=name, content_type=ct, dry_run=dry_run))
     run = wait_run(srv, run["id"])
+    if ids is not None:
+        ids.append(run["id"])
     return {b: pages(srv, run["id"], b) for b in BUCKETS}, run["counts"]
 
 
-def scenario(srv):
+def scenario(srv, ids=None):
     for street in ("1 Twin Rd", "2 Twin Rd"):
         srv.cli.admin("add-location", "--org", srv.org.id, "--name", "Twin Depot", "--street", street,
                       "--city", "Austin", "--state", "TX", "--zip", "78701")
     every = csv_bytes(every_code_rows(), headers=HEADERS)
     got = {}
-    got["dry"] = run_of(srv, every, dry_run=True)
-    got["live"] = run_of(srv, every)
-    got["again"] = run_of(srv, every)
-    got["xlsx"] = run_of(srv, xlsx_bytes(xlsx_table()), name="loads.xlsx", ct=XLSX_CT)
+    got["dry"] = run_of(srv, every, dry_run=True, ids=ids)
+    got["live"] = run_of(srv, every, ids=ids)
+    got["again"] = run_of(srv, every, ids=ids)
+    got["xlsx"] = run_of(srv, xlsx_bytes(xlsx_table()), name="loads.xlsx", ct=XLSX_CT, ids=ids)
     return got
 
 
@@ -154,3 +160,56 @@ def test_results_wire_bytes_unchanged(start_server, backend):
             assert len(got[step][0][b]) == len(want[step][0][b]), (step, b)
             for i, (g, w) in enumerate(zip(got[step][0][b], want[step][0][b])):
                 assert g == w, "%s %s page %d differs" % (step, b, i)
+
+
+def _q(text):
+    return "'" + text.replace("'", "''") + "'"
+
+
+def legacy_rows(srv, run_id):
+    """The run's entries as the code before compact results stored them:
+    the entry the API serves, a committed row with warnings twice."""
+    out = []
+    for b in BUCKETS:
+        r = srv.get("/api/v1/imports/runs/%s/results/%s" % (run_id, b), params={"limit": 1000})
+        for e in r.json()["data"]:
+            out.append((b, e["rowIndex"], json.dumps(e, ensure_ascii=False, separators=(",", ":"))))
+    return out
+
+
+def to_version_9(url, legacy):
+    """Rewrites the database as migration 9 left it, with legacy results."""
+    sql = ["DELETE FROM run_results", "UPDATE runs SET result_columns = NULL",
+           "ALTER TABLE run_results DROP COLUMN warned", "ALTER TABLE runs DROP COLUMN result_columns",
+           "DELETE FROM schema_migrations WHERE version >= 10"]
+    for run_id, rows in legacy.items():
+        for b, i, body in rows:
+            sql.append("INSERT INTO run_results (run_id, bucket, row_index, body) VALUES (%s, %s, %d, %s)"
+                       % (_q(run_id), _q(b), i, _q(body)))
+    if url.startswith("sqlite:"):
+        con = sqlite3.connect(url[len("sqlite:"):], timeout=30)
+        con.executescript("BEGIN;" + ";".join(sql) + ";COMMIT;")
+        con.close()
+    else:
+        db_exec(url, "BEGIN;" + ";".join(sql) + ";COMMIT;")
+
+
+def test_migration_keeps_wire_bytes_of_legacy_results(start_server, backend):
+    """Results stored as full JSON entries (before compact results) are
+    rewritten by `loadline migrate` (migration 10) and then read back with
+    the same bytes: messages kept as they were written, docUrl rendered
+    from the code, the warnings entry folded into its succeeded row."""
+    srv = start_server(env={"LOADLINE_DOCS_URL": DOCS})
+    ids = []
+    before = scenario(srv, ids)
+    legacy = {i: legacy_rows(srv, i) for i in ids}
+    assert srv.stop() == 0
+    to_version_9(srv.db_url, legacy)
+    srv.cli.run("migrate")
+    srv.start()
+    assert db_int(srv.db_url, "SELECT COUNT(*) FROM run_results WHERE bucket = 'warnings'") == 0
+    assert db_int(srv.db_url, "SELECT COUNT(*) FROM run_results WHERE body LIKE '%docUrl%'") == 0
+    for step, run_id in zip(["dry", "live", "again", "xlsx"], ids):
+        for b in BUCKETS:
+            assert pages(srv, run_id, b) == before[step][0][b], (step, b)
+
