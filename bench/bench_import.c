@@ -747,7 +747,7 @@ static void bench_backend(const char *url, struct result *r)
 	struct http_server *srv = http_start(cfg->listen, cfg->http_threads, dispatch_app(&bench_app, &hooks));
 	if (!srv)
 		die("cannot start the HTTP server");
-	struct worker_opts wo = {.pipeline = {.max_rows = cfg->max_rows, .docs_url = cfg->docs_url, .geo = bench_app.geo},
+	struct worker_opts wo = {.pipeline = {.max_rows = cfg->max_rows, .geo = bench_app.geo},
 				 .lease_ms = cfg->lease_ms, .run_timeout_ms = cfg->run_timeout_ms,
 				 .sweep_interval_ms = cfg->sweep_interval_ms};
 	struct workers *workers = workers_start(st, &wo, cfg->workers);
