@@ -146,7 +146,9 @@ const struct migration migrations[] = {
 	 * rewrites the results stored before it. */
 	{10, "compact results",
 	 "ALTER TABLE run_results ADD COLUMN warned INTEGER NOT NULL DEFAULT 0;"
-	 "ALTER TABLE runs ADD COLUMN result_columns TEXT;"},
+	 "ALTER TABLE runs ADD COLUMN result_columns TEXT;"
+	 /* Uploads stored deflated have their length here (NULL: as uploaded). */
+	 "ALTER TABLE run_files ADD COLUMN raw_size BIGINT;"},
 };
 
 const int migrations_count = (int)(sizeof migrations / sizeof migrations[0]);

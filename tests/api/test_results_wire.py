@@ -12,6 +12,8 @@ import os
 import re
 
 import sqlite3
+import subprocess
+import zlib
 
 import pytest
 
@@ -177,11 +179,33 @@ def legacy_rows(srv, run_id):
     return out
 
 
+def stored_uploads(url):
+    """(run_id, content bytes, raw_size) of every stored upload."""
+    q = "SELECT run_id, %s, raw_size FROM run_files ORDER BY run_id"
+    if url.startswith("sqlite:"):
+        con = sqlite3.connect(url[len("sqlite:"):], timeout=30)
+        rows = con.execute(q % "content").fetchall()
+        con.close()
+        return [(r, bytes(c), n) for r, c, n in rows]
+    out = subprocess.run(["psql", "-X", "-At", "-F", "|", "-d", url, "-c", q % "encode(content, 'hex')"],
+                         capture_output=True, text=True, timeout=60, check=True).stdout
+    rows = [line.split("|") for line in out.splitlines() if line]
+    return [(r, bytes.fromhex(c), int(n) if n else None) for r, c, n in rows]
+
+
 def to_version_9(url, legacy):
-    """Rewrites the database as migration 9 left it, with legacy results."""
+    """Rewrites the database as migration 9 left it: legacy results, and
+    uploads stored as they were uploaded."""
     sql = ["DELETE FROM run_results", "UPDATE runs SET result_columns = NULL",
            "ALTER TABLE run_results DROP COLUMN warned", "ALTER TABLE runs DROP COLUMN result_columns",
            "DELETE FROM schema_migrations WHERE version >= 10"]
+    for run_id, content, raw_size in stored_uploads(url):
+        raw = zlib.decompress(content, -15) if raw_size is not None else content
+        assert raw_size is None or len(raw) == raw_size
+        sql.append("UPDATE run_files SET content = %s WHERE run_id = %s"
+                   % ("X'%s'" % raw.hex() if url.startswith("sqlite:") else "'\\x%s'::bytea" % raw.hex(),
+                      _q(run_id)))
+    sql.append("ALTER TABLE run_files DROP COLUMN raw_size")
     for run_id, rows in legacy.items():
         for b, i, body in rows:
             sql.append("INSERT INTO run_results (run_id, bucket, row_index, body) VALUES (%s, %s, %d, %s)"
@@ -203,6 +227,11 @@ def test_migration_keeps_wire_bytes_of_legacy_results(start_server, backend):
     ids = []
     before = scenario(srv, ids)
     legacy = {i: legacy_rows(srv, i) for i in ids}
+    fixup = srv.get("/api/v1/imports/runs/%s/failed-rows" % ids[1])
+    assert fixup.status_code == 200, fixup.text[:300]
+    # A CSV upload is stored deflated.
+    sizes = {r: (len(c), n) for r, c, n in stored_uploads(srv.db_url)}
+    assert sizes[ids[1]][1] and sizes[ids[1]][0] < sizes[ids[1]][1] / 2, sizes
     assert srv.stop() == 0
     to_version_9(srv.db_url, legacy)
     srv.cli.run("migrate")
@@ -212,4 +241,7 @@ def test_migration_keeps_wire_bytes_of_legacy_results(start_server, backend):
     for step, run_id in zip(["dry", "live", "again", "xlsx"], ids):
         for b in BUCKETS:
             assert pages(srv, run_id, b) == before[step][0][b], (step, b)
+    # The uploads stored before (as uploaded) are still read: the fix-up file.
+    again = srv.get("/api/v1/imports/runs/%s/failed-rows" % ids[1])
+    assert again.status_code == 200 and again.content == fixup.content
 
