@@ -144,6 +144,13 @@ def test_results_wire_bytes_unchanged(start_server, backend):
     assert codes >= {"MISSING_REQUIRED", "TYPE_MISMATCH", "UNIQUE_VIOLATION", "UNIT_NORMALIZED", "LOOKUP_MISS",
                      "LOCATION_NAME_ADDRESS_MISMATCH", "LOCATION_NAME_LOOKUP_MISS", "LOCATION_NAME_AMBIGUOUS",
                      "ADDRESS_NOT_GEOCODED", "ADDRESS_ZIP_STATE_MISMATCH"}, codes
+    if not os.environ.get("LOADLINE_RECORD_WIRE"):
+        # Stored compactly: one row per result row, no rendered text.
+        assert db_int(srv.db_url, "SELECT COUNT(*) FROM run_results WHERE bucket = 'warnings'") == 0
+        assert db_int(srv.db_url, "SELECT COUNT(*) FROM run_results WHERE body LIKE '%docUrl%' "
+                      "OR body LIKE '%message%' OR body LIKE '%converted to%'") == 0
+        assert db_int(srv.db_url, "SELECT COUNT(*) FROM run_results WHERE warned = 1") == sum(
+            step[1]["warnings"] for step in got.values())
     if os.environ.get("LOADLINE_RECORD_WIRE"):
         have = {}
         if os.path.exists(FIXTURE):
