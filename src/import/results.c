@@ -1,13 +1,14 @@
-/* Per-row results (SPEC "Per-row result"): each checked row becomes its
- * entries in the four buckets, as the JSON the results endpoint serves,
- * written in bulk in the run's transaction.
+/* Per-row results (SPEC "Per-row result", PRODUCT §13 "Compact results"):
+ * each checked row is stored as one compact row (below), and rendered
+ * when read into the JSON entries the results endpoint serves.
  *
- * The JSON is written straight into one buffer, in the same compact form
+ * Entries are written straight into one buffer, in the same compact form
  * and key order jansson's json_dumps(JSON_COMPACT | JSON_PRESERVE_ORDER)
- * gave (tests/unit/test_results.c holds the two to the same bytes): a
- * 750-row file makes ~1,500 entries, and a tree of jansson values per
- * entry was a sixth of the worker's time.  What repeats across rows is
- * worked out once: the column texts, the docUrl prefix. */
+ * gives (tests/unit/import/test_results.c holds the two to the same
+ * bytes): a tree of jansson values per entry was a sixth of the worker's
+ * time when entries were built while importing.  results_entries, the
+ * writer of full entries straight from the rows, is kept as the reference
+ * the rendered compact rows are tested against. */
 #include "results.h"
 
 #include <stdio.h>
