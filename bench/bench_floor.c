@@ -201,6 +201,21 @@ enum code store_bench_result_sizes(struct store *st, const char *run_id, struct 
 	return rc;
 }
 
+enum code store_bench_upload_size(struct store *st, const char *run_id, size_t *ret)
+{
+	struct db *db = store_acquire(st);
+	if (!db)
+		return CODE_SERVICE_UNAVAILABLE;
+	struct db_param p[] = {P_TXT(run_id)};
+	struct db_res *r = NULL;
+	enum code rc = db_exec(db, "SELECT length(content) FROM run_files WHERE run_id = $1", p, 1, &r);
+	rc = db_one_row(rc, r);
+	store_release(st, db);
+	*ret = rc ? 0 : (size_t)db_res_int(r, 0, 0);
+	db_res_free(r);
+	return rc;
+}
+
 /* The run row and its stored upload: what the POST commits before its 202. */
 static enum code insert_run(struct db *db, const char *run_id, const char *org_id, const char *fingerprint,
 			    const unsigned char *file, size_t file_len, int64_t now)

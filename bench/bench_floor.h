@@ -31,8 +31,11 @@ struct bench_result_size {
  * (free it) and *ret_n. */
 enum code store_bench_result_sizes(struct store *st, const char *run_id, struct bench_result_size **ret, int *ret_n);
 
-/* An informative floor of what an import must write, not only its records
- * (the goal's verdict stays on store_bench_raw_insert): in one transaction
+/* The bytes run_id's upload takes as stored (deflated when that saved). */
+enum code store_bench_upload_size(struct store *st, const char *run_id, size_t *ret);
+
+/* The floor of what an import must write, not only its records (SQLite's
+ * import verdict, issue 21): in one transaction
  * a run row and file_len bytes of stored upload, committed (as a POST
  * commits before its 202); then in a second transaction the same rows as
  * store_bench_raw_insert, one result row of each given size (filler text,

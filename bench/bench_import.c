@@ -706,14 +706,16 @@ static void new_org(struct store *st, int rep, char org_id[ID_MAX], char token[T
 	snprintf(org_id, ID_MAX, "%s", o.id);
 }
 
-/* The informative floor of everything a CSV import committed, with the
- * result sizes of run_id, in an organization of its own; its wall ms. */
-static double required_writes_ms(struct store *st, const char *run_id, int rep, size_t file_len)
+/* The floor of everything a CSV import committed, with the stored upload's
+ * size and the result sizes of run_id, in an organization of its own; its
+ * wall ms. */
+static double required_writes_ms(struct store *st, const char *run_id, int rep)
 {
 	struct bench_result_size *sizes;
 	int nsizes;
-	if (store_bench_result_sizes(st, run_id, &sizes, &nsizes))
-		die("cannot read the results' sizes");
+	size_t file_len;
+	if (store_bench_result_sizes(st, run_id, &sizes, &nsizes) || store_bench_upload_size(st, run_id, &file_len))
+		die("cannot read the results' and the upload's sizes");
 	char org_id[ID_MAX], token[TOKEN_LEN + 1];
 	new_org(st, rep * 2 + 200, org_id, token);
 	struct meter m;
@@ -749,7 +751,7 @@ static void bench_backend(const char *url, struct result *r)
 	struct http_server *srv = http_start(cfg->listen, cfg->http_threads, front_app(&bench_app, &hooks));
 	if (!srv)
 		die("cannot start the HTTP server");
-	struct worker_opts wo = {.pipeline = {.max_rows = cfg->max_rows, .docs_url = cfg->docs_url, .geo = bench_app.geo},
+	struct worker_opts wo = {.pipeline = {.max_rows = cfg->max_rows, .geo = bench_app.geo},
 				 .lease_ms = cfg->lease_ms, .sweep = {.run_timeout_ms = cfg->run_timeout_ms},
 				 .sweep_interval_ms = cfg->sweep_interval_ms};
 	struct workers *workers = workers_start(st, &wo, cfg->workers);
@@ -815,11 +817,11 @@ static void bench_backend(const char *url, struct result *r)
 			die("first import of rep %d ended %s with %d succeeded, %d failed, %d skipped (want %d "
 			    "succeeded): the file is not what the benchmark means to measure",
 			    rep, first.state, first.succeeded, first.failed, first.skipped, ROWS);
-		/* Informative, SQLite only (PostgreSQL's floor is the bulk
-		 * loader's; a row-by-row one would say nothing): the floor of
-		 * everything the import committed (records, run, upload, results
-		 * of the sizes it wrote). */
-		double req_ms = sqlite ? required_writes_ms(st, run_id, rep, csv.len) : 0;
+		/* SQLite only (PostgreSQL's floor is the bulk loader's; a
+		 * row-by-row one would say nothing): the floor of everything the
+		 * import committed (records, run, upload as stored, results of
+		 * the sizes it wrote): SQLite's import verdict (issue 21). */
+		double req_ms = sqlite ? required_writes_ms(st, run_id, rep) : 0;
 		meter_start(&m);
 		post_file(&c, csv.data, csv.len, false, run_id);
 		poll_run(&c, run_id, &again);
@@ -922,17 +924,19 @@ static void report_goals(const char *backend, const struct result *r)
 	       "lb, lbs and kg, unknown customers; CSV and XLSX, and each re-pushed (all SKIPPED); write transaction "
 	       "within the client-visible import in %d of %d imports: %s\n", backend, ROWS, JOBS, SITES, within,
 	       2 * REPS, within == 2 * REPS ? "HOLDS" : "MISSED");
-	printf("goal %s CSV import <= 2x floor: %.2fx %s\n", backend, im / f, im / f <= 2 ? "HOLDS" : "MISSED");
+	if (r->has_reqfloor) {
+		/* SQLite (issue 21): judged against everything the import must
+		 * commit; the records-only floor is informative. */
+		double rq = median(r->reqfloor, REPS);
+		printf("goal %s CSV import <= 2x floor of everything it commits (records, run and upload as stored, "
+		       "results of the sizes it wrote: %.1f ms): %.2fx %s\n", backend, rq, im / rq,
+		       im / rq <= 2 ? "HOLDS" : "MISSED");
+		printf("(informative) %s CSV import / records-only floor: %.2fx\n", backend, im / f);
+	} else {
+		printf("goal %s CSV import <= 2x floor: %.2fx %s\n", backend, im / f, im / f <= 2 ? "HOLDS" : "MISSED");
+	}
 	printf("goal %s XLSX import <= 2x floor: %.2fx %s\n", backend, xi / f, xi / f <= 2 ? "HOLDS" : "MISSED");
 	printf("goal %s re-push <= 2x no-op floor: %.2fx %s\n", backend, rp / no, rp / no <= 2 ? "HOLDS" : "MISSED");
-	/* Not a verdict: how much of the distance is what the product must
-	 * also commit (the upload before its 202, the results with the rows). */
-	if (!r->has_reqfloor)
-		return;
-	double rq = median(r->reqfloor, REPS);
-	printf("(informative) %s floor of everything the CSV import commits (records, run and upload, %s): %.1f ms, "
-	       "%.2fx the goal's floor; import / this floor %.2fx\n", backend, "results of the sizes it wrote", rq, rq / f,
-	       im / rq);
 }
 
 static void report_cpu_header(void)

@@ -168,7 +168,7 @@ int main(void)
 	struct http_server *srv = http_start(app.cfg.listen, 1, front_app(&app, &hooks));
 	if (!srv)
 		die("server");
-	struct worker_opts wo = {.pipeline = {.max_rows = 750, .docs_url = app.cfg.docs_url},
+	struct worker_opts wo = {.pipeline = {.max_rows = 750},
 				 .lease_ms = 30000, .sweep = {.run_timeout_ms = 1800000}, .sweep_interval_ms = 30000};
 	struct workers *workers = workers_start(app.store, &wo, 1);
 	app.run_queued = (struct app_hook){workers_notify, workers};

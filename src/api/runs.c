@@ -12,6 +12,7 @@
 #include "endpoints.h"
 #include "import/fixup.h"
 #include "import/intake.h"
+#include "import/results.h"
 #include "paging.h"
 #include "state.h"
 #include "store/runs.h"
@@ -213,7 +214,7 @@ static void get_results(struct api_ctx *ctx, struct http_request *req, struct ht
 	}
 	struct page p = {json_array(), 0};
 	bool more = false;
-	enum code rc = store_results_page(ctx->app->store, run.id, bucket, after, limit, add_row, &p, &more);
+	enum code rc = results_page(ctx->app->store, run.id, bucket, after, limit, ctx->app->cfg.docs_url, add_row, &p, &more);
 	if (rc) {
 		json_decref(p.data);
 		api_store_failed(req, res, rc);

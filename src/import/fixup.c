@@ -9,6 +9,7 @@
 #include <xlsxwriter.h>
 
 #include "base/buf.h"
+#include "import/results.h"
 #include "sheet/sheet.h"
 
 #define FIXUP_MAX_BYTES (64u << 20)
@@ -62,7 +63,8 @@ static enum code failed_rows(struct store *st, struct arena *a, const char *run_
 	bool more = true;
 	enum code rc = CODE_OK;
 	while (more && !rc)
-		rc = store_results_page(st, run_id, "failed", f->n ? (int)f->rows[f->n - 1] : 0, 500, on_result, &c, &more);
+		rc = results_page(st, run_id, "failed", f->n ? (int)f->rows[f->n - 1] : 0, 500, "", on_result, &c,
+				  &more);
 	return rc;
 }
 

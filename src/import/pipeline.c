@@ -124,12 +124,11 @@ static bool in_file_duplicate(struct arena *a, struct parsed *p, struct strmap *
 		r->reason = "duplicate_in_file";
 	} else {
 		r->bucket = BUCKET_FAILED;
-		const char *msg = arena_printf(a, "Row %u already has jobCode \"%s\" and loadNo \"%s\" with "
-					       "different values; keep one row per load or give this one its own "
-					       "loadNo.", e->number, norm_quote(a, job, strlen(job), 60),
-					       norm_quote(a, no, strlen(no), 60));
+		struct msg m = {MSG_KEY_CONFLICT, {arena_printf(a, "%u", e->number),
+						   norm_quote(a, job, strlen(job), MSG_QUOTE_CHARS),
+						   norm_quote(a, no, strlen(no), MSG_QUOTE_CHARS)}};
 		row_add_error(r, CODE_UNIQUE_VIOLATION, FIELD_LOAD_NO, p->map.field_col[FIELD_LOAD_NO],
-			      norm_excerpt(a, r->raw[FIELD_LOAD_NO], r->raw_len[FIELD_LOAD_NO], 200), msg);
+			      norm_excerpt(a, r->raw[FIELD_LOAD_NO], r->raw_len[FIELD_LOAD_NO], 200), m);
 	}
 	return true;
 }
@@ -213,7 +212,7 @@ static enum code commit_run(struct store *st, struct arena *a, const struct pipe
 	/* The move proved the run exists and is still ours, and holds its row
 	 * until the commit: its results need no further check per row (on
 	 * PostgreSQL, run_results has no foreign key: migration 8). */
-	if ((rc = results_save(tx, a, run, &p->map, p->rows, p->nrows, o->docs_url)))
+	if ((rc = results_save(tx, a, run, &p->map, p->rows, p->nrows)))
 		goto fail;
 	double t2 = mono_ms(), c2 = thread_cpu_ms();
 	rc = store_tx_commit(tx);

@@ -9,7 +9,6 @@ struct geocoder;
 /* What a pipeline needs from the configuration. */
 struct pipeline_opts {
 	int max_rows;               /* LOADLINE_MAX_ROWS */
-	const char *docs_url;       /* docUrl of each per-row code is under it */
 	int debug_row_delay_ms;     /* fault injection for the recovery tests; 0 */
 	const struct geocoder *geo; /* geocodes new locations (src/geo); NULL = none */
 };

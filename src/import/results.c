@@ -1,18 +1,21 @@
-/* Per-row results (SPEC "Per-row result"): each checked row becomes its
- * entries in the four buckets, as the JSON the results endpoint serves,
- * written in bulk in the run's transaction.
+/* Per-row results (SPEC "Per-row result", PRODUCT §13 "Compact results"):
+ * each checked row is stored as one compact row (below), and rendered
+ * when read into the JSON entries the results endpoint serves.
  *
- * The JSON is written straight into one buffer, in the same compact form
+ * Entries are written straight into one buffer, in the same compact form
  * and key order jansson's json_dumps(JSON_COMPACT | JSON_PRESERVE_ORDER)
- * gave (tests/unit/test_results.c holds the two to the same bytes): a
- * 750-row file makes ~1,500 entries, and a tree of jansson values per
- * entry was a sixth of the worker's time.  What repeats across rows is
- * worked out once: the column texts, the docUrl prefix. */
+ * gives (tests/unit/import/test_results.c holds the two to the same
+ * bytes): a tree of jansson values per entry was a sixth of the worker's
+ * time when entries were built while importing.  results_entries, the
+ * writer of full entries straight from the rows, is kept as the reference
+ * the rendered compact rows are tested against. */
 #include "results.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "base/buf.h"
 #include "model/normalize.h"
@@ -135,7 +138,7 @@ static void put_diag(struct ctx *x, const struct row *r, const struct diag *d)
 	buf_append(b, ",\"value\":", 9);
 	put_str_or_null(b, d->value);
 	buf_append(b, ",\"message\":", 11);
-	put_str(b, d->message ? d->message : code_summary(d->code));
+	put_str(b, msg_render(x->a, d->code, d->field, &d->msg));
 	buf_append(b, ",\"docUrl\":", 10);
 	/* Code names need no escaping. */
 	buf_puts(b, x->doc_open);
@@ -198,7 +201,7 @@ struct results {
 
 static void put(struct ctx *x, struct results *out, const char *bucket, int row)
 {
-	out->e[out->n++] = (struct result_entry){bucket, row, arena_strndup(x->a, buf_str(&x->b), x->b.len)};
+	out->e[out->n++] = (struct result_entry){bucket, row, false, arena_strndup(x->a, buf_str(&x->b), x->b.len)};
 	buf_clear(&x->b);
 }
 
@@ -252,10 +255,333 @@ int results_entries(struct arena *a, bool dry_run, const struct colmap *map, con
 	return out.n;
 }
 
+/* ---- Compact rows: what is stored (PRODUCT §13 "Compact results") ----
+ *
+ * One stored row per result row, in its bucket (succeeded, failed,
+ * skipped), flagged when a committed row has warnings.  The body is a JSON
+ * array:
+ *   succeeded: [source, ids]  or  [source, ids, warnings]
+ *   failed:    [source, errors]
+ *   skipped:   [source, reason]
+ * source = [loadNo, jobCode] or [loadNo, jobCode, projectName]; a diag is
+ * [code, field, col, kind, value, args...] (col -1: no column).  An arg0
+ * of 0 stands for the quote of value (norm_quote, MSG_QUOTE_CHARS), which
+ * is what most messages quote.  Column header texts are stored once per
+ * run (runs.result_columns: a JSON array, null where no diag points);
+ * message, docUrl, column text and cell are rendered when read. */
+
+static void put_compact_diag(struct ctx *x, const struct diag *d)
+{
+	struct buf *b = &x->b;
+	buf_putc(b, '[');
+	put_str(b, code_name(d->code));
+	buf_putc(b, ',');
+	put_str_or_null(b, d->field < FIELD__COUNT ? field_name(d->field) : NULL);
+	buf_printf(b, ",%d,%d,", d->col >= 0 ? d->col : -1, (int)d->msg.kind);
+	put_str_or_null(b, d->value);
+	int n = MSG_MAX_ARGS;
+	while (n > 0 && !d->msg.arg[n - 1])
+		n--;
+	for (int i = 0; i < n; i++) {
+		buf_putc(b, ',');
+		const char *v = d->msg.arg[i];
+		if (i == 0 && v && d->value && !strcmp(v, norm_quote(x->a, d->value, strlen(d->value), MSG_QUOTE_CHARS)))
+			buf_putc(b, '0');
+		else
+			put_str_or_null(b, v);
+	}
+	buf_putc(b, ']');
+	if (d->col >= 0 && d->col < x->map->ncols && !x->column[d->col])
+		x->column[d->col] = norm_excerpt(x->a, x->map->headers[d->col], strlen(x->map->headers[d->col]), 200);
+}
+
+static void put_compact_diags(struct ctx *x, const struct diag *d, int n)
+{
+	buf_putc(&x->b, '[');
+	for (int i = 0; i < n; i++) {
+		if (i)
+			buf_putc(&x->b, ',');
+		put_compact_diag(x, &d[i]);
+	}
+	buf_putc(&x->b, ']');
+}
+
+static void put_compact_source(struct ctx *x, const struct row *r)
+{
+	struct buf *b = &x->b;
+	enum field keys[] = {FIELD_LOAD_NO, FIELD_JOB_CODE, FIELD_PROJECT_NAME};
+	buf_putc(b, '[');
+	for (size_t i = 0; i < 3; i++) {
+		size_t tl = 0;
+		const char *t = r->raw[keys[i]] ? norm_trim(r->raw[keys[i]], r->raw_len[keys[i]], &tl) : NULL;
+		const char *v = t && tl ? norm_excerpt(x->a, t, tl, 200) : NULL;
+		if (i == 2 && !v)
+			break;
+		if (i)
+			buf_putc(b, ',');
+		put_str_or_null(b, v);
+	}
+	buf_putc(b, ']');
+}
+
+static void compact_row(struct ctx *x, const struct row *r, struct result_entry *out)
+{
+	struct buf *b = &x->b;
+	buf_putc(b, '[');
+	put_compact_source(x, r);
+	buf_putc(b, ',');
+	bool warned = r->bucket == BUCKET_SUCCEEDED && r->nwarnings;
+	if (r->bucket == BUCKET_FAILED) {
+		put_compact_diags(x, r->errors, r->nerrors);
+	} else if (r->bucket == BUCKET_SKIPPED) {
+		put_str_or_null(b, r->reason);
+	} else {
+		put_ids(x, r);
+		if (warned) {
+			buf_putc(b, ',');
+			put_compact_diags(x, r->warnings, r->nwarnings);
+		}
+	}
+	buf_putc(b, ']');
+	*out = (struct result_entry){bucket_name(r->bucket), (int)r->number, warned,
+				     arena_strndup(x->a, buf_str(b), b->len)};
+	buf_clear(b);
+}
+
+/* The run's column texts that diags point at, as a JSON array. */
+static const char *columns_json(struct ctx *x)
+{
+	struct buf *b = &x->b;
+	int n = x->map->ncols;
+	while (n > 0 && !x->column[n - 1])
+		n--;
+	buf_putc(b, '[');
+	for (int i = 0; i < n; i++) {
+		if (i)
+			buf_putc(b, ',');
+		put_str_or_null(b, x->column[i]);
+	}
+	buf_putc(b, ']');
+	const char *s = arena_strndup(x->a, buf_str(b), b->len);
+	buf_clear(b);
+	return s;
+}
+
+int results_compact(struct arena *a, bool dry_run, const struct colmap *map, const struct row *rows, int nrows,
+		    struct result_entry **ret, const char **ret_columns)
+{
+	struct result_entry *e = arena_alloc(a, sizeof(struct result_entry) * (size_t)(nrows + 1));
+	struct ctx x = {.a = a, .map = map, .column = arena_alloc(a, sizeof(char *) * (size_t)(map->ncols + 1)),
+			.dry = dry_run};
+	memset(x.column, 0, sizeof(char *) * (size_t)(map->ncols + 1));
+	buf_init(&x.b, 64u << 20);
+	for (int i = 0; i < nrows; i++)
+		compact_row(&x, &rows[i], &e[i]);
+	*ret_columns = columns_json(&x);
+	buf_done(&x.b);
+	*ret = e;
+	return nrows;
+}
+
 enum code results_save(struct store_tx *tx, struct arena *a, const struct run *run, const struct colmap *map,
-		       const struct row *rows, int nrows, const char *docs_url)
+		       const struct row *rows, int nrows)
 {
 	struct result_entry *e;
-	int n = results_entries(a, run->dry_run, map, rows, nrows, docs_url, &e);
-	return store_results_add_all(tx, run->id, e, n);
+	const char *columns;
+	int n = results_compact(a, run->dry_run, map, rows, nrows, &e, &columns);
+	enum code rc = store_results_add_all(tx, run->id, e, n);
+	if (!rc && n)
+		rc = store_run_set_result_columns(tx, run->id, columns);
+	return rc;
+}
+
+/* ---- Reading: compact rows rendered as the entries the API serves ---- */
+
+struct render {
+	struct arena *a;
+	json_t *columns;
+	const char *doc_open;
+	struct buf b;
+};
+
+static const char *jstr(json_t *j)
+{
+	return json_string_value(j);
+}
+
+static void put_jstr_or_null(struct buf *b, json_t *j)
+{
+	put_str_or_null(b, jstr(j));
+}
+
+/* "C12": column letters of col (0-based) and the row number. */
+static void put_cell(struct buf *b, int col, int row)
+{
+	char letters[8];
+	int n = 0;
+	for (unsigned c = (unsigned)col + 1; c > 0 && n < 7; c = (c - 1) / 26)
+		letters[n++] = (char)('A' + (c - 1) % 26);
+	buf_putc(b, '"');
+	for (int i = n - 1; i >= 0; i--)
+		buf_putc(b, letters[i]);
+	buf_printf(b, "%d\"", row);
+}
+
+static void render_diag(struct render *x, int row, json_t *d)
+{
+	struct buf *b = &x->b;
+	const char *code = jstr(json_array_get(d, 0)), *value = jstr(json_array_get(d, 4));
+	json_int_t col = json_integer_value(json_array_get(d, 2));
+	struct msg m = {(enum msg_kind)json_integer_value(json_array_get(d, 3)), {NULL}};
+	for (int i = 0; i < MSG_MAX_ARGS; i++) {
+		json_t *v = json_array_get(d, 5 + (size_t)i);
+		m.arg[i] = json_is_integer(v) && i == 0 && value ? norm_quote(x->a, value, strlen(value), MSG_QUOTE_CHARS)
+			   : jstr(v);
+	}
+	json_t *field = json_array_get(d, 1);
+	buf_append(b, "{\"code\":", 8);
+	put_str(b, code ? code : "");
+	buf_append(b, ",\"field\":", 9);
+	put_jstr_or_null(b, field);
+	buf_append(b, ",\"column\":", 10);
+	if (col >= 0) {
+		const char *text = jstr(json_array_get(x->columns, (size_t)col));
+		put_str(b, text ? text : "");
+		buf_append(b, ",\"cell\":", 8);
+		put_cell(b, (int)col, row);
+	} else {
+		buf_append(b, "null,\"cell\":null", 16);
+	}
+	buf_append(b, ",\"value\":", 9);
+	put_str_or_null(b, value);
+	buf_append(b, ",\"message\":", 11);
+	enum field f = jstr(field) ? field_from_name(jstr(field)) : FIELD_NONE;
+	put_str(b, msg_render(x->a, code ? code_from_name(code) : CODE_INTERNAL_ERROR, f, &m));
+	buf_append(b, ",\"docUrl\":", 10);
+	buf_puts(b, x->doc_open);
+	buf_puts(b, code ? code : "");   /* code names need no escaping */
+	buf_append(b, "\"}", 2);
+}
+
+static void render_diags(struct render *x, int row, json_t *list)
+{
+	buf_putc(&x->b, '[');
+	for (size_t i = 0; i < json_array_size(list); i++) {
+		if (i)
+			buf_putc(&x->b, ',');
+		render_diag(x, row, json_array_get(list, i));
+	}
+	buf_putc(&x->b, ']');
+}
+
+static void render_source(struct buf *b, json_t *src)
+{
+	static const char *const keys[] = {"loadNo", "jobCode", "projectName"};
+	buf_putc(b, '{');
+	for (size_t i = 0; i < 3 && i < json_array_size(src); i++) {
+		if (i)
+			buf_putc(b, ',');
+		put_key(b, keys[i]);
+		put_jstr_or_null(b, json_array_get(src, i));
+	}
+	buf_putc(b, '}');
+}
+
+static void render_ids(struct buf *b, json_t *ids)
+{
+	buf_putc(b, '[');
+	for (size_t i = 0; i < json_array_size(ids); i++) {
+		if (i)
+			buf_putc(b, ',');
+		put_jstr_or_null(b, json_array_get(ids, i));
+	}
+	buf_putc(b, ']');
+}
+
+/* The entry of one stored row in bucket, into x->b (cleared first). */
+static void render_row(struct render *x, const char *bucket, int row, const char *body)
+{
+	struct buf *b = &x->b;
+	buf_clear(b);
+	json_t *j = json_loads(body, 0, NULL);
+	buf_printf(b, "{\"rowIndex\":%d,\"source\":", row);
+	render_source(b, json_array_get(j, 0));
+	buf_putc(b, ',');
+	json_t *x1 = json_array_get(j, 1);
+	if (!strcmp(bucket, "failed")) {
+		put_key(b, "errors");
+		render_diags(x, row, x1);
+	} else if (!strcmp(bucket, "skipped")) {
+		put_key(b, "reason");
+		put_jstr_or_null(b, x1);
+	} else {
+		if (!strcmp(bucket, "warnings")) {
+			put_key(b, "warnings");
+			render_diags(x, row, json_array_get(j, 2));
+			buf_putc(b, ',');
+		}
+		put_key(b, "createdRecordIds");
+		render_ids(b, x1);
+	}
+	buf_putc(b, '}');
+	json_decref(j);
+}
+
+struct page_ctx {
+	struct render *x;
+	const char *bucket;
+	void (*fn)(int row_index, const char *body, void *ctx);
+	void *ctx;
+};
+
+static void on_stored(int row_index, const char *body, void *ctx)
+{
+	struct page_ctx *p = ctx;
+	render_row(p->x, p->bucket, row_index, body);
+	p->fn(row_index, buf_str(&p->x->b), p->ctx);
+}
+
+static void render_init(struct render *x, const char *columns, const char *docs_url)
+{
+	x->a = arena_new();
+	x->columns = columns ? json_loads(columns, 0, NULL) : NULL;
+	buf_init(&x->b, 64u << 20);
+	put_str(&x->b, arena_printf(x->a, "%s/api/errors/", docs_url));
+	x->doc_open = arena_strndup(x->a, buf_str(&x->b), x->b.len - 1);   /* without the closing quote */
+	buf_clear(&x->b);
+}
+
+static void render_done(struct render *x)
+{
+	json_decref(x->columns);
+	buf_done(&x->b);
+	arena_free(x->a);
+}
+
+const char *results_render(struct arena *a, const char *bucket, int row_index, const char *body,
+			   const char *columns, const char *docs_url)
+{
+	struct render x;
+	render_init(&x, columns, docs_url);
+	render_row(&x, bucket, row_index, body);
+	const char *s = arena_strndup(a, buf_str(&x.b), x.b.len);
+	render_done(&x);
+	return s;
+}
+
+enum code results_page(struct store *st, const char *run_id, const char *bucket, int after, int limit,
+		       const char *docs_url, void (*fn)(int row_index, const char *body, void *ctx), void *ctx,
+		       bool *ret_more)
+{
+	char *columns = NULL;
+	enum code rc = store_run_result_columns(st, run_id, &columns);
+	if (rc)
+		return rc;
+	struct render x;
+	render_init(&x, columns, docs_url);
+	free(columns);
+	struct page_ctx p = {&x, bucket, fn, ctx};
+	rc = store_results_page(st, run_id, bucket, after, limit, on_stored, &p, ret_more);
+	render_done(&x);
+	return rc;
 }

@@ -128,7 +128,7 @@ static void add_issues(struct arena *a, const struct colmap *map, const struct d
 		x->code = code_name(d[i].code);
 		x->field = d[i].field < FIELD__COUNT ? field_name(d[i].field) : NULL;
 		x->column = d[i].col >= 0 ? map->headers[d[i].col] : NULL;
-		x->message = d[i].message ? arena_strdup(a, d[i].message) : code_summary(d[i].code);
+		x->message = msg_render(a, d[i].code, d[i].field, &d[i].msg);
 		x->warning = warning;
 	}
 }

@@ -24,23 +24,22 @@ char *cell_ref(struct arena *a, int col, unsigned row)
 	return out;
 }
 
-static void add(struct diag *list, int *n, enum code c, enum field f, int col, const char *value,
-		const char *message)
+static void add(struct diag *list, int *n, enum code c, enum field f, int col, const char *value, struct msg m)
 {
 	if (*n >= ROW_MAX_DIAGS)
 		return;
-	list[*n] = (struct diag){c, f, col, value, message};
+	list[*n] = (struct diag){c, f, col, value, m};
 	(*n)++;
 }
 
-void row_add_error(struct row *r, enum code c, enum field f, int col, const char *value, const char *message)
+void row_add_error(struct row *r, enum code c, enum field f, int col, const char *value, struct msg m)
 {
-	add(r->errors, &r->nerrors, c, f, col, value, message);
+	add(r->errors, &r->nerrors, c, f, col, value, m);
 }
 
-void row_add_warning(struct row *r, enum code c, enum field f, int col, const char *value, const char *message)
+void row_add_warning(struct row *r, enum code c, enum field f, int col, const char *value, struct msg m)
 {
-	add(r->warnings, &r->nwarnings, c, f, col, value, message);
+	add(r->warnings, &r->nwarnings, c, f, col, value, m);
 }
 
 void row_add_id(struct row *r, struct arena *a, const char *id)
@@ -65,11 +64,11 @@ static void check_field(struct arena *a, const struct colmap *map, struct row *o
 	const char *value = out->raw[f] ? norm_excerpt(a, out->raw[f], out->raw_len[f], VALUE_EXCERPT_CHARS) : NULL;
 	if (rc) {
 		out->v[f].blank = true;
-		row_add_error(out, rc, f, col, value, norm_message(a, f, rc, why, out->raw[f], out->raw_len[f], NULL));
+		row_add_error(out, rc, f, col, value, norm_msg(a, f, rc, why, out->raw[f], out->raw_len[f], NULL));
 		return;
 	}
 	row_add_warning(out, CODE_UNIT_NORMALIZED, f, col, value,
-			norm_message(a, f, CODE_UNIT_NORMALIZED, why, out->raw[f], out->raw_len[f], out->v[f].text));
+			norm_msg(a, f, CODE_UNIT_NORMALIZED, why, out->raw[f], out->raw_len[f], out->v[f].text));
 }
 
 static void content_hash(const struct row *r, char out[DIGEST_HEX])

@@ -24,7 +24,7 @@ struct diag {
 	enum field field;               /* FIELD_NONE when the row as a whole */
 	int col;                        /* -1 when unmapped */
 	const char *value;              /* raw text excerpt (<= 200 chars), NULL when none */
-	const char *message;
+	struct msg msg;                 /* the message, rendered when read (model/messages.h) */
 };
 
 enum bucket { BUCKET_SUCCEEDED, BUCKET_FAILED, BUCKET_SKIPPED };
@@ -55,8 +55,8 @@ struct row {
 void row_check(struct arena *a, const struct colmap *map, const struct sheet_row *in, struct row *out);
 
 /* Adds a diagnostic (silently drops past ROW_MAX_DIAGS). */
-void row_add_error(struct row *r, enum code c, enum field f, int col, const char *value, const char *message);
-void row_add_warning(struct row *r, enum code c, enum field f, int col, const char *value, const char *message);
+void row_add_error(struct row *r, enum code c, enum field f, int col, const char *value, struct msg m);
+void row_add_warning(struct row *r, enum code c, enum field f, int col, const char *value, struct msg m);
 void row_add_id(struct row *r, struct arena *a, const char *id);
 
 /* "C12" for column index 2 (0-based) and row 12. */

@@ -25,24 +25,18 @@ static const char *raw_excerpt(struct write_ctx *w, const struct row *r, enum fi
 	return r->raw[f] ? norm_excerpt(w->a, r->raw[f], r->raw_len[f], 200) : NULL;
 }
 
-static const char *lookup_miss_text(struct write_ctx *w, struct row *r, enum field f)
+static struct msg *lookup_miss_msg(struct write_ctx *w, struct row *r, enum field f)
 {
-	const char *q = norm_quote(w->a, r->v[f].text, r->v[f].len, 60), *msg;
-	if (f == FIELD_PROJECT_MANAGER)
-		msg = arena_printf(w->a, "No user named \"%s\" (by name or e-mail) in your organization; the row was saved "
-				   "without a project manager. A project manager must be a user of the organization "
-				   "(your Loadline operator adds users), or correct the name.", q);
-	else
-		msg = arena_printf(w->a, "No %s named \"%s\" in your organization; the row was saved without it. Add it on "
-				   "the %s page of the web app (or POST /api/v1/%s), or correct the name.",
-				   f == FIELD_BRANCH ? "branch" : "customer", q,
-				   f == FIELD_BRANCH ? "Branches" : "Customers", f == FIELD_BRANCH ? "branches" : "customers");
-	return msg;
+	struct msg *m = arena_alloc(w->a, sizeof(*m));
+	*m = (struct msg){f == FIELD_PROJECT_MANAGER ? MSG_NO_USER : MSG_NO_NAMED,
+			  {norm_quote(w->a, r->v[f].text, r->v[f].len, MSG_QUOTE_CHARS)}};
+	return m;
 }
 
-/* What looking up one cell text found: an id, or a miss with its text. */
+/* What looking up one cell text found: an id, or a miss with its message. */
 struct looked {
-	const char *id, *miss;
+	const char *id;
+	const struct msg *miss;
 };
 
 /* Customer, branch, project manager: an id, or NULL with a LOOKUP_MISS. */
@@ -56,7 +50,7 @@ static enum code look_up(struct write_ctx *w, struct row *r, enum field f, const
 	struct looked *seen = strmap_get(memo, v);
 	if (seen) {
 		if (seen->miss)
-			row_add_warning(r, CODE_LOOKUP_MISS, f, w->map->field_col[f], raw_excerpt(w, r, f), seen->miss);
+			row_add_warning(r, CODE_LOOKUP_MISS, f, w->map->field_col[f], raw_excerpt(w, r, f), *seen->miss);
 		*ret_id = seen->id;
 		return CODE_OK;
 	}
@@ -80,8 +74,8 @@ static enum code look_up(struct write_ctx *w, struct row *r, enum field f, const
 		return rc;
 	seen = arena_alloc(w->a, sizeof(*seen));
 	if (rc == CODE_NOT_FOUND) {
-		seen->miss = lookup_miss_text(w, r, f);
-		row_add_warning(r, CODE_LOOKUP_MISS, f, w->map->field_col[f], raw_excerpt(w, r, f), seen->miss);
+		seen->miss = lookup_miss_msg(w, r, f);
+		row_add_warning(r, CODE_LOOKUP_MISS, f, w->map->field_col[f], raw_excerpt(w, r, f), *seen->miss);
 	} else {
 		seen->id = *ret_id = arena_strdup(w->a, id);
 	}
@@ -106,10 +100,10 @@ static bool part_differs(struct write_ctx *w, enum addr_part p, const char *row_
 }
 
 static void group_warning(struct write_ctx *w, struct row *r, enum code c, enum field_group g, enum addr_part p,
-			  const char *msg)
+			  struct msg m)
 {
 	enum field f = field_of_group(g, p);
-	row_add_warning(r, c, f, w->map->field_col[f], raw_excerpt(w, r, f), msg);
+	row_add_warning(r, c, f, w->map->field_col[f], raw_excerpt(w, r, f), m);
 }
 
 struct named {
@@ -121,10 +115,10 @@ struct named {
 	bool seen, differs;
 };
 
-/* A location name as written in the file: its match key, and its warning
- * texts once made. */
+/* A location name as written in the file: its match key, and the name as
+ * its warnings quote it. */
 struct name_memo {
-	const char *key, *shown, *ambiguous, *mismatch, *miss;
+	const char *key, *shown;
 };
 
 static struct name_memo *name_of(struct write_ctx *w, const char *name)
@@ -133,7 +127,7 @@ static struct name_memo *name_of(struct write_ctx *w, const char *name)
 	if (!m) {
 		m = arena_alloc(w->a, sizeof(*m));
 		m->key = name_key(w->a, name, strlen(name));
-		m->shown = norm_quote(w->a, name, strlen(name), 60);
+		m->shown = norm_quote(w->a, name, strlen(name), MSG_QUOTE_CHARS);
 		strmap_put(w->names, name, m);
 	}
 	return m;
@@ -192,11 +186,7 @@ static enum code resolve_named(struct write_ctx *w, struct row *r, enum field_gr
 	int n = cached->n;
 	const char *shown = nm->shown;
 	if (n >= 2) {
-		if (!nm->ambiguous)
-			nm->ambiguous = arena_printf(w->a, "More than one saved location is named \"%s\"; the oldest "
-				"was used. The Locations page of the web app lists them; ask your Loadline operator to "
-				"merge the duplicates.", shown);
-		group_warning(w, r, CODE_LOCATION_NAME_AMBIGUOUS, g, PART_NAME, nm->ambiguous);
+		group_warning(w, r, CODE_LOCATION_NAME_AMBIGUOUS, g, PART_NAME, (struct msg){MSG_LOC_AMBIGUOUS, {shown}});
 	} else if (n == 1) {
 		const char *city = part(r, g, PART_CITY), *zip = part(r, g, PART_ZIP);
 		if (!cached->seen || !same(street, cached->seen_street) || !same(city, cached->seen_city) ||
@@ -209,23 +199,16 @@ static enum code resolve_named(struct write_ctx *w, struct row *r, enum field_gr
 			cached->seen_city = city;
 			cached->seen_zip = zip;
 		}
-		if (cached->differs) {
-			if (!nm->mismatch)
-				nm->mismatch = arena_printf(w->a, "The saved location \"%s\" has a different address; it "
-					"was used unchanged. Correct the row's address, or give a different place its "
-					"own name.", shown);
-			group_warning(w, r, CODE_LOCATION_NAME_ADDRESS_MISMATCH, g, PART_NAME, nm->mismatch);
-		}
+		if (cached->differs)
+			group_warning(w, r, CODE_LOCATION_NAME_ADDRESS_MISMATCH, g, PART_NAME,
+				      (struct msg){MSG_LOC_MISMATCH, {shown}});
 	}
 	if (n >= 1) {
 		*ret_id = arena_strdup(w->a, found[0].id);
 		return CODE_OK;
 	}
 	if (!street) {
-		if (!nm->miss)
-			nm->miss = arena_printf(w->a, "No saved location is named \"%s\" and the row has no street to "
-				"create it from; the load was saved without this location.", shown);
-		group_warning(w, r, CODE_LOCATION_NAME_LOOKUP_MISS, g, PART_NAME, nm->miss);
+		group_warning(w, r, CODE_LOCATION_NAME_LOOKUP_MISS, g, PART_NAME, (struct msg){MSG_LOC_MISS, {shown}});
 		return CODE_OK;
 	}
 	enum code rc = writer_create_location(w, r, g, key, ret_id);
@@ -268,19 +251,15 @@ static void geocode(struct write_ctx *w, struct row *r, enum field_group g, stru
 		/* Only a full address without its ZIP is worth a warning; a street
 		 * alone was never meant to be placed. */
 		if (q.street && q.city && q.state)
-			group_warning(w, r, CODE_ADDRESS_NOT_GEOCODED, g, PART_ZIP,
-				      "The address has no ZIP, so it could not be placed on the map; the location was "
-				      "saved without coordinates. Add the ZIP and push the row again.");
+			group_warning(w, r, CODE_ADDRESS_NOT_GEOCODED, g, PART_ZIP, (struct msg){MSG_GEO_NO_ZIP, {NULL}});
 		return;
 	case GEO_UNKNOWN_ZIP:
-		group_warning(w, r, CODE_ADDRESS_NOT_GEOCODED, g, PART_ZIP, arena_printf(w->a,
-			"\"%s\" is not a US ZIP code, so the address could not be placed on the map; the location was "
-			"saved without coordinates. Correct the ZIP and push the row again.", zip));
+		group_warning(w, r, CODE_ADDRESS_NOT_GEOCODED, g, PART_ZIP, (struct msg){MSG_GEO_UNKNOWN_ZIP, {zip}});
 		return;
 	case GEO_STATE_MISMATCH:
-		group_warning(w, r, CODE_ADDRESS_ZIP_STATE_MISMATCH, g, PART_ZIP, arena_printf(w->a,
-			"ZIP %s is in %s (%s), not in %s; the location was saved without coordinates. Correct the ZIP "
-			"or the state and push the row again.", zip, res.found_state, res.found_city, q.state));
+		group_warning(w, r, CODE_ADDRESS_ZIP_STATE_MISMATCH, g, PART_ZIP,
+			      (struct msg){MSG_GEO_STATE, {zip, arena_strdup(w->a, res.found_state),
+							   arena_strdup(w->a, res.found_city), q.state}});
 		return;
 	}
 }
@@ -325,9 +304,7 @@ static enum code resolve_group(struct write_ctx *w, struct row *r, enum field_gr
 	const char *street = part(r, g, PART_STREET);
 	if (!street) {
 		if (part(r, g, PART_CITY) || part(r, g, PART_STATE) || part(r, g, PART_ZIP))
-			group_warning(w, r, CODE_LOOKUP_MISS, g, PART_STREET,
-				      "City, state or ZIP without a street is not an address; the load was saved "
-				      "without this location. Add the street.");
+			group_warning(w, r, CODE_LOOKUP_MISS, g, PART_STREET, (struct msg){MSG_NO_STREET, {NULL}});
 		return CODE_OK;
 	}
 	const char *akey = address_key_of(w, street, part(r, g, PART_CITY), part(r, g, PART_STATE), part(r, g, PART_ZIP));

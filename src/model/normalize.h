@@ -19,6 +19,7 @@
 
 #include "base/arena.h"
 #include "base/codes.h"
+#include "model/messages.h"
 #include "model/schema.h"
 
 /* Why a cell was rejected; chooses the wording of norm_message(). */
@@ -189,5 +190,10 @@ enum code norm_field(struct arena *a, enum field f, const char *s, size_t len,
 const char *norm_message(struct arena *a, enum field f, enum code c,
 			 enum norm_why why, const char *raw, size_t raw_len,
 			 const char *normalized);
+/* The same message as a kind and its arguments, as results store it
+ * (model/messages.h): MISSING_REQUIRED, TYPE_MISMATCH and UNIT_NORMALIZED
+ * by kind, any other code as its finished text (MSG_LITERAL). */
+struct msg norm_msg(struct arena *a, enum field f, enum code c, enum norm_why why, const char *raw, size_t raw_len,
+		    const char *normalized);
 
 #endif

@@ -1,4 +1,6 @@
 /* The `message` of per-row result entries: what is wrong, what to do. */
+#include <stdlib.h>
+
 #include "normalize_internal.h"
 
 /* ---- Messages ---- */
@@ -53,16 +55,14 @@ static const char *mismatch_text(enum field_type t, enum norm_why why)
 	}
 }
 
-static const char *too_long(struct arena *a, const char *name, const char *q,
-			    const char *raw, size_t raw_len, size_t max)
+/* Characters of a cell as norm_text() counts them; a bad byte counts as one. */
+static size_t cell_chars(const char *raw, size_t raw_len)
 {
 	size_t tlen, chars = 0, n;
 	const char *t = norm_trim(raw, raw_len, &tlen);
-	/* Counted as norm_text() does; a bad byte counts as one. */
 	for (size_t i = 0; i < tlen; i += n, chars++)
 		norm_utf8_next(t + i, tlen - i, &n);
-	return arena_printf(a, "%s \"%s\" is %zu characters long, over the limit "
-			    "of %zu: shorten it.", name, q, chars, max);
+	return chars;
 }
 
 /* Words for the address group of a field ("pickup", "project pickup"). */
@@ -119,6 +119,24 @@ static const char *location_text(enum code c)
 	}
 }
 
+struct msg norm_msg(struct arena *a, enum field f, enum code c, enum norm_why why, const char *raw, size_t raw_len,
+		    const char *normalized)
+{
+	const char *q = norm_quote(a, raw, raw_len, MSG_QUOTE_CHARS);
+	switch (c) {
+	case CODE_MISSING_REQUIRED:
+		return (struct msg){MSG_REQUIRED, {NULL}};
+	case CODE_TYPE_MISMATCH:
+		if (why == NORM_WHY_TOO_LONG)
+			return (struct msg){MSG_TOO_LONG, {q, arena_printf(a, "%zu", cell_chars(raw, raw_len))}};
+		return (struct msg){MSG_MISMATCH, {q, arena_printf(a, "%d", (int)why)}};
+	case CODE_UNIT_NORMALIZED:
+		return (struct msg){MSG_CONVERTED, {q, normalized ? normalized : "?"}};
+	default:
+		return (struct msg){MSG_LITERAL, {norm_message(a, f, c, why, raw, raw_len, normalized)}};
+	}
+}
+
 const char *norm_message(struct arena *a, enum field f, enum code c,
 			 enum norm_why why, const char *raw, size_t raw_len,
 			 const char *normalized)
@@ -127,18 +145,11 @@ const char *norm_message(struct arena *a, enum field f, enum code c,
 	const char *q = norm_quote(a, raw, raw_len, QUOTE_CHARS);
 	switch (c) {
 	case CODE_MISSING_REQUIRED:
-		return arena_printf(a, "%s is required but the cell is empty or "
-				    "no column is mapped to it: fill it in.", name);
 	case CODE_TYPE_MISMATCH:
-		if (why == NORM_WHY_TOO_LONG)
-			return too_long(a, name, q, raw, raw_len, field_max_chars(f));
-		return arena_printf(a, "%s \"%s\" %s", name, q,
-				    mismatch_text(field_type(f), why));
-	case CODE_UNIT_NORMALIZED:
-		return arena_printf(a, "%s \"%s\" was converted to %s lb: nothing "
-				    "to do if that is right; send pounds to avoid "
-				    "the conversion.", name, q,
-				    normalized ? normalized : "?");
+	case CODE_UNIT_NORMALIZED: {
+		struct msg m = norm_msg(a, f, c, why, raw, raw_len, normalized);
+		return msg_render(a, c, f, &m);
+	}
 	case CODE_LOOKUP_MISS:
 		return lookup_miss(a, f, name, q);
 	case CODE_UNIQUE_VIOLATION:
@@ -155,6 +166,114 @@ const char *norm_message(struct arena *a, enum field f, enum code c,
 		return arena_printf(a, "%s \"%s\": %s", name, q,
 				    (summary && *summary) ? summary :
 				    "the value was rejected.");
+	}
+	}
+}
+
+/* ---- Rendering stored messages ---- */
+
+static const char *arg(const struct msg *m, int i)
+{
+	return m->arg[i] ? m->arg[i] : "";
+}
+
+/* The look-up and location warnings the writer gives (src/import/writer.c). */
+static const char *render_lookup(struct arena *a, enum field f, const struct msg *m)
+{
+	const char *q = arg(m, 0);
+	switch (m->kind) {
+	case MSG_NO_USER:
+		return arena_printf(a, "No user named \"%s\" (by name or e-mail) in your organization; the row was saved "
+				    "without a project manager. A project manager must be a user of the organization "
+				    "(your Loadline operator adds users), or correct the name.", q);
+	case MSG_NO_NAMED:
+		return arena_printf(a, "No %s named \"%s\" in your organization; the row was saved without it. Add it on "
+				    "the %s page of the web app (or POST /api/v1/%s), or correct the name.",
+				    f == FIELD_BRANCH ? "branch" : "customer", q,
+				    f == FIELD_BRANCH ? "Branches" : "Customers", f == FIELD_BRANCH ? "branches" : "customers");
+	case MSG_NO_STREET:
+		return "City, state or ZIP without a street is not an address; the load was saved without this "
+		       "location. Add the street.";
+	case MSG_LOC_AMBIGUOUS:
+		return arena_printf(a, "More than one saved location is named \"%s\"; the oldest was used. The Locations "
+				    "page of the web app lists them; ask your Loadline operator to merge the duplicates.", q);
+	case MSG_LOC_MISMATCH:
+		return arena_printf(a, "The saved location \"%s\" has a different address; it was used unchanged. Correct "
+				    "the row's address, or give a different place its own name.", q);
+	default:
+		return arena_printf(a, "No saved location is named \"%s\" and the row has no street to create it from; "
+				    "the load was saved without this location.", q);
+	}
+}
+
+static const char *render_geo(struct arena *a, const struct msg *m)
+{
+	switch (m->kind) {
+	case MSG_GEO_NO_ZIP:
+		return "The address has no ZIP, so it could not be placed on the map; the location was saved without "
+		       "coordinates. Add the ZIP and push the row again.";
+	case MSG_GEO_UNKNOWN_ZIP:
+		return arena_printf(a, "\"%s\" is not a US ZIP code, so the address could not be placed on the map; the "
+				    "location was saved without coordinates. Correct the ZIP and push the row again.",
+				    arg(m, 0));
+	default:
+		return arena_printf(a, "ZIP %s is in %s (%s), not in %s; the location was saved without coordinates. "
+				    "Correct the ZIP or the state and push the row again.", arg(m, 0), arg(m, 1),
+				    arg(m, 2), arg(m, 3));
+	}
+}
+
+/* The cell messages norm_msg() makes. */
+static const char *render_cell(struct arena *a, enum field f, const struct msg *m)
+{
+	const char *name = field_name(f) ? field_name(f) : "value";
+	switch (m->kind) {
+	case MSG_REQUIRED:
+		return arena_printf(a, "%s is required but the cell is empty or "
+				    "no column is mapped to it: fill it in.", name);
+	case MSG_MISMATCH: {
+		long why = strtol(arg(m, 1), NULL, 10);
+		if (why < 0 || why > NORM_WHY_NOT_ZIP)
+			why = NORM_WHY_NONE;
+		return arena_printf(a, "%s \"%s\" %s", name, arg(m, 0), mismatch_text(field_type(f), (enum norm_why)why));
+	}
+	case MSG_TOO_LONG:
+		return arena_printf(a, "%s \"%s\" is %s characters long, over the limit "
+				    "of %zu: shorten it.", name, arg(m, 0), arg(m, 1), field_max_chars(f));
+	default:
+		return arena_printf(a, "%s \"%s\" was converted to %s lb: nothing "
+				    "to do if that is right; send pounds to avoid "
+				    "the conversion.", name, arg(m, 0), arg(m, 1));
+	}
+}
+
+const char *msg_render(struct arena *a, enum code c, enum field f, const struct msg *m)
+{
+	switch (m->kind) {
+	case MSG_LITERAL:
+		return arg(m, 0);
+	case MSG_REQUIRED:
+	case MSG_MISMATCH:
+	case MSG_TOO_LONG:
+	case MSG_CONVERTED:
+		return render_cell(a, f, m);
+	case MSG_KEY_CONFLICT:
+		return arena_printf(a, "Row %s already has jobCode \"%s\" and loadNo \"%s\" with different values; keep "
+				    "one row per load or give this one its own loadNo.", arg(m, 0), arg(m, 1), arg(m, 2));
+	case MSG_NO_USER:
+	case MSG_NO_NAMED:
+	case MSG_NO_STREET:
+	case MSG_LOC_AMBIGUOUS:
+	case MSG_LOC_MISMATCH:
+	case MSG_LOC_MISS:
+		return render_lookup(a, f, m);
+	case MSG_GEO_NO_ZIP:
+	case MSG_GEO_UNKNOWN_ZIP:
+	case MSG_GEO_STATE:
+		return render_geo(a, m);
+	default: {
+		const char *s = code_summary(c);
+		return s ? s : "";
 	}
 	}
 }

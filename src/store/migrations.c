@@ -147,12 +147,23 @@ const struct migration migrations[] = {
 	 "ALTER TABLE runs ADD COLUMN upload_deleted_at BIGINT;"
 	 "ALTER TABLE runs ADD COLUMN results_deleted_at BIGINT;"
 	 "CREATE INDEX runs_finished ON runs (finished_at);"},
+	/* Compact results (issue 21, PRODUCT §13): one stored row per result
+	 * row, a committed row with warnings flagged instead of stored twice,
+	 * bodies of codes and message arguments (import/results.c), and the
+	 * column texts the results point at stored once per run.  The step
+	 * rewrites the results stored before it. */
+	{11, "compact results",
+	 "ALTER TABLE run_results ADD COLUMN warned INTEGER NOT NULL DEFAULT 0;"
+	 "ALTER TABLE runs ADD COLUMN result_columns TEXT;"
+	 /* Uploads stored deflated have their length here (NULL: as uploaded). */
+	 "ALTER TABLE run_files ADD COLUMN raw_size BIGINT;"},
 };
 
 const int migrations_count = (int)(sizeof migrations / sizeof migrations[0]);
 
 const struct migration_step migration_steps[] = {
 	{9, migrate_reference_keys},
+	{11, migrate_compact_results},
 };
 
 const int migration_steps_count = (int)(sizeof migration_steps / sizeof migration_steps[0]);

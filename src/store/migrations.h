@@ -27,6 +27,10 @@ const struct migration_step *migration_step_of(int version);
  * again by name_ref_key(). */
 enum code migrate_reference_keys(struct db *db);
 
+/* Migration 10 (results_legacy.c): full-JSON per-row results become
+ * compact rows. */
+enum code migrate_compact_results(struct db *db);
+
 extern const struct migration migrations[];
 extern const int migrations_count;
 

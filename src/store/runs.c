@@ -1,6 +1,7 @@
 /* Runs: creation with the file, reads, claims and leases, moves, results. */
 #include "runs.h"
 
+#include <libdeflate.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,12 +80,38 @@ static enum code find_active(struct db *db, const struct run *run, char ret_id[I
 	return rc;
 }
 
+/* The upload deflated, when that saves at least a tenth (a CSV shrinks to
+ * a fifth or less; an XLSX file is a zip already and stays as it is):
+ * stored uploads were ~190 bytes of every imported row (issue 21).  NULL
+ * when not worth it.  Done before the write transaction begins. */
+static unsigned char *deflate_upload(const void *file, size_t len, size_t *ret_len)
+{
+	if (len < 64)
+		return NULL;
+	struct libdeflate_compressor *c = libdeflate_alloc_compressor(6);
+	size_t cap = len - len / 10;
+	unsigned char *out = c ? malloc(cap) : NULL;
+	size_t n = out ? libdeflate_deflate_compress(c, file, len, out, cap) : 0;
+	libdeflate_free_compressor(c);
+	if (!n) {
+		free(out);
+		return NULL;
+	}
+	*ret_len = n;
+	return out;
+}
+
 enum code store_run_create(struct store *st, struct run *run, const void *file, size_t len,
 			   char ret_existing_id[ID_MAX])
 {
+	size_t zlen = 0;
+	unsigned char *z = deflate_upload(file, len, &zlen);
+	struct db_param f[] = {P_TXT(run->id), z ? P_BLOB(z, zlen) : P_BLOB(file, len), z ? P_INT(len) : P_NULL};
 	struct db *db = store_acquire(st);
-	if (!db)
+	if (!db) {
+		free(z);
 		return CODE_SERVICE_UNAVAILABLE;
+	}
 	enum code rc = db_begin_write(db);
 	if (!rc)
 		rc = find_active(db, run, ret_existing_id);
@@ -105,11 +132,12 @@ enum code store_run_create(struct store *st, struct run *run, const void *file, 
 		if (!rc)
 			rc = CODE_SERVICE_UNAVAILABLE;   /* it finished meanwhile: let the client retry */
 		store_release(st, db);
+		free(z);
 		return rc;
 	}
-	struct db_param f[] = {P_TXT(run->id), P_BLOB(file, len)};
 	if (!rc)
-		rc = db_exec(db, "INSERT INTO run_files (run_id, content) VALUES ($1, $2)", f, 2, NULL);
+		rc = db_exec(db, "INSERT INTO run_files (run_id, content, raw_size) VALUES ($1, $2, $3)", f, 3, NULL);
+	free(z);
 	if (!rc)
 		runs_notify(db);   /* to process, or (staged) to triage */
 	rc = db_finish(db, rc);
@@ -150,16 +178,39 @@ enum code store_run_list(struct store *st, const char *org_id, int64_t after_cre
 	return CODE_OK;
 }
 
+/* *ret (deflated) replaced by the raw_size bytes it inflates to. */
+static enum code inflate_upload(unsigned char **ret, size_t *ret_len, int64_t raw_size)
+{
+	struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+	unsigned char *out = d && raw_size >= 0 ? malloc((size_t)raw_size + 1) : NULL;
+	size_t got = 0;
+	bool ok = out && libdeflate_deflate_decompress(d, *ret, *ret_len, out, (size_t)raw_size, &got) ==
+			 LIBDEFLATE_SUCCESS && got == (size_t)raw_size;
+	libdeflate_free_decompressor(d);
+	free(*ret);
+	*ret = NULL;
+	if (!ok) {
+		free(out);
+		log_msg("error", "a stored upload does not inflate to its %lld bytes", (long long)raw_size);
+		return CODE_INTERNAL_ERROR;
+	}
+	*ret = out;
+	*ret_len = got;
+	return CODE_OK;
+}
+
 enum code store_run_file(struct store *st, const char *id, unsigned char **ret, size_t *ret_len)
 {
 	struct db_res *r;
 	struct db_param p[] = {P_TXT(id)};
-	enum code rc = store_exec1(st, "SELECT content FROM run_files WHERE run_id = $1", p, 1, &r);
+	enum code rc = store_exec1(st, "SELECT content, raw_size FROM run_files WHERE run_id = $1", p, 1, &r);
 	if (rc)
 		return rc;
 	rc = db_one_row(rc, r);
 	if (!rc && db_res_blob(r, 0, 0, ret, ret_len))
 		rc = CODE_NOT_FOUND;
+	if (!rc && !db_res_null(r, 0, 1))
+		rc = inflate_upload(ret, ret_len, db_res_int(r, 0, 1));
 	db_res_free(r);
 	return rc;
 }
@@ -401,21 +452,21 @@ enum code store_run_move_tx(struct store_tx *tx, const char *id, const struct ru
 
 #define RESULT_BATCH 100
 
-static const char result_head[] = "INSERT INTO run_results (run_id, bucket, row_index, body) VALUES ";
+static const char result_head[] = "INSERT INTO run_results (run_id, bucket, row_index, warned, body) VALUES ";
 
-/* The statement of k results: "... VALUES ($1, $2, $3, $4), ($1, $5, ...". */
+/* The statement of k results: "... VALUES ($1, $2, $3, $4, $5), ($1, $6, ...". */
 static void result_sql(struct buf *sql, int k)
 {
 	buf_puts(sql, result_head);
 	for (int i = 0; i < k; i++)
-		buf_printf(sql, "%s($1, $%d, $%d, $%d)", i ? ", " : "", 2 + 3 * i, 3 + 3 * i, 4 + 3 * i);
+		buf_printf(sql, "%s($1, $%d, $%d, $%d, $%d)", i ? ", " : "", 2 + 4 * i, 3 + 4 * i, 4 + 4 * i, 5 + 4 * i);
 }
 
 static _Atomic(char *) full_result_sql;
 
 enum code store_results_add_all(struct store_tx *tx, const char *run_id, const struct result_entry *e, int n)
 {
-	struct db_param p[1 + 3 * RESULT_BATCH];
+	struct db_param p[1 + 4 * RESULT_BATCH];
 	struct buf sql;
 	buf_init(&sql, 64 * 1024);
 	enum code rc = CODE_OK;
@@ -424,12 +475,13 @@ enum code store_results_add_all(struct store_tx *tx, const char *run_id, const s
 		p[0] = P_TXT(run_id);
 		for (int i = 0; i < k; i++) {
 			const struct result_entry *x = &e[start + i];
-			p[1 + 3 * i] = P_TXT(x->bucket);
-			p[2 + 3 * i] = P_INT(x->row_index);
-			p[3 + 3 * i] = P_TXT(x->body);
+			p[1 + 4 * i] = P_TXT(x->bucket);
+			p[2 + 4 * i] = P_INT(x->row_index);
+			p[3 + 4 * i] = P_INT(x->warned);
+			p[4 + 4 * i] = P_TXT(x->body);
 		}
 		const char *text = store_batch_sql(&full_result_sql, &sql, result_sql, k, RESULT_BATCH);
-		rc = db_exec(tx->db, text, p, 1 + 3 * k, NULL);
+		rc = db_exec(tx->db, text, p, 1 + 4 * k, NULL);
 	}
 	buf_done(&sql);
 	return rc;
@@ -440,15 +492,40 @@ enum code store_results_page(struct store *st, const char *run_id, const char *b
 			     bool *ret_more)
 {
 	struct db_res *r;
-	struct db_param p[] = {P_TXT(run_id), P_TXT(bucket), P_INT(after), P_INT(limit + 1)};
+	bool warnings = !strcmp(bucket, "warnings");
+	struct db_param p[] = {P_TXT(run_id), P_TXT(warnings ? "succeeded" : bucket), P_INT(after), P_INT(limit + 1),
+			       P_INT(warnings)};
+	/* The warnings bucket is the flagged succeeded rows: a committed row
+	 * with warnings is stored once. */
 	enum code rc = store_exec1(st, "SELECT row_index, body FROM run_results WHERE run_id = $1 AND bucket = $2 "
-				   "AND row_index > $3 ORDER BY row_index LIMIT $4", p, 4, &r);
+				   "AND row_index > $3 AND warned >= $5 ORDER BY row_index LIMIT $4", p, 5, &r);
 	if (rc)
 		return rc;
 	int n = db_res_rows(r);
 	for (int i = 0; i < n && i < limit; i++)
 		fn((int)db_res_int(r, i, 0), db_res_get(r, i, 1), ctx);
 	*ret_more = n > limit;
+	db_res_free(r);
+	return CODE_OK;
+}
+
+enum code store_run_set_result_columns(struct store_tx *tx, const char *run_id, const char *columns)
+{
+	struct db_param p[] = {P_TXT(run_id), P_TXT(columns)};
+	return db_exec(tx->db, "UPDATE runs SET result_columns = $2 WHERE id = $1", p, 2, NULL);
+}
+
+enum code store_run_result_columns(struct store *st, const char *run_id, char **ret)
+{
+	*ret = NULL;
+	struct db_res *r;
+	struct db_param p[] = {P_TXT(run_id)};
+	enum code rc = store_exec1(st, "SELECT result_columns FROM runs WHERE id = $1", p, 1, &r);
+	if (rc)
+		return rc;
+	const char *s = db_res_rows(r) && !db_res_null(r, 0, 0) ? db_res_get(r, 0, 0) : NULL;
+	if (s && !(*ret = strdup(s)))
+		abort();
 	db_res_free(r);
 	return CODE_OK;
 }

@@ -140,20 +140,28 @@ int64_t store_key_hash(const char *org_id, char kind, const char *key);
 
 enum code store_run_move_tx(struct store_tx *tx, const char *id, const struct run_move *m, bool *ret_moved);
 struct result_entry {
-	const char *bucket;   /* "succeeded" | "warnings" | "failed" | "skipped" */
+	const char *bucket;   /* "succeeded" | "failed" | "skipped" */
 	int row_index;
+	bool warned;          /* a succeeded row with warnings: it is in the warnings bucket too */
 	const char *body;
 };
 /* Stores many results with few statements (up to 100 rows each); body is
- * JSON text.  Call it after store_run_move_tx has moved run_id in the same
+ * the compact JSON of import/results.c.  Call it after store_run_move_tx has moved run_id in the same
  * transaction: nothing else checks that the run exists (migration 8). */
 enum code store_results_add_all(struct store_tx *tx, const char *run_id, const struct result_entry *e, int n);
 
-/* A page of result bodies with row_index > after, in row order; fn gets
- * each (row_index, body).  *ret_more says whether rows remain. */
+/* A page of stored result bodies with row_index > after, in row order; fn
+ * gets each (row_index, body).  Bucket "warnings" is the succeeded rows
+ * flagged warned.  *ret_more says whether rows remain.  Readers use
+ * results_page (import/results.h), which renders the bodies. */
 enum code store_results_page(struct store *st, const char *run_id, const char *bucket, int after,
 			     int limit, void (*fn)(int row_index, const char *body, void *ctx), void *ctx,
 			     bool *ret_more);
+
+/* The run's column texts its results point at (JSON; results_save), set
+ * in the run's transaction; *ret is malloc'd, NULL when the run has none. */
+enum code store_run_set_result_columns(struct store_tx *tx, const char *run_id, const char *columns);
+enum code store_run_result_columns(struct store *st, const char *run_id, char **ret);
 
 /* Ids of staged QUEUED runs whose review deadline has passed (at most n). */
 enum code store_runs_staging_expired(struct store *st, int64_t now, char (*ret_ids)[ID_MAX], int n, int *ret_n);

@@ -8,6 +8,7 @@
 #include "base/clock.h"
 #include "base/url.h"
 #include "import/fixup.h"
+#include "import/results.h"
 #include "store/runs.h"
 #include "base/csv_write.h"
 #include "web/page.h"
@@ -270,7 +271,8 @@ static void run_page(struct web_req *w)
 		after = 0;
 	struct page_rows p = {w, html_list_new(a), 0, 0};
 	bool more = false;
-	if (results && store_results_page(w->app->store, r.id, buckets[b], after, RESULTS_PER_PAGE, add_result, &p, &more)) {
+	if (results && results_page(w->app->store, r.id, buckets[b], after, RESULTS_PER_PAGE, w->app->cfg.docs_url, add_result, &p,
+					 &more)) {
 		web_unavailable(w);
 		return;
 	}
@@ -395,7 +397,7 @@ static void run_csv(struct web_req *w)
 		c.bucket = buckets[k];
 		c.last = 0;
 		for (bool more = true; more && !c.failed;) {
-			if (store_results_page(w->app->store, r.id, c.bucket, c.last, 500, csv_result, &c, &more)) {
+			if (results_page(w->app->store, r.id, c.bucket, c.last, 500, w->app->cfg.docs_url, csv_result, &c, &more)) {
 				web_unavailable(w);
 				return;
 			}
