@@ -157,6 +157,8 @@ int config_load(struct config *c)
 	else if (r) c->max_connections = (int)v;
 	if ((r = env_long("LOADLINE_MAX_CONNECTIONS_PER_IP", 0, 1000000, &v)) < 0) rc = 1;
 	else if (r) c->max_connections_per_ip = (int)v;
+	if ((r = env_long("LOADLINE_REUSEPORT", 0, 1, &v)) < 0) rc = 1;
+	else if (r) c->reuseport = v == 1;
 	if ((r = env_long("LOADLINE_DEBUG_ROW_DELAY_MS", 0, 10000, &v)) < 0) rc = 1;
 	else if (r) c->debug_row_delay_ms = (int)v;
 	rc |= env_duration("LOADLINE_STAGING_TTL", &c->staging_ttl_ms) < 0;

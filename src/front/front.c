@@ -190,6 +190,7 @@ const struct http_app *front_metrics_app(struct app *app, struct http_app *ret)
 		.max_connections = 64,
 		.max_per_ip = 0,
 		.idle_timeout_s = 15,
+		.reuse_port = app->cfg.reuseport,
 	};
 	return ret;
 }
@@ -215,6 +216,7 @@ const struct http_app *front_app(struct app *app, struct http_app *ret)
 		.max_per_ip = (unsigned)app->cfg.max_connections_per_ip,
 		.idle_timeout_s = (unsigned)((app->cfg.idle_timeout_ms + 999) / 1000),
 		.header_timeout_ms = (unsigned)(app->cfg.header_timeout_ms < 3600000 ? app->cfg.header_timeout_ms : 3600000),
+		.reuse_port = app->cfg.reuseport,
 	};
 	return ret;
 }
