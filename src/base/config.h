@@ -45,6 +45,18 @@ struct config {
 	bool base_url_set, app_url_set, docs_url_set;  /* given, not derived */
 };
 
+/* The packaged settings file, which the systemd units read too. */
+#define CONFIG_ENV_FILE "/etc/loadline/loadline.env"
+
+/* For the commands that open a database (serve, worker, migrate, admin):
+ * when LOADLINE_DB is not in the environment, the settings of
+ * $LOADLINE_ENV_FILE (default CONFIG_ENV_FILE; set and empty: none) are
+ * put into the environment, each only when that variable is not there
+ * already, before config_load.  A default file that does not exist is no
+ * error; one that exists and cannot be read is (it names the database the
+ * operator means), unless db_given (--db chose the database: a warning).
+ * Returns 0, or -1 with a message on stderr. */
+int config_read_env_file(bool db_given);
 /* Fills c from defaults and the environment.  Returns 0, or -1 with a
  * message on stderr naming the variable that is wrong. */
 int config_load(struct config *c);

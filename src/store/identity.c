@@ -46,6 +46,21 @@ enum code store_org_count(struct store *st, int64_t *ret_n)
 	return rc;
 }
 
+enum code store_org_list(struct store *st, void (*fn)(const struct org *o, void *ctx), void *ctx)
+{
+	struct db_res *r;
+	enum code rc = store_exec1(st, "SELECT id, name, created_at FROM orgs ORDER BY created_at, id", NULL, 0, &r);
+	if (rc)
+		return rc;
+	for (int i = 0; i < db_res_rows(r); i++) {
+		struct org o = {0};
+		row_to_org(r, i, &o);
+		fn(&o, ctx);
+	}
+	db_res_free(r);
+	return CODE_OK;
+}
+
 enum code store_metrics_gauges(struct store *st, int64_t *ret_queued, int64_t *ret_outbox)
 {
 	struct db_res *r;

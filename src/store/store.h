@@ -96,6 +96,8 @@ enum code store_rate_lease(struct store *st, const char *key_id, int64_t now, in
 			   int want, int *ret_granted, int64_t *ret_tat);
 enum code store_metrics_gauges(struct store *st, int64_t *ret_queued, int64_t *ret_outbox);
 enum code store_org_create(struct store *st, const char *name, struct org *ret);
+/* Calls fn for each organization, oldest first. */
+enum code store_org_list(struct store *st, void (*fn)(const struct org *o, void *ctx), void *ctx);
 /* CODE_NOT_FOUND when no such org. */
 enum code store_org_get(struct store *st, const char *id, struct org *ret);
 /* CODE_INVALID_REQUEST with a message in err when the email is taken. */
