@@ -35,9 +35,9 @@ static void serve_metrics(struct http_request *req, struct http_response *res)
 		http_add_header(req, res, "Allow", "GET");
 		return;
 	}
-	struct metrics_gauges g = {-1, -1};
-	if (store_metrics_gauges(app->store, &g.queue_depth, &g.outbox_pending))
-		g.queue_depth = g.outbox_pending = -1;
+	struct metrics_gauges g = {-1, -1, -1};
+	if (store_metrics_gauges(app->store, &g.queue_depth, &g.outbox_pending, &g.awaiting_review))
+		g.queue_depth = g.outbox_pending = g.awaiting_review = -1;
 	struct buf b;
 	buf_init(&b, (size_t)4 << 20);
 	metrics_render(&b, &g, LOADLINE_VERSION);
