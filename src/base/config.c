@@ -280,6 +280,12 @@ int config_load(struct config *c)
 	rc |= env_str("LOADLINE_OIDC_CLIENT_ID", c->oidc_client_id, sizeof c->oidc_client_id) < 0;
 	rc |= env_str("LOADLINE_OIDC_CLIENT_SECRET", c->oidc_client_secret, sizeof c->oidc_client_secret) < 0;
 
+	const char *lv = getenv("LOADLINE_LOG_LEVEL");
+	if (lv && *lv && strcmp(lv, "info") && strcmp(lv, "debug")) {
+		fprintf(stderr, "loadline: LOADLINE_LOG_LEVEL must be info or debug, not \"%s\"\n", lv);
+		rc = 1;
+	}
+	c->log_debug = lv && !strcmp(lv, "debug");
 	const char *rl = getenv("LOADLINE_RATE_LIMIT");
 	if (rl && *rl && config_parse_rate(rl, &c->rate_limit, &c->rate_window_ms)) {
 		fprintf(stderr, "loadline: LOADLINE_RATE_LIMIT must look like 600/60s (requests/window), not \"%s\"\n", rl);

@@ -102,6 +102,9 @@ struct http_scan {
 				    * ("Content-Length :", a space before the colon) */
 };
 void http_request_scan(const struct http_request *req, struct http_scan *ret);
+/* The client's address as text ("203.0.113.9", "2001:db8::1") into
+ * out[cap] (46 bytes hold any); "" when unknown.  Returns out. */
+const char *http_peer_addr(const struct http_request *req, char *out, size_t cap);
 /* True when the client connected from a loopback address (127.0.0.0/8,
  * ::1, or 127.x mapped into IPv6). */
 bool http_peer_loopback(const struct http_request *req);

@@ -1,6 +1,7 @@
 /* libmicrohttpd glue: one arena per request, hooks into the application,
  * bounded draining of unwanted bodies, graceful stop. */
 #include <microhttpd.h>
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -84,6 +85,19 @@ bool http_peer_loopback(const struct http_request *req)
 		return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
 	}
 	return false;
+}
+
+const char *http_peer_addr(const struct http_request *req, char *out, size_t cap)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+	const void *addr = !sa ? NULL
+			   : sa->sa_family == AF_INET ? (const void *)&((const struct sockaddr_in *)sa)->sin_addr
+			   : sa->sa_family == AF_INET6 ? (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr
+						       : NULL;
+	if (cap && (!addr || !inet_ntop(sa->sa_family, addr, out, (socklen_t)cap)))
+		*out = '\0';
+	return out;
 }
 
 struct same_values {
