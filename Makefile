@@ -45,6 +45,11 @@ check: all $(SAN_BUILD)/build.ninja
 	@$(MAKE) --no-print-directory fuzz-smoke
 	LOADLINE_BIN=$(abspath $(SAN_BUILD))/loadline $(PY) -m pytest -q -p no:cacheprovider tests
 
+# The C unit tests alone, against the ASan+UBSan build.
+unit: all $(SAN_BUILD)/build.ninja
+	ninja -C $(SAN_BUILD)
+	meson test -C $(SAN_BUILD) --print-errorlogs
+
 api: all $(SAN_BUILD)/build.ninja
 	ninja -C $(SAN_BUILD)
 	LOADLINE_BIN=$(abspath $(SAN_BUILD))/loadline $(PY) -m pytest -q -p no:cacheprovider tests $(ARGS)

@@ -1,5 +1,6 @@
 /* loadline: subcommand dispatch only. */
 #include <malloc.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -7,19 +8,22 @@
 #include "base/ids.h"
 #include "cli/cli.h"
 
+/* settings: the command opens a database, so it reads the packaged
+ * settings file as the units do (config_read_env_file). */
 static const struct {
 	const char *name;
 	int (*run)(struct app *app, int argc, char **argv);
+	bool settings;
 	const char *help;
 } commands[] = {
-	{"serve", cli_serve, "serve [--listen HOST:PORT] [--workers N]   API, web app and import workers"},
-	{"worker", cli_worker, "worker [--workers N]                      import workers only"},
-	{"migrate", cli_migrate, "migrate                                   apply schema migrations"},
-	{"admin", cli_admin, "admin COMMAND ...                         operator commands (admin help)"},
-	{"inspect", cli_inspect, "inspect FILE                              print what the readers see, as JSON"},
-	{"push", cli_push, "push FILE [--dry-run] [--strict] [--results DIR] [--json]   import a file through the API"},
-	{"runs", cli_runs, "runs [--limit N] [--json]                 list recent import runs"},
-	{"docs", cli_docs, "docs write|check                          generate docs/ from the code table"},
+	{"serve", cli_serve, true, "serve [--listen HOST:PORT] [--workers N]   API, web app and import workers"},
+	{"worker", cli_worker, true, "worker [--workers N]                      import workers only"},
+	{"migrate", cli_migrate, true, "migrate                                   apply schema migrations"},
+	{"admin", cli_admin, true, "admin COMMAND ...                         operator commands (admin help)"},
+	{"inspect", cli_inspect, false, "inspect FILE                              print what the readers see, as JSON"},
+	{"push", cli_push, false, "push FILE [--dry-run] [--strict] [--results DIR] [--json]   import a file through the API"},
+	{"runs", cli_runs, false, "runs [--limit N] [--json]                 list recent import runs"},
+	{"docs", cli_docs, false, "docs write|check                          generate docs/ from the code table"},
 };
 
 static void usage(FILE *f)
@@ -28,11 +32,13 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %s\n", commands[i].help);
 	fputs("  --version                                 print the version\n", f);
-	fputs("\nAll commands take --db URL (default sqlite:./data/loadline.db, or $LOADLINE_DB).\n", f);
+	fputs("\nAll commands take --db URL (default sqlite:./data/loadline.db, or $LOADLINE_DB).\n"
+	      "serve, worker, migrate and admin read " CONFIG_ENV_FILE " when it exists and\n"
+	      "LOADLINE_DB is not set (LOADLINE_ENV_FILE names another file; empty: none).\n", f);
 }
 
-/* Removes "--db URL" / "--db=URL" from anywhere in argv into cfg->db. */
-static int take_db_option(struct config *cfg, int *argc, char **argv)
+/* Removes "--db URL" / "--db=URL" from anywhere in argv into db[cap]. */
+static int take_db_option(char *db, size_t cap, int *argc, char **argv)
 {
 	int out = 1;
 	for (int i = 1; i < *argc; i++) {
@@ -47,11 +53,11 @@ static int take_db_option(struct config *cfg, int *argc, char **argv)
 			v = argv[i] + 5;
 		}
 		if (v) {
-			if (strlen(v) >= sizeof cfg->db) {
+			if (strlen(v) >= cap) {
 				fputs("loadline: --db URL is too long\n", stderr);
 				return -1;
 			}
-			snprintf(cfg->db, sizeof cfg->db, "%s", v);
+			snprintf(db, cap, "%s", v);
 			continue;
 		}
 		argv[out++] = argv[i];
@@ -71,7 +77,8 @@ int main(int argc, char **argv)
 	 * at free (32 concurrent 5 MB uploads: peak 105 MB without, see
 	 * docs/benchmarks.md). */
 	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
-	if (config_load(&app.cfg) || ids_init() || take_db_option(&app.cfg, &argc, argv))
+	char db[sizeof app.cfg.db] = "";
+	if (take_db_option(db, sizeof db, &argc, argv))
 		return 2;
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		usage(argc < 2 ? stderr : stdout);
@@ -81,9 +88,15 @@ int main(int argc, char **argv)
 		printf("loadline %s\n", LOADLINE_VERSION);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(&app, argc - 1, argv + 1);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[1], commands[i].name))
+			continue;
+		if ((commands[i].settings && config_read_env_file(*db != '\0')) || config_load(&app.cfg) || ids_init())
+			return 2;
+		if (*db)
+			memcpy(app.cfg.db, db, sizeof db);
+		return commands[i].run(&app, argc - 1, argv + 1);
+	}
 	fprintf(stderr, "loadline: unknown command \"%s\"\n\n", argv[1]);
 	usage(stderr);
 	return 2;

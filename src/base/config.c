@@ -2,11 +2,15 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "clock.h"
+#include "envfile.h"
 
 
 static void copy(char *dst, size_t n, const char *src)
@@ -105,6 +109,141 @@ void config_derive_urls(struct config *c)
 		copy(c->docs_path, sizeof c->docs_path, "/docs");
 }
 
+/* ---- the settings file (config_read_env_file) ---- */
+
+#define ENV_FILE_MAX (1 << 20)
+
+/* The file's settings, a later line replacing an earlier one of the same
+ * name (as systemd reads it). */
+struct env_list {
+	char **names, **values;
+	int n, cap;
+	const char *path;
+	bool oom;
+};
+
+static void env_collect(const char *name, const char *value, void *ctx)
+{
+	struct env_list *l = ctx;
+	int i = 0;
+	while (i < l->n && strcmp(l->names[i], name))
+		i++;
+	if (i == l->n && l->n == l->cap) {
+		int cap = l->cap ? l->cap * 2 : 32;
+		char **nn = realloc(l->names, (size_t)cap * sizeof *nn), **vv = realloc(l->values, (size_t)cap * sizeof *vv);
+		if (nn)
+			l->names = nn;
+		if (vv)
+			l->values = vv;
+		if (!nn || !vv) {
+			l->oom = true;
+			return;
+		}
+		l->cap = cap;
+	}
+	char *v = strdup(value);
+	if (!v || (i == l->n && !(l->names[i] = strdup(name)))) {
+		free(v);
+		l->oom = true;
+		return;
+	}
+	if (i == l->n)
+		l->n++;
+	else
+		free(l->values[i]);
+	l->values[i] = v;
+}
+
+static void env_bad(int lineno, void *ctx)
+{
+	const struct env_list *l = ctx;
+	fprintf(stderr, "loadline: %s:%d is not NAME=VALUE and is ignored (see loadline.env(5))\n", l->path, lineno);
+}
+
+/* The whole file into *ret (malloc'd): 0, or an errno value. */
+static int read_small_file(const char *path, char **ret, size_t *ret_len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	struct stat st;
+	char *buf = NULL;
+	int e = fstat(fd, &st) ? errno : st.st_size > ENV_FILE_MAX ? EFBIG : 0;
+	if (!e && !(buf = malloc((size_t)st.st_size + 1)))
+		e = ENOMEM;
+	size_t len = 0;
+	while (!e && len < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + len, (size_t)st.st_size - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			e = n < 0 ? errno : 0;
+			break;
+		}
+		len += (size_t)n;
+	}
+	close(fd);
+	if (e) {
+		free(buf);
+		return e;
+	}
+	*ret = buf;
+	*ret_len = len;
+	return 0;
+}
+
+/* Puts the settings into the environment, each only when it is not there. */
+static int env_apply(const char *path, const char *text, size_t len)
+{
+	struct env_list l = {.path = path};
+	struct envfile_cb cb = {env_collect, env_bad, &l};
+	int rc = envfile_parse(text, len, &cb) < 0 || l.oom ? -1 : 0;
+	for (int i = 0; i < l.n; i++) {
+		if (!rc && setenv(l.names[i], l.values[i], 0))
+			rc = -1;
+		free(l.names[i]);
+		free(l.values[i]);
+	}
+	free(l.names);
+	free(l.values);
+	if (rc)
+		fprintf(stderr, "loadline: out of memory reading %s\n", path);
+	return rc;
+}
+
+int config_read_env_file(bool db_given)
+{
+	if (getenv("LOADLINE_DB"))
+		return 0;   /* the environment names the database: a unit, or the operator */
+	const char *path = getenv("LOADLINE_ENV_FILE");
+	bool chosen = path != NULL;
+	if (chosen && !*path)
+		return 0;
+	if (!chosen)
+		path = CONFIG_ENV_FILE;
+	char *text = NULL;
+	size_t len = 0;
+	int e = read_small_file(path, &text, &len);
+	if (e == ENOENT && !chosen)
+		return 0;   /* not an installed system: the built-in defaults */
+	if (e && db_given && !chosen) {
+		fprintf(stderr, "loadline: warning: %s not read (%s); --db names the database\n", path, strerror(e));
+		return 0;
+	}
+	if (e) {
+		fprintf(stderr, "loadline: cannot read the settings in %s%s: %s", path, chosen ? " (LOADLINE_ENV_FILE)" : "",
+			e == EFBIG ? "larger than 1 MiB" : strerror(e));
+		if (e == EACCES)
+			fputs(". They name the installed database: run this as the loadline user (sudo -u loadline "
+			      "loadline ...) or as root, or choose the database with --db or LOADLINE_DB", stderr);
+		fputc('\n', stderr);
+		return -1;
+	}
+	int rc = env_apply(path, text, len);
+	free(text);
+	return rc;
+}
+
 int config_load(struct config *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -150,6 +289,12 @@ int config_load(struct config *c)
 	rc |= env_str("LOADLINE_OIDC_CLIENT_ID", c->oidc_client_id, sizeof c->oidc_client_id) < 0;
 	rc |= env_str("LOADLINE_OIDC_CLIENT_SECRET", c->oidc_client_secret, sizeof c->oidc_client_secret) < 0;
 
+	const char *lv = getenv("LOADLINE_LOG_LEVEL");
+	if (lv && *lv && strcmp(lv, "info") && strcmp(lv, "debug")) {
+		fprintf(stderr, "loadline: LOADLINE_LOG_LEVEL must be info or debug, not \"%s\"\n", lv);
+		rc = 1;
+	}
+	c->log_debug = lv && !strcmp(lv, "debug");
 	const char *rl = getenv("LOADLINE_RATE_LIMIT");
 	if (rl && *rl && config_parse_rate(rl, &c->rate_limit, &c->rate_window_ms)) {
 		fprintf(stderr, "loadline: LOADLINE_RATE_LIMIT must look like 600/60s (requests/window), not \"%s\"\n", rl);
@@ -166,6 +311,8 @@ int config_load(struct config *c)
 	else if (r) c->max_connections = (int)v;
 	if ((r = env_long("LOADLINE_MAX_CONNECTIONS_PER_IP", 0, 1000000, &v)) < 0) rc = 1;
 	else if (r) c->max_connections_per_ip = (int)v;
+	if ((r = env_long("LOADLINE_REUSEPORT", 0, 1, &v)) < 0) rc = 1;
+	else if (r) c->reuseport = v == 1;
 	if ((r = env_long("LOADLINE_DEBUG_ROW_DELAY_MS", 0, 10000, &v)) < 0) rc = 1;
 	else if (r) c->debug_row_delay_ms = (int)v;
 	rc |= env_duration("LOADLINE_STAGING_TTL", &c->staging_ttl_ms) < 0;

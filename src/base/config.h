@@ -40,12 +40,26 @@ struct config {
 	int max_connections_per_ip; /* LOADLINE_MAX_CONNECTIONS_PER_IP, default 64; 0 = no limit */
 	int64_t idle_timeout_ms; /* LOADLINE_IDLE_TIMEOUT, default 15s: a silent connection is closed */
 	int64_t header_timeout_ms; /* LOADLINE_HEADER_TIMEOUT, default 5s: request line + headers due */
+	bool reuseport;
+	bool log_debug;          /* LOADLINE_LOG_LEVEL=debug: health probes' access lines too */          /* LOADLINE_REUSEPORT=1: share the listen port (SO_REUSEPORT) */
 	int debug_row_delay_ms;  /* LOADLINE_DEBUG_ROW_DELAY_MS: fault-injection for
 				  * recovery tests (slows each written row); 0 in production */
 	char docs_path[512];     /* path under which this process serves the error pages */
 	bool base_url_set, app_url_set, docs_url_set;  /* given, not derived */
 };
 
+/* The packaged settings file, which the systemd units read too. */
+#define CONFIG_ENV_FILE "/etc/loadline/loadline.env"
+
+/* For the commands that open a database (serve, worker, migrate, admin):
+ * when LOADLINE_DB is not in the environment, the settings of
+ * $LOADLINE_ENV_FILE (default CONFIG_ENV_FILE; set and empty: none) are
+ * put into the environment, each only when that variable is not there
+ * already, before config_load.  A default file that does not exist is no
+ * error; one that exists and cannot be read is (it names the database the
+ * operator means), unless db_given (--db chose the database: a warning).
+ * Returns 0, or -1 with a message on stderr. */
+int config_read_env_file(bool db_given);
 /* Fills c from defaults and the environment.  Returns 0, or -1 with a
  * message on stderr naming the variable that is wrong. */
 int config_load(struct config *c);

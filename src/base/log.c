@@ -82,7 +82,10 @@ static void access_json(const struct log_access *a)
 	json_object_set_new(f, "path", log_json_str(a->path));
 	json_object_set_new(f, "status", json_integer(a->status));
 	json_object_set_new(f, "durationMs", json_real(a->duration_ms));
-	log_json("info", "request", f);
+	json_object_set_new(f, "client", a->client && *a->client ? log_json_str(a->client) : json_null());
+	json_object_set_new(f, "userAgent", a->user_agent && *a->user_agent ? log_json_str(a->user_agent) : json_null());
+	json_object_set_new(f, "keyPrefix", a->key_prefix && *a->key_prefix ? log_json_str(a->key_prefix) : json_null());
+	log_json(a->debug ? "debug" : "info", "request", f);
 }
 
 /* True when s goes into a JSON string as it is (printable ASCII, no quote
@@ -176,11 +179,29 @@ static bool json_real6(double v, char *out, size_t cap)
 	return true;
 }
 
+/* ,"key":"s" or ,"key":null (NULL or ""). */
+static char *put_opt(char *o, const char *end, const char *key, const char *s)
+{
+	o = put(o, end, ",\"");
+	o = put(o, end, key);
+	if (!s || !*s)
+		return put(o, end, "\":null");
+	o = put(o, end, "\":\"");
+	o = put(o, end, s);
+	return put(o, end, "\"");
+}
+
+static bool plain_or_null(const char *s)
+{
+	return !s || json_plain(s);
+}
+
 size_t log_access_line(char *out, size_t cap, const char *ts, const struct log_access *a)
 {
 	int status = a->status;
 	if (!json_plain(a->request_id) || !json_plain(a->org_id) || !json_plain(a->method) ||
-	    !json_plain(a->path) || !json_plain(ts))
+	    !json_plain(a->path) || !json_plain(ts) || !plain_or_null(a->client) || !plain_or_null(a->user_agent) ||
+	    !plain_or_null(a->key_prefix))
 		return 0;
 	char num[64], st[16];
 	if (!json_real6(a->duration_ms, num, sizeof num))
@@ -191,7 +212,8 @@ size_t log_access_line(char *out, size_t cap, const char *ts, const struct log_a
 	const char *end = out + cap;
 	char *o = put(out, end, "{\"ts\":\"");
 	o = put(o, end, ts);
-	o = put(o, end, "\",\"level\":\"info\",\"msg\":\"request\",\"requestId\":\"");
+	o = put(o, end, a->debug ? "\",\"level\":\"debug\",\"msg\":\"request\",\"requestId\":\""
+				 : "\",\"level\":\"info\",\"msg\":\"request\",\"requestId\":\"");
 	o = put(o, end, a->request_id);
 	if (a->org_id[0]) {
 		o = put(o, end, "\",\"orgId\":\"");
@@ -207,22 +229,40 @@ size_t log_access_line(char *out, size_t cap, const char *ts, const struct log_a
 	o = put(o, end, st);
 	o = put(o, end, ",\"durationMs\":");
 	o = put(o, end, num);
+	o = put_opt(o, end, "client", a->client);
+	o = put_opt(o, end, "userAgent", a->user_agent);
+	o = put_opt(o, end, "keyPrefix", a->key_prefix);
 	o = put(o, end, "}\n");
 	return o ? (size_t)(o - out) : 0;
 }
 
+/* The first LOG_UA_MAX bytes of ua into out, cut before a UTF-8
+ * character that does not fit whole. */
+static const char *cap_user_agent(const char *ua, char out[LOG_UA_MAX + 1])
+{
+	if (!ua || strlen(ua) <= LOG_UA_MAX)
+		return ua;
+	size_t n = LOG_UA_MAX;
+	while (n > 0 && ((unsigned char)ua[n] & 0xC0) == 0x80)
+		n--;
+	memcpy(out, ua, n);
+	out[n] = '\0';
+	return out;
+}
 
 void log_access(const struct log_access *a)
 {
 	/* The line log_json would write, formatted directly when no field
 	 * needs escaping (every request the API answers). */
-	char ts[TIME_ISO_MAX], line[8192 + 512];
+	char ts[TIME_ISO_MAX], line[8192 + 1024], ua[LOG_UA_MAX + 1];
+	struct log_access c = *a;
+	c.user_agent = cap_user_agent(a->user_agent, ua);
 	iso_now(ts);
-	size_t n = log_access_line(line, sizeof line, ts, a);
+	size_t n = log_access_line(line, sizeof line, ts, &c);
 	if (n)
 		log_raw(line, n);
 	else
-		access_json(a);
+		access_json(&c);
 }
 
 json_t *log_json_str(const char *s)

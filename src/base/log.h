@@ -3,6 +3,7 @@
 #define LOADLINE_BASE_LOG_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Writes {"ts":..., "level":..., "msg":..., <fields>} as one line.
@@ -13,13 +14,19 @@ void log_raw(const char *line, size_t len);
 /* A JSON string of s; invalid UTF-8 bytes become U+FFFD; NULL gives null. */
 json_t *log_json_str(const char *s);
 
-/* One request's access line: {"ts","level":"info","msg":"request",
- * "requestId","orgId" (null when ""),"method","path","status","durationMs"}. */
+/* One request's access line: {"ts","level":"info"|"debug","msg":"request",
+ * "requestId","orgId" (null when ""),"method","path","status","durationMs",
+ * "client","userAgent","keyPrefix"} (the last three null when NULL or ""). */
 struct log_access {
 	const char *request_id, *org_id, *method, *path;
 	int status;
 	double duration_ms;   /* whole hundredths */
+	const char *client;       /* the peer's address */
+	const char *user_agent;   /* the User-Agent header; log_access keeps its first LOG_UA_MAX bytes */
+	const char *key_prefix;   /* the authenticating API key's display prefix (ll_live_XXXX), never the token */
+	bool debug;               /* level "debug" (health probes) rather than "info" */
 };
+#define LOG_UA_MAX 256
 /* Writes a's line (log_raw when no field needs escaping, else log_json). */
 void log_access(const struct log_access *a);
 /* a's line as log_json writes it, into out: its length (with the newline),

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/clock.h"
 #include "cli.h"
@@ -14,6 +15,7 @@
 #include "store/outbox.h"
 #include "store/reference.h"
 #include "store/runs.h"
+#include "term.h"
 
 #define LOGIN_LINK_TTL_MS (15 * 60 * 1000)
 
@@ -76,6 +78,73 @@ static int create_org(struct app *app, int argc, char **argv)
 		return fail("create-org", rc);
 	printf("%s\n", o.id);
 	return 0;
+}
+
+/* list-orgs: one line per organization, ORG NAME CREATED.  On a
+ * terminal a header and aligned columns; piped, tab-separated without a
+ * header (as `loadline runs`).  Names are made safe to print (a tab in
+ * one is escaped, so a line is always three fields). */
+struct org_rows {
+	struct org *v;
+	size_t n, cap;
+};
+
+static void collect_org(const struct org *o, void *ctx)
+{
+	struct org_rows *l = ctx;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 16;
+		if (!(l->v = realloc(l->v, l->cap * sizeof *l->v)))
+			abort();
+	}
+	l->v[l->n++] = *o;
+}
+
+static void print_orgs(const struct org_rows *l, bool tty)
+{
+	enum { NAME_CELL = NAME_MAX_LEN * 16 };
+	char (*names)[NAME_CELL] = calloc(l->n ? l->n : 1, NAME_CELL);
+	if (!names)
+		abort();
+	int wid = 3, w = 4;
+	for (size_t i = 0; i < l->n; i++) {
+		term_clean(l->v[i].name, names[i], NAME_CELL);
+		if ((int)strlen(names[i]) > w)
+			w = (int)strlen(names[i]);
+		if ((int)strlen(l->v[i].id) > wid)
+			wid = (int)strlen(l->v[i].id);
+	}
+	if (tty)
+		printf("%-*s  %-*s  %s\n", wid, "ORG", w, "NAME", "CREATED");
+	for (size_t i = 0; i < l->n; i++) {
+		char t[TIME_ISO_MAX];
+		time_iso(l->v[i].created_at, t);
+		if (tty)
+			printf("%-*s  %-*s  %s\n", wid, l->v[i].id, w, names[i], t);
+		else
+			printf("%s\t%s\t%s\n", l->v[i].id, names[i], t);
+	}
+	free(names);
+}
+
+static int list_orgs(struct app *app, int argc, char **argv)
+{
+	static const char *const ok[] = {NULL};
+	if (opts_check(argc, argv, ok, NULL, "list-orgs") || argc > 1) {
+		if (argc > 1 && strncmp(argv[1], "--", 2))
+			fputs("usage: loadline admin list-orgs\n", stderr);
+		return 2;
+	}
+	struct store *st = cli_store(app, 1);
+	if (!st)
+		return 1;
+	struct org_rows l = {0};
+	enum code rc = store_org_list(st, collect_org, &l);
+	store_close(st);
+	if (!rc)
+		print_orgs(&l, isatty(STDOUT_FILENO));
+	free(l.v);
+	return rc ? fail("list-orgs", rc) : 0;
 }
 
 static int valid_email(const char *e)
@@ -563,6 +632,7 @@ static const struct {
 	const char *usage;
 } commands[] = {
 	{"create-org", create_org, "create-org --name NAME"},
+	{"list-orgs", list_orgs, "list-orgs"},
 	{"add-user", add_user, "add-user --org ORG --email EMAIL --name NAME --role admin|member"},
 	{"mint-token", mint_token, "mint-token --org ORG [--name LABEL]"},
 	{"revoke-token", revoke_token, "revoke-token KEY_ID"},

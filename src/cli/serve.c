@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "api/api.h"
 #include "app/app.h"
@@ -129,6 +130,49 @@ static void raise_fd_limit(void)
 	}
 }
 
+/* The listening sockets (the API's; the metrics listener's or -1), before
+ * anything else: a second serve on an address in use stops here, before it
+ * opens (or migrates) a database or starts workers. */
+static int listen_all(const struct config *c, int fds[2])
+{
+	fds[1] = -1;
+	if ((fds[0] = http_listen(c->listen, c->reuseport)) < 0)
+		return -1;
+	if (c->metrics_listen[0] && (fds[1] = http_listen(c->metrics_listen, c->reuseport)) < 0) {
+		close(fds[0]);
+		return -1;
+	}
+	return 0;
+}
+
+static void close_all(const int fds[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+/* Serves on both sockets (taken over); NULL when either cannot start. */
+static struct http_server *http_start_all(struct app *app, const int fds[2], struct http_app hooks[2],
+					  struct http_server **ret_metrics)
+{
+	const struct config *c = &app->cfg;
+	struct http_server *srv = http_start_fd(fds[0], c->listen, c->http_threads, front_app(app, &hooks[0]));
+	*ret_metrics = NULL;
+	if (fds[1] < 0)
+		return srv;
+	if (!srv) {
+		close(fds[1]);
+		return NULL;
+	}
+	*ret_metrics = http_start_fd(fds[1], c->metrics_listen, 1, front_metrics_app(app, &hooks[1]));
+	if (!*ret_metrics) {
+		http_stop(srv, 0);
+		return NULL;
+	}
+	return srv;
+}
+
 int cli_serve(struct app *app, int argc, char **argv)
 {
 	static const char *usage = "loadline serve [--listen HOST:PORT] [--workers N]";
@@ -144,23 +188,25 @@ int cli_serve(struct app *app, int argc, char **argv)
 	sigset_t set;
 	block_signals(&set);
 	raise_fd_limit();
-	if (curl_start())
+	int fds[2];
+	if (listen_all(c, fds))
 		return 1;
+	if (curl_start()) {
+		close_all(fds);
+		return 1;
+	}
 	int ret = 1;
 	struct http_server *srv = NULL, *msrv = NULL;
-	struct http_app hooks, mhooks;
-	if (cli_geocoder(app) || !cli_store(app, app_store_pool_size(c, c->http_threads)) || serving_parts(app))
+	struct http_app hooks[2];
+	if (cli_geocoder(app) || !cli_store(app, app_store_pool_size(c, c->http_threads)) || serving_parts(app)) {
+		close_all(fds);
 		goto out;
+	}
 	store_bound_waits(app->store, c->lease_ms);
 	store_checkpoint_in_background(app->store);
 	struct background bg;
 	background_start(app, &bg);
-	srv = http_start(c->listen, c->http_threads, front_app(app, &hooks));
-	if (srv && c->metrics_listen[0] && !(msrv = http_start(c->metrics_listen, 1, front_metrics_app(app, &mhooks)))) {
-		http_stop(srv, 0);
-		srv = NULL;
-	}
-	if (srv) {
+	if ((srv = http_start_all(app, fds, hooks, &msrv))) {
 		log_json("info", "listening", json_pack("{s:s,s:s,s:s,s:i}", "url", c->base_url, "appUrl", c->app_url,
 			 "db", store_is_postgres(app->store) ? "postgres" : "sqlite", "workers", c->workers));
 		int sig = wait_for_stop(&set);

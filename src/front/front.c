@@ -21,6 +21,7 @@ struct dispatch_req {
 	enum target to;
 	void *ctx;        /* struct api_ctx or struct web_req */
 	const char *label; /* metrics route label when not an API route */
+	const char *user_agent; /* for the access line: its first LOG_UA_MAX bytes, or NULL */
 	double t0;
 };
 
@@ -35,9 +36,9 @@ static void serve_metrics(struct http_request *req, struct http_response *res)
 		http_add_header(req, res, "Allow", "GET");
 		return;
 	}
-	struct metrics_gauges g = {-1, -1};
-	if (store_metrics_gauges(app->store, &g.queue_depth, &g.outbox_pending))
-		g.queue_depth = g.outbox_pending = -1;
+	struct metrics_gauges g = {-1, -1, -1};
+	if (store_metrics_gauges(app->store, &g.queue_depth, &g.outbox_pending, &g.awaiting_review))
+		g.queue_depth = g.outbox_pending = g.awaiting_review = -1;
 	struct buf b;
 	buf_init(&b, (size_t)4 << 20);
 	metrics_render(&b, &g, LOADLINE_VERSION);
@@ -87,6 +88,8 @@ static void on_headers(struct http_request *req, struct http_response *res)
 	struct dispatch_req *d = arena_alloc(req->arena, sizeof(*d));
 	req->app_data = d;
 	d->t0 = mono_ms();
+	const char *ua = http_header(req, "User-Agent");
+	d->user_agent = ua ? arena_strndup(req->arena, ua, strnlen(ua, LOG_UA_MAX + 4)) : NULL;
 	struct http_scan scan; /* one pass over the headers and query */
 	http_request_scan(req, &scan);
 	if (strlen(req->path) + scan.query_bytes > HTTP_MAX_URL) {
@@ -158,15 +161,29 @@ static void on_complete(struct http_request *req, struct http_response *res)
 		web_finish(d->ctx);
 }
 
+/* Load balancers' and scrapers' requests: every few seconds all day, so
+ * their access lines are debug (LOADLINE_LOG_LEVEL=debug), not info. */
+static bool health_probe(const struct http_request *req, const struct dispatch_req *d)
+{
+	return !strcmp(req->path, "/healthz") || !strcmp(req->path, "/readyz") ||
+	       (d && d->label && !strcmp(d->label, "/metrics"));
+}
+
 static void on_done(struct http_request *req, const struct http_response *res)
 {
 	struct dispatch_req *d = req->app_data;
 	double ms = d ? mono_ms() - d->t0 : 0;
 	/* Route patterns only, never raw paths: ids would make a series each. */
-	const char *route = d && d->to == TO_API && d->ctx ? ((struct api_ctx *)d->ctx)->route : NULL;
+	const struct api_ctx *api = d && d->to == TO_API ? d->ctx : NULL;
+	const char *route = api ? api->route : NULL;
 	metrics_http(route ? route : d && d->label ? d->label : "unmatched", res->status, ms / 1000.0);
+	bool probe = health_probe(req, d);
+	if (probe && !((const struct app *)req->app)->cfg.log_debug)
+		return;
+	char client[64];
 	struct log_access a = {req->request_id, req->org_id, req->method, req->path, res->status,
-			       (double)(long long)(ms * 100) / 100.0};
+			       (double)(long long)(ms * 100) / 100.0, http_peer_addr(req, client, sizeof client),
+			       d ? d->user_agent : NULL, api && api->authed ? api->key.prefix : NULL, probe};
 	log_access(&a);
 }
 
@@ -190,6 +207,7 @@ const struct http_app *front_metrics_app(struct app *app, struct http_app *ret)
 		.max_connections = 64,
 		.max_per_ip = 0,
 		.idle_timeout_s = 15,
+		.reuse_port = app->cfg.reuseport,
 	};
 	return ret;
 }
@@ -215,6 +233,7 @@ const struct http_app *front_app(struct app *app, struct http_app *ret)
 		.max_per_ip = (unsigned)app->cfg.max_connections_per_ip,
 		.idle_timeout_s = (unsigned)((app->cfg.idle_timeout_ms + 999) / 1000),
 		.header_timeout_ms = (unsigned)(app->cfg.header_timeout_ms < 3600000 ? app->cfg.header_timeout_ms : 3600000),
+		.reuse_port = app->cfg.reuseport,
 	};
 	return ret;
 }

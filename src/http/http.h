@@ -80,6 +80,9 @@ struct http_app {
 	/* A connection's request line and headers are due within this many
 	 * milliseconds of its accept (0 = 5000); see guard.h. */
 	unsigned header_timeout_ms;
+	/* Share the port with other processes (SO_REUSEPORT, LOADLINE_REUSEPORT=1);
+	 * otherwise an address in use is refused. */
+	bool reuse_port;
 };
 
 /* Request accessors (values live as long as the request). NULL when absent. */
@@ -99,6 +102,9 @@ struct http_scan {
 				    * ("Content-Length :", a space before the colon) */
 };
 void http_request_scan(const struct http_request *req, struct http_scan *ret);
+/* The client's address as text ("203.0.113.9", "2001:db8::1") into
+ * out[cap] (46 bytes hold any); "" when unknown.  Returns out. */
+const char *http_peer_addr(const struct http_request *req, char *out, size_t cap);
 /* True when the client connected from a loopback address (127.0.0.0/8,
  * ::1, or 127.x mapped into IPv6). */
 bool http_peer_loopback(const struct http_request *req);
@@ -116,8 +122,15 @@ void http_append_header(struct http_request *req, struct http_response *res, con
 
 struct http_server;
 
-/* Starts listening on "HOST:PORT" with a thread pool; returns NULL with a
- * message on stderr when the address cannot be bound. */
+/* A socket listening on "HOST:PORT", or -1 with a message on stderr (one
+ * that says what to do when the address is already in use).  SO_REUSEPORT
+ * only with reuse_port. */
+int http_listen(const char *listen, bool reuse_port);
+/* Starts serving with a thread pool on lfd (from http_listen; taken over,
+ * closed on failure too); listen names it in messages.  NULL with a message
+ * on stderr when the server cannot start. */
+struct http_server *http_start_fd(int lfd, const char *listen, int threads, const struct http_app *app);
+/* http_listen(listen, app->reuse_port) and http_start_fd. */
 struct http_server *http_start(const char *listen, int threads, const struct http_app *app);
 /* Stops accepting, waits up to grace_ms for in-flight requests, stops. */
 void http_stop(struct http_server *srv, int grace_ms);

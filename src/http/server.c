@@ -1,6 +1,7 @@
 /* libmicrohttpd glue: one arena per request, hooks into the application,
  * bounded draining of unwanted bodies, graceful stop. */
 #include <microhttpd.h>
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -84,6 +85,19 @@ bool http_peer_loopback(const struct http_request *req)
 		return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
 	}
 	return false;
+}
+
+const char *http_peer_addr(const struct http_request *req, char *out, size_t cap)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+	const void *addr = !sa ? NULL
+			   : sa->sa_family == AF_INET ? (const void *)&((const struct sockaddr_in *)sa)->sin_addr
+			   : sa->sa_family == AF_INET6 ? (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr
+						       : NULL;
+	if (cap && (!addr || !inet_ntop(sa->sa_family, addr, out, (socklen_t)cap)))
+		*out = '\0';
+	return out;
 }
 
 struct same_values {
@@ -552,23 +566,48 @@ static void lingerer_stop(struct lingerer *lg)
 	pthread_cond_destroy(&lg->wake);
 }
 
-/* The listening socket, bound and listening, or -1.  What
- * MHD_OPTION_LISTENING_ADDRESS_REUSE did: SO_REUSEADDR and SO_REUSEPORT;
- * IPv6 only on an IPv6 address. */
-static int listen_on(const struct sockaddr_storage *ss, socklen_t sslen)
+/* The listening socket, bound and listening, or -1 with errno set.
+ * SO_REUSEADDR lets a restarted server bind while its old connections sit
+ * in TIME_WAIT; it never lets two sockets listen on one address on Linux.
+ * SO_REUSEPORT does, and the kernel then splits connections between the
+ * processes: only on request (LOADLINE_REUSEPORT=1), since a second
+ * `serve` started by mistake would silently take half of the traffic
+ * (issue 21).  IPv6 only on an IPv6 address. */
+static int listen_on(const struct sockaddr_storage *ss, socklen_t sslen, bool reuse_port)
 {
 	int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -1;
 	int on = 1;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
-	setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof on);
+	if (reuse_port)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof on);
 	if (ss->ss_family == AF_INET6)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof on);
 	if (bind(fd, (const struct sockaddr *)ss, sslen) || listen(fd, SOMAXCONN)) {
+		int e = errno;
 		close(fd);
+		errno = e;
 		return -1;
 	}
+	return fd;
+}
+
+int http_listen(const char *listen, bool reuse_port)
+{
+	struct sockaddr_storage ss;
+	socklen_t sslen;
+	if (parse_listen(listen, &ss, &sslen)) {
+		fprintf(stderr, "loadline: cannot parse listen address \"%s\" (want HOST:PORT)\n", listen);
+		return -1;
+	}
+	int fd = listen_on(&ss, sslen, reuse_port);
+	if (fd < 0 && errno == EADDRINUSE)
+		fprintf(stderr, "loadline: cannot listen on %s: the address is already in use (another loadline "
+			"serve?). Stop that process, choose another address (--listen or LOADLINE_LISTEN), or set "
+			"LOADLINE_REUSEPORT=1 to share the port with it on purpose\n", listen);
+	else if (fd < 0)
+		fprintf(stderr, "loadline: cannot listen on %s: %s\n", listen, strerror(errno));
 	return fd;
 }
 
@@ -634,17 +673,12 @@ static void *acceptor_main(void *arg)
 
 struct http_server *http_start(const char *listen, int threads, const struct http_app *app)
 {
-	struct sockaddr_storage ss;
-	socklen_t sslen;
-	if (parse_listen(listen, &ss, &sslen)) {
-		fprintf(stderr, "loadline: cannot parse listen address \"%s\" (want HOST:PORT)\n", listen);
-		return NULL;
-	}
-	int lfd = listen_on(&ss, sslen);
-	if (lfd < 0) {
-		fprintf(stderr, "loadline: cannot listen on %s (address in use or not permitted)\n", listen);
-		return NULL;
-	}
+	int lfd = http_listen(listen, app->reuse_port);
+	return lfd < 0 ? NULL : http_start_fd(lfd, listen, threads, app);
+}
+
+struct http_server *http_start_fd(int lfd, const char *listen, int threads, const struct http_app *app)
+{
 	struct http_server *srv = calloc(1, sizeof(*srv));
 	if (!srv)
 		abort();

@@ -24,9 +24,13 @@ void metrics_run(const char *state, double seconds, const int rows[4]);
 struct metrics_gauges {
 	int64_t queue_depth;     /* runs QUEUED (not staged) */
 	int64_t outbox_pending;  /* mails not yet delivered */
+	int64_t awaiting_review; /* runs QUEUED and staged for mapping review */
 };
 
-/* Appends the text exposition format (version 0.0.4) of every series. */
+/* Appends the text exposition format (version 0.0.4) of every series,
+ * with the process's own (process_cpu_seconds_total, resident and virtual
+ * memory, open and max descriptors, start time; read from /proc/self and
+ * getrusage at each scrape). */
 int metrics_render(struct buf *out, const struct metrics_gauges *g, const char *version);
 /* Zeroes every series (tests). */
 void metrics_reset(void);

@@ -46,14 +46,31 @@ enum code store_org_count(struct store *st, int64_t *ret_n)
 	return rc;
 }
 
-enum code store_metrics_gauges(struct store *st, int64_t *ret_queued, int64_t *ret_outbox)
+enum code store_org_list(struct store *st, void (*fn)(const struct org *o, void *ctx), void *ctx)
+{
+	struct db_res *r;
+	enum code rc = store_exec1(st, "SELECT id, name, created_at FROM orgs ORDER BY created_at, id", NULL, 0, &r);
+	if (rc)
+		return rc;
+	for (int i = 0; i < db_res_rows(r); i++) {
+		struct org o = {0};
+		row_to_org(r, i, &o);
+		fn(&o, ctx);
+	}
+	db_res_free(r);
+	return CODE_OK;
+}
+
+enum code store_metrics_gauges(struct store *st, int64_t *ret_queued, int64_t *ret_outbox, int64_t *ret_review)
 {
 	struct db_res *r;
 	enum code rc = store_exec1(st, "SELECT (SELECT COUNT(*) FROM runs WHERE state = 'QUEUED' AND staged = 0), "
-				   "(SELECT COUNT(*) FROM outbox WHERE state = 'queued')", NULL, 0, &r);
+				   "(SELECT COUNT(*) FROM outbox WHERE state = 'queued'), "
+				   "(SELECT COUNT(*) FROM runs WHERE state = 'QUEUED' AND staged = 1)", NULL, 0, &r);
 	if (!rc) {
 		*ret_queued = db_res_int(r, 0, 0);
 		*ret_outbox = db_res_int(r, 0, 1);
+		*ret_review = db_res_int(r, 0, 2);
 	}
 	db_res_free(r);
 	return rc;

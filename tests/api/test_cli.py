@@ -143,3 +143,79 @@ def test_usage_errors_exit_2_with_help(module_cli, case):
     assert len(r.err.strip()) >= 10, r
     if needle:
         assert needle.lower() in r.err.lower(), "stderr does not mention %r: %r" % (needle, r.err)
+
+
+def test_list_orgs_tab_separated_when_piped(cli):
+    """Issue 21 item 5: `admin list-orgs` prints one line per organization,
+    oldest first: id, name, created (ISO 8601 UTC), tab-separated without a
+    header when piped; a tab in a name is escaped so a line keeps three
+    fields."""
+    assert cli.admin("list-orgs").out == ""
+    a = cli.admin("create-org", "--name", "Acme Freight").line
+    b = cli.admin("create-org", "--name", "Tab\tCo").line
+    lines = cli.admin("list-orgs").out.splitlines()
+    assert [l.split("\t")[:2] for l in lines] == [[a, "Acme Freight"], [b, "Tab\\x09Co"]], lines
+    for l in lines:
+        f = l.split("\t")
+        assert len(f) == 3 and re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$", f[2]), l
+    r = cli.admin("list-orgs", "--org", a, expect=2)
+    assert "--org" in r.err and r.out == ""
+
+
+def _env_file(tmp_path, text):
+    p = tmp_path / "loadline.env"
+    p.write_text(text)
+    return str(p)
+
+
+def test_settings_file_names_the_database(cli, tmp_path):
+    """Issue 21 item 5 / PRODUCT §13: without LOADLINE_DB in the environment
+    the database commands read the packaged settings file
+    (/etc/loadline/loadline.env; LOADLINE_ENV_FILE names another), in the
+    systemd EnvironmentFile syntax: comments, blanks around =, quotes.
+    Settings already in the environment win; a line that is not a setting
+    is reported and skipped."""
+    org = cli.admin("create-org", "--name", "Installed Org").line
+    f = _env_file(tmp_path, "# Settings\n\n; also a comment\nLOADLINE_DB = \"%s\"  \n"
+                  "LOADLINE_APP_URL='https://app.example.com/'\nnot a setting\n" % cli.db_url)
+    r = cli.run("admin", "list-orgs", db=None, env={"LOADLINE_ENV_FILE": f})
+    assert r.out.split("\t")[:2] == [org, "Installed Org"], r
+    assert "%s:6" % f in r.err and "ignored" in r.err, r.err
+    uid = cli.admin("add-user", "--org", org, "--email", "op@example.com", "--name", "Op",
+                    "--role", "admin").line
+    assert uid
+    link = cli.run("admin", "login-link", "--email", "op@example.com", db=None,
+                   env={"LOADLINE_ENV_FILE": f}).line
+    assert link.startswith("https://app.example.com/login/link?token="), link
+    # a variable already in the environment wins over the file's
+    link = cli.run("admin", "login-link", "--email", "op@example.com", db=None,
+                   env={"LOADLINE_ENV_FILE": f, "LOADLINE_APP_URL": "https://other.example.com"}).line
+    assert link.startswith("https://other.example.com/login/link?token="), link
+    # LOADLINE_DB in the environment: the file is not read at all
+    other = tmp_path / "other.db"
+    r = cli.run("admin", "list-orgs", db=None,
+                env={"LOADLINE_ENV_FILE": f, "LOADLINE_DB": "sqlite:%s" % other})
+    assert r.out == "" and "ignored" not in r.err, r
+
+
+def test_unreadable_settings_file_is_an_error(cli, tmp_path):
+    """A settings file that exists and cannot be read names a database the
+    operator meant: exit 2 with the reason, and no database is made up in
+    the working directory (the installed `loadline admin …` used to create
+    ./data/loadline.db silently)."""
+    import subprocess
+    from harness.server import child_env, loadline_bin
+    d = tmp_path / "loadline.env"
+    d.mkdir()   # a directory: opens, cannot be read (EACCES cannot be made as root)
+    work = tmp_path / "work"
+    work.mkdir()
+    for env in ({"LOADLINE_ENV_FILE": str(d)}, {"LOADLINE_ENV_FILE": str(tmp_path / "missing.env")}):
+        r = subprocess.run([loadline_bin(), "admin", "list-orgs"], capture_output=True, text=True,
+                           env=child_env(env), cwd=str(work), timeout=30)
+        assert r.returncode == 2, r
+        assert "cannot read the settings in " + env["LOADLINE_ENV_FILE"] in r.stderr, r.stderr
+        assert r.stdout == "" and list(work.iterdir()) == [], r
+    # push, runs and inspect talk to no database: they never read it
+    r = subprocess.run([loadline_bin(), "runs", "--help"], capture_output=True, text=True,
+                       env=child_env({"LOADLINE_ENV_FILE": str(d)}), cwd=str(work), timeout=30)
+    assert r.returncode == 0 and "cannot read" not in r.stderr, r

@@ -1,6 +1,9 @@
 """Wire conventions: health check, ids, timestamps, access log (PRODUCT §2,
 issue 2 items 2 and 6, lead's healthz and access-log contract)."""
+import re
 import time
+
+import pytest
 
 from harness.checks import TS_RE, assert_id, assert_request_id
 
@@ -63,7 +66,6 @@ def test_access_log_one_json_line_per_request(server, foreign_token):
         ("GET", "/api/v1/whoami", foreign_token, 401, None),
         ("GET", "/api/v1/does-not-exist", server.token, 404, server.org.id),
         ("DELETE", "/api/v1/whoami", server.token, 405, server.org.id),
-        ("GET", "/healthz", None, 200, None),
     ]
     seen = []
     for method, path, tok, status, org in calls:
@@ -90,3 +92,69 @@ def test_access_log_one_json_line_per_request(server, foreign_token):
     err = server.stderr()
     assert server.token not in err and foreign_token not in err, "a token was logged"
     assert server.token[8:40] not in err
+
+
+def _logged(srv, rid):
+    lines = [e for e in _wait_for_log(srv, [rid]) if e.get("requestId") == rid]
+    assert len(lines) == 1, (rid, lines)
+    return lines[0]
+
+
+def test_access_log_client_user_agent_and_key_prefix(server):
+    """Issue 21 item 5 / PRODUCT §13: the access line carries the client
+    address, the user agent (escaped as JSON, its first 256 bytes, cut at a
+    character boundary) and the prefix of the API key that authenticated
+    the request (ll_live_XXXX) — never the token."""
+    ua = "loadline-test/1.0 \x1b[2J \"quoted\" caf\u00e9 \u202e"
+    r = server.get("/api/v1/whoami", headers={"User-Agent": ua.encode("utf-8")})
+    assert r.status_code == 200
+    e = _logged(server, assert_request_id(r))
+    assert e["level"] == "info" and e["client"] == "127.0.0.1", e
+    assert e["userAgent"] == ua, e
+    assert e["keyPrefix"] == server.token[:12] and e["keyPrefix"].startswith("ll_live_"), e
+    line = next(l for l in server.stderr().splitlines() if e["requestId"] in l)
+    assert "\x1b" not in line and line.isascii(), "the user agent reached the log unescaped: %r" % line
+    # no token, a wrong token: no key prefix
+    for tok in (None, "ll_live_" + "x" * 38):
+        r = server.request("GET", "/api/v1/whoami", token=tok)
+        assert r.status_code == 401
+        e = _logged(server, assert_request_id(r))
+        assert e["keyPrefix"] is None and e["client"] == "127.0.0.1", e
+    # no User-Agent header at all: null
+    import socket
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+        s.sendall(b"GET /api/v1/whoami HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        data = b""
+        while not data.endswith(b"}") and (c := s.recv(65536)):
+            data += c
+    rid = re.search(rb"X-Request-Id: (req_\w+)", data, re.I).group(1).decode()
+    assert _logged(server, rid)["userAgent"] is None
+    # capped: 256 bytes, never half a character
+    for sent, kept in (("a" * 1000, "a" * 256), ("a" * 255 + "\u00e9", "a" * 255)):
+        r = server.get("/api/v1/whoami", headers={"User-Agent": sent.encode("utf-8")})
+        assert _logged(server, assert_request_id(r))["userAgent"] == kept
+    assert server.token not in server.stderr()
+
+
+@pytest.mark.parametrize("level", [None, "debug"])
+def test_health_probes_are_logged_at_debug(start_server, level):
+    """Issue 21 item 5 / PRODUCT §13: /healthz, /readyz and /metrics scrapes
+    (a load balancer's and a scraper's, every few seconds) are not logged at
+    info; with LOADLINE_LOG_LEVEL=debug they are, at level debug.  Other
+    requests stay at info either way."""
+    srv = start_server(env={"LOADLINE_LOG_LEVEL": level} if level else {})
+    probes = [assert_request_id(srv.get(p, token=None)) for p in ("/healthz", "/readyz", "/metrics")]
+    whoami = assert_request_id(srv.get("/api/v1/whoami"))
+    entries = _wait_for_log(srv, [whoami] + (probes if level else []))
+    by_id = {e["requestId"]: e for e in entries}
+    assert by_id[whoami]["level"] == "info"
+    for rid in probes:
+        if level:
+            assert by_id[rid]["level"] == "debug", by_id[rid]
+        else:
+            assert rid not in by_id, by_id[rid]
+
+
+def test_log_level_must_be_known(cli):
+    r = cli.run("migrate", env={"LOADLINE_LOG_LEVEL": "verbose"}, expect=2)
+    assert "LOADLINE_LOG_LEVEL" in r.err

@@ -179,3 +179,36 @@ def test_readyz_503_when_the_schema_is_behind(server):
     assert server.get("/healthz", token=None).status_code == 200
     db_exec(server.db_url, "UPDATE schema_migrations SET version = %d WHERE version = -1" % top)
     assert server.get("/readyz", token=None).status_code == 200
+
+
+def test_a_second_serve_on_a_port_in_use_is_refused(start_server, make_db, backend):
+    """Issue 21 item 5 / PRODUCT §13: a second `serve` on a listen address
+    already in use exits non-zero with a message that says what to do,
+    before it opens its database (it used to share the port with
+    SO_REUSEPORT: traffic split between two databases).  The first one
+    keeps serving."""
+    first = start_server()
+    url = make_db()
+    second = start_server(db_url=url, port=first.port, wait=False, bootstrap=False)
+    second.expect_clean_exit = False
+    rc = second.proc.wait(20)
+    err = second.stderr()
+    assert rc == 1, "exit %s; stderr:\n%s" % (rc, err)
+    assert "127.0.0.1:%d" % first.port in err and "already in use" in err, err
+    assert "LOADLINE_REUSEPORT=1" in err and "--listen" in err, err
+    assert not sanitizer_reports(err), err
+    if backend == "sqlite":
+        assert not os.path.exists(url[len("sqlite:"):]), "the refused serve created its database"
+    assert first.get("/api/v1/whoami").status_code == 200
+
+
+def test_reuseport_lets_two_serves_share_a_port(start_server):
+    """LOADLINE_REUSEPORT=1 (on both): the port is shared on purpose
+    (SO_REUSEPORT), and both processes start and answer."""
+    env = {"LOADLINE_REUSEPORT": "1"}
+    first = start_server(env=env)
+    second = start_server(env=env, port=first.port)
+    assert first.running() and second.running()
+    for _ in range(10):
+        assert requests.get(first.base_url + "/healthz", timeout=5).status_code == 200
+    assert first.running() and second.running()

@@ -227,3 +227,66 @@ def test_a_worker_process_serves_its_run_metrics(start_server):
     finally:
         results = stop_workers(procs)
     assert_workers_clean(results)
+
+
+def test_runs_awaiting_review_are_counted(server):
+    """Issue 21 item 5 / PRODUCT §13: loadline_import_runs_awaiting_review
+    counts runs staged for mapping review (QUEUED and staged), database-wide
+    like the queue depth, which does not count them."""
+    assert value(scrape(server), "loadline_import_runs_awaiting_review") == 0
+    custom = "Job #,Load Number,Ship Date,Remarks\n"
+    ids = []
+    for salt in ("a", "b"):
+        text = custom + "JOB1,L1%s,2026-11-01,note\n" % salt
+        r = server.post("/api/v1/imports/jobs", files={"file": ("c%s.csv" % salt, text.encode(), "text/csv")})
+        assert r.status_code == 202 and r.json().get("nextAction"), r.text
+        ids.append(r.json()["id"])
+    samples = scrape(server)
+    assert ("loadline_import_runs_awaiting_review", frozenset()) in samples
+    assert value(samples, "loadline_import_runs_awaiting_review") == 2
+    assert value(samples, "loadline_import_queue_depth") == 0
+    server.cli.admin("cancel-run", ids[0])
+    assert value(scrape(server), "loadline_import_runs_awaiting_review") == 1
+
+
+def test_process_series(start_server):
+    """Issue 21 item 5 / PRODUCT §13: Prometheus' standard process series,
+    read from /proc/self: CPU seconds, resident memory, open descriptors and
+    the start time, each agreeing with what /proc says of the process."""
+    import os
+    import time
+    t0 = time.time()
+    srv = start_server()
+    t1 = time.time()
+    samples = scrape(srv)
+    pid = srv.proc.pid
+    start = value(samples, "process_start_time_seconds")
+    assert t0 - 2 <= start <= t1 + 1, (t0, start, t1)
+    cpu = value(samples, "process_cpu_seconds_total")
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    assert 0 < cpu <= (int(fields[11]) + int(fields[12])) / ticks + 1.0, cpu
+    rss = value(samples, "process_resident_memory_bytes")
+    with open("/proc/%d/status" % pid) as f:
+        vmrss = int(next(l for l in f if l.startswith("VmRSS:")).split()[1]) * 1024
+    assert 0.5 * vmrss <= rss <= 2 * vmrss, (rss, vmrss)
+    fds = value(samples, "process_open_fds")
+    now = len(os.listdir("/proc/%d/fd" % pid))
+    assert 5 <= fds and abs(fds - now) <= 8, (fds, now)
+    assert value(samples, "process_max_fds") >= fds
+    assert value(samples, "process_virtual_memory_bytes") >= rss
+
+
+def test_duration_buckets_start_at_1ms(server):
+    """Issue 21 item 5: requests and runs take 1-30 ms; the duration
+    histograms' first bucket is 1 ms (it was 5 ms for requests and 50 ms for
+    runs, so every run fell into the first bucket)."""
+    run, _ = import_file(server, csv_bytes(rows(2, job="J-BKT")))
+    assert run["state"] == "SUCCEEDED", run
+    samples = scrape(server)
+    for fam, labels in (("loadline_http_request_duration_seconds", {"route": "/api/v1/imports/runs/{id}"}),
+                        ("loadline_import_run_duration_seconds", {})):
+        les = sorted(float(dict(lab)["le"]) for (name, lab) in samples
+                     if name == fam + "_bucket" and {k: v for k, v in lab if k != "le"} == labels)
+        assert les[0] == 0.001 and 0.0025 in les and 0.005 in les and les[-1] == math.inf, (fam, les)

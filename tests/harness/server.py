@@ -42,8 +42,11 @@ def loadline_bin():
 def child_env(extra=None):
     """Environment of a loadline child: ours minus any LOADLINE_* setting
     (so a developer's shell cannot change what a test means), plus the
-    sanitizer options and the test's own settings."""
+    sanitizer options and the test's own settings.  LOADLINE_ENV_FILE is
+    empty (no settings file) unless the test names one, so an installed
+    /etc/loadline/loadline.env never changes a test either."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("LOADLINE_")}
+    env["LOADLINE_ENV_FILE"] = ""
     env["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=0"
     env["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
     env["LSAN_OPTIONS"] = env.get("LSAN_OPTIONS", "")

@@ -12,6 +12,7 @@
 #include "base/buf.h"
 #include "base/codes.h"
 #include "base/digest.h"
+#include "base/envfile.h"
 #include "base/text.h"
 #include "base/url.h"
 #include "base/waiter.h"
@@ -176,6 +177,63 @@ static void test_digest_is_sha256(void **state)
 	free(buf);
 }
 
+/* The systemd EnvironmentFile subset of loadline.env(5). */
+struct env_seen {
+	char out[1024];
+	int bad[8], nbad;
+};
+
+static void env_seen_set(const char *name, const char *value, void *ctx)
+{
+	struct env_seen *e = ctx;
+	size_t n = strlen(e->out);
+	snprintf(e->out + n, sizeof e->out - n, "%s=[%s]\n", name, value);
+}
+
+static void env_seen_bad(int lineno, void *ctx)
+{
+	struct env_seen *e = ctx;
+	if (e->nbad < 8)
+		e->bad[e->nbad++] = lineno;
+}
+
+static void test_envfile_subset(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"# comment\n"
+		"  ; another\n"
+		"\n"
+		"A=plain value  \n"
+		"B = \"double \\\"q\\\" \\$x \\n\" tail\r\n"
+		"C='single \\ # kept'\n"
+		"D=a\\ b # not a comment\n"
+		"1BAD=x\n"
+		"E=\"unterminated\n"
+		"no equals\n"
+		"F=\n"
+		"G=last";
+	struct env_seen e = {0};
+	struct envfile_cb cb = {env_seen_set, env_seen_bad, &e};
+	assert_int_equal(envfile_parse(text, sizeof text - 1, &cb), 6);
+	assert_string_equal(e.out, "A=[plain value]\n"
+				   "B=[double \"q\" $x \\n tail]\n"
+				   "C=[single \\ # kept]\n"
+				   "D=[a b # not a comment]\n"
+				   "F=[]\n"
+				   "G=[last]\n");
+	assert_int_equal(e.nbad, 3);
+	assert_int_equal(e.bad[0], 8);
+	assert_int_equal(e.bad[1], 9);
+	assert_int_equal(e.bad[2], 10);
+	/* A NUL byte in a line: the line is refused, not cut short. */
+	struct env_seen z = {0};
+	cb.ctx = &z;
+	assert_int_equal(envfile_parse("H=a\0b\nI=c\n", 10, &cb), 1);
+	assert_string_equal(z.out, "I=[c]\n");
+	assert_int_equal(z.nbad, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -186,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_text_one_line),
 		cmocka_unit_test(test_text_utf8_valid),
 		cmocka_unit_test(test_codes_table),
+		cmocka_unit_test(test_envfile_subset),
 		cmocka_unit_test(test_waiter_keeps_a_wakeup_that_came_early),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

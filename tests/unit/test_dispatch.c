@@ -291,21 +291,41 @@ static void test_dispatch_routes(void **state)
 
 /* ---- the access line: the fast path writes exactly what log_json would ---- */
 
-static char *jansson_line(const char *ts, const struct http_request *req, int status, double ms)
+static json_t *str_or_null(const char *s)
+{
+	return s && *s ? json_string(s) : json_null();
+}
+
+static char *jansson_line(const char *ts, const struct log_access *a)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "ts", json_string(ts));
-	json_object_set_new(o, "level", json_string("info"));
+	json_object_set_new(o, "level", json_string(a->debug ? "debug" : "info"));
 	json_object_set_new(o, "msg", json_string("request"));
-	json_object_set_new(o, "requestId", json_string(req->request_id));
-	json_object_set_new(o, "orgId", req->org_id[0] ? json_string(req->org_id) : json_null());
-	json_object_set_new(o, "method", json_string(req->method));
-	json_object_set_new(o, "path", json_string(req->path));
-	json_object_set_new(o, "status", json_integer(status));
-	json_object_set_new(o, "durationMs", json_real(ms));
+	json_object_set_new(o, "requestId", json_string(a->request_id));
+	json_object_set_new(o, "orgId", a->org_id[0] ? json_string(a->org_id) : json_null());
+	json_object_set_new(o, "method", json_string(a->method));
+	json_object_set_new(o, "path", json_string(a->path));
+	json_object_set_new(o, "status", json_integer(a->status));
+	json_object_set_new(o, "durationMs", json_real(a->duration_ms));
+	json_object_set_new(o, "client", str_or_null(a->client));
+	json_object_set_new(o, "userAgent", str_or_null(a->user_agent));
+	json_object_set_new(o, "keyPrefix", str_or_null(a->key_prefix));
 	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(6));
 	json_decref(o);
 	return s;
+}
+
+static void assert_line_as_jansson(const struct log_access *a)
+{
+	char line[1024];
+	size_t n = log_access_line(line, sizeof line, "2026-11-25T07:42:17.045Z", a);
+	char *want = jansson_line("2026-11-25T07:42:17.045Z", a);
+	assert_true(n > 0);
+	assert_int_equal(n, strlen(want) + 1);
+	assert_memory_equal(line, want, n - 1);
+	assert_int_equal(line[n - 1], '\n');
+	free(want);
 }
 
 static void test_access_line_matches_log_json(void **state)
@@ -315,50 +335,48 @@ static void test_access_line_matches_log_json(void **state)
 	const char *orgs[] = {"", "org_0123456789abcdef"};
 	const double durs[] = {0, 0.01, 0.12, 1, 12.5, 999.99, 100000, 123456.78, 1234567.89, 98765432.1, 1e12};
 	const int statuses[] = {200, 304, 401, 429, 503};
+	/* client, user agent, key prefix, level: absent, empty and present */
+	const char *clients[] = {NULL, "127.0.0.1", "2001:db8::1"};
+	const char *agents[] = {NULL, "", "curl/7.88.1", "loadline/0.1.0 (push)"};
+	const char *keys[] = {NULL, "", "ll_live_AbC9"};
 	for (size_t p = 0; p < sizeof paths / sizeof *paths; p++)
 		for (size_t g = 0; g < 2; g++)
 			for (size_t d = 0; d < sizeof durs / sizeof *durs; d++) {
 				struct http_request req = {.method = "GET", .path = paths[p]};
 				snprintf(req.request_id, sizeof req.request_id, "req_0123456789abcdefXYZ");
 				snprintf(req.org_id, sizeof req.org_id, "%s", orgs[g]);
-				int status = statuses[d % 5];
-				char line[1024];
-				size_t n = log_access_line(line, sizeof line, "2026-11-25T07:42:17.045Z",
-							   &(struct log_access){req.request_id, req.org_id, req.method,
-										req.path, status, durs[d]});
-				char *want = jansson_line("2026-11-25T07:42:17.045Z", &req, status, durs[d]);
-				assert_true(n > 0);
-				assert_int_equal(n, strlen(want) + 1);
-				assert_memory_equal(line, want, n - 1);
-				assert_int_equal(line[n - 1], '\n');
-				free(want);
+				assert_line_as_jansson(&(struct log_access){
+					req.request_id, req.org_id, req.method, req.path, statuses[d % 5], durs[d],
+					clients[d % 3], agents[(d + p) % 4], keys[(d + g) % 3], d % 2 == 1});
 			}
 	/* Every duration as on_done rounds it (whole hundredths), and beyond. */
 	for (long long h = 0; h < 1100000; h += h < 2000 ? 1 : 997) {
-		double ms = (double)h / 100.0;
 		struct http_request req = {.method = "GET", .path = "/x"};
-		char line[1024];
-		size_t n = log_access_line(line, sizeof line, "2026-11-25T07:42:17.045Z",
-					   &(struct log_access){req.request_id, req.org_id, req.method, req.path, 304, ms});
-		char *want = jansson_line("2026-11-25T07:42:17.045Z", &req, 304, ms);
-		assert_int_equal(n, strlen(want) + 1);
-		assert_memory_equal(line, want, n - 1);
-		free(want);
+		assert_line_as_jansson(&(struct log_access){req.request_id, req.org_id, req.method, req.path, 304,
+							    (double)h / 100.0, "10.0.0.1", "ua", "ll_live_XXXX", false});
 	}
-	/* What needs escaping is left to log_json. */
+	/* What needs escaping is left to log_json: in the path, the user agent
+	 * (a client's choice: quotes, control characters, non-ASCII). */
 	const char *odd[] = {"/a\"b", "/a\\b", "/caf\xc3\xa9", "/a\nb", "/\xff"};
+	char line[1024];
 	for (size_t i = 0; i < sizeof odd / sizeof *odd; i++) {
 		struct http_request req = {.method = "GET", .path = odd[i]};
-		char line[1024];
 		assert_int_equal(log_access_line(line, sizeof line, "2026-11-25T07:42:17.045Z",
-						 &(struct log_access){req.request_id, req.org_id, req.method, req.path, 200, 1}),
+						 &(struct log_access){req.request_id, req.org_id, req.method, req.path, 200, 1,
+								      NULL, NULL, NULL, false}),
+				 0);
+		req.path = "/ok";
+		assert_int_equal(log_access_line(line, sizeof line, "2026-11-25T07:42:17.045Z",
+						 &(struct log_access){req.request_id, req.org_id, req.method, req.path, 200, 1,
+								      "::1", odd[i], NULL, false}),
 				 0);
 	}
 	/* Too small a buffer is not an overflow. */
 	struct http_request req = {.method = "GET", .path = "/x"};
 	char small[40];
 	assert_int_equal(log_access_line(small, sizeof small, "2026-11-25T07:42:17.045Z",
-					 &(struct log_access){req.request_id, req.org_id, req.method, req.path, 200, 1}),
+					 &(struct log_access){req.request_id, req.org_id, req.method, req.path, 200, 1,
+							      NULL, NULL, NULL, false}),
 			 0);
 }
 
