@@ -354,3 +354,23 @@ def test_xlsx_fixup_round_trip_through_libreoffice(module_server):
     assert stored["X-2"]["notes"] == "=SUM(A1:A3)" and stored["X-3"]["notes"] == "+1-800-555-0100"
     assert stored["X-2"]["truckType"] == "-- see office" and stored["X-5"]["material"] == "'hello"
     assert db_int(srv.db_url, "SELECT COUNT(*) FROM loads WHERE org_id = '%s'" % org.id) == 5
+
+
+def test_reviewing_a_fixup_confirms_the_original_shape(module_server):
+    """A fix-up of a shape never confirmed (the first push was a dry run,
+    which imports with the proposal and asks nobody) waits for review under
+    the ORIGINAL file's shape: the review maps the file's columns without
+    `errors`, and once confirmed the original layout imports without review."""
+    srv, v = module_server, BY_NAME["utf8-comma-crlf"]
+    org = srv.new_org("Review a fix-up")
+    original = v.encode([HEADERS] + records(v, "R"))
+    r = upload(srv, original, filename="loads.csv", token=org.token, dry_run=True)
+    assert r.status_code == 202 and not r.json().get("nextAction"), r.text
+    dry = wait_run(srv, r.json()["id"], token=org.token, confirm_staged=False)
+    assert dry["state"] == "PARTIAL" and dry["counts"]["failed"] == 3, dry
+    table = v.decode(fixup(srv, org, dry["id"]).content)
+    assert table[0] == HEADERS + ["errors"]
+    run = push(srv, org, v.encode(correct(table)), "loads-failed-rows.csv", review=True)
+    assert run["state"] == "SUCCEEDED" and run["counts"]["succeeded"] == 3, run
+    again = push(srv, org, v.encode([HEADERS] + records(v, "R2")), "next week.csv")
+    assert again["counts"]["succeeded"] == 2 and again["counts"]["failed"] == 3, again
