@@ -19,6 +19,7 @@ option.  The ten CSV dialects all run through the Python path; a
 representative subset through LibreOffice (each conversion is ~2 s: one
 soffice process per conversion, a private profile per test session, and
 the same bytes converted once for both backends)."""
+import atexit
 import csv
 import hashlib
 import io
@@ -106,6 +107,7 @@ def records(v, tag):
 # ---- LibreOffice ----
 
 _PROFILE = tempfile.mkdtemp(prefix="ll-soffice-profile-")
+atexit.register(shutil.rmtree, _PROFILE, True)
 _CONVERTED = {}
 
 
