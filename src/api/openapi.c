@@ -350,10 +350,14 @@ static json_t *op_run_failed_rows(void)
 	json_object_set_new(r, "200", ok);
 	add_problems(r, "NOT_FOUND RUN_NOT_TERMINAL NO_ROW_RESULTS RESULTS_EXPIRED UPLOAD_EXPIRED", OP_AUTH | OP_NO_BODY);
 	return operation("getImportRunFailedRows", "Imports", "Download the failed rows to fix",
-		"Fix the cells named in the `errors` column and push the file again: the `errors` column is ignored "
-		"by the column mapping (map it to nothing the first time). Cells that a spreadsheet would run as "
-		"a formula (text starting with = + - @, not a number) get a leading apostrophe, which spreadsheets "
-		"show as text and do not save back. 409 RUN_NOT_TERMINAL before the run is terminal; 409 "
+		"Fix the cells named in the `errors` column and push the file again: a last column named `errors` "
+		"is left out of the column shape and mapping, so the file imports under the original file's "
+		"mapping without review, and its own fix-up replaces that column instead of adding a second. "
+		"Cells of rows wider than the header keep their own columns (blank headers) before `errors`. In "
+		"CSV, cells that a spreadsheet would run as a formula (text starting with = + - @, tab or CR, "
+		"not a number) get a leading apostrophe; a spreadsheet that saves the file keeps it, and the "
+		"CSV reader takes it off again (an apostrophe followed by one of those characters), so the "
+		"original text imports. 409 RUN_NOT_TERMINAL before the run is terminal; 409 "
 		"NO_ROW_RESULTS for a FAILED or CANCELLED run; 410 RESULTS_EXPIRED or UPLOAD_EXPIRED once retention "
 		"deleted the results or the stored upload it is built from.", json_pack("[o]", param("RunId")), r);
 }

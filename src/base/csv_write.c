@@ -6,7 +6,7 @@
 
 bool csv_formula_like(const char *s)
 {
-	if (!s || !*s || !strchr("=+-@\t\r", *s))
+	if (!s || !*s || !strchr(CSV_FORMULA_CHARS, *s))
 		return false;
 	char *end;
 	(void)strtod(s, &end);

@@ -9,6 +9,8 @@
 #include <xlsxwriter.h>
 
 #include "base/buf.h"
+#include "base/csv_write.h"
+#include "import/mapping.h"
 #include "import/results.h"
 #include "sheet/sheet.h"
 
@@ -84,18 +86,62 @@ static const char *errors_of(const struct failed *f, unsigned number)
 	return NULL;
 }
 
-/* ---- CSV ---- */
+/* ---- the columns ---- */
 
-/* A number ("-12.5", "+3") is never a formula; other text starting with
- * = + - @ tab or CR is, to a spreadsheet. */
-static bool formula_like(const char *s)
+/* Where each cell of the file read goes in the fix-up file: the header's
+ * first `keep` columns (all but the `errors` column of a fix-up it was
+ * made from: that one is replaced, never kept beside the new one), then
+ * the cells of rows wider than the header, in their own columns under
+ * blank headers (ignored on import, PRODUCT §4), then `errors`, always
+ * the last column of every row (PRODUCT §11). */
+struct layout {
+	size_t keep;     /* shape_columns() of the header */
+	size_t header;   /* header cells of the file read */
+	size_t width;    /* columns before `errors` */
+};
+
+/* Columns row r needs before `errors`. */
+static size_t out_width(const struct layout *l, const struct sheet_row *r)
 {
-	if (!*s || !strchr("=+-@\t\r", *s))
-		return false;
-	char *end;
-	(void)strtod(s, &end);
-	return end == s || *end != '\0';
+	if (r->ncells <= l->keep)
+		return r->ncells;
+	return l->keep + (r->ncells > l->header ? r->ncells - l->header : 0);
 }
+
+/* Cell j (< l->width) of row r in the fix-up file; "" past its end. */
+static const char *out_cell(const struct layout *l, const struct sheet_row *r, size_t j)
+{
+	size_t from = j < l->keep ? j : l->header + (j - l->keep);
+	return from < r->ncells ? r->cells[from] : "";
+}
+
+/* The next failed row and its errors text; *ret_row = NULL at the end. */
+static enum code next_failed(struct sheet *sh, const struct failed *f, const struct sheet_row **ret_row,
+			     const char **ret_errors)
+{
+	enum code rc;
+	while ((rc = sheet_next_row(sh, ret_row)) == CODE_OK && *ret_row)
+		if ((*ret_errors = errors_of(f, (*ret_row)->number)))
+			return CODE_OK;
+	return rc;
+}
+
+/* Reads the file once to learn how wide its failed rows are. */
+static enum code measure(struct sheet *sh, const struct failed *f, struct layout *ret)
+{
+	const struct sheet_row *h = sheet_header(sh), *r;
+	const char *errs;
+	ret->keep = shape_columns(h);
+	ret->header = h->ncells;
+	ret->width = ret->keep;
+	enum code rc;
+	while ((rc = next_failed(sh, f, &r, &errs)) == CODE_OK && r)
+		if (out_width(ret, r) > ret->width)
+			ret->width = out_width(ret, r);
+	return rc;
+}
+
+/* ---- CSV ---- */
 
 struct csv_out {
 	struct buf b;
@@ -120,7 +166,7 @@ static int csv_put(struct csv_out *o, const char *s, bool first)
 	bool quote = strchr(s, o->delim) || strpbrk(s, "\"\r\n") || (n && (s[0] == ' ' || s[n - 1] == ' '));
 	if (quote && buf_putc(&o->b, '"'))
 		return -1;
-	if (formula_like(s) && buf_putc(&o->b, '\''))
+	if (csv_formula_like(s) && buf_putc(&o->b, '\''))
 		return -1;
 	for (const char *p = s; *p;) {
 		const char *q = strchr(p, '"');
@@ -132,12 +178,12 @@ static int csv_put(struct csv_out *o, const char *s, bool first)
 	return quote ? buf_putc(&o->b, '"') : 0;
 }
 
-static int csv_row(struct csv_out *o, const struct sheet_row *r, size_t ncols, const char *errors)
+static int csv_row(struct csv_out *o, const struct layout *l, const struct sheet_row *r, const char *errors)
 {
-	for (size_t j = 0; j < ncols; j++)
-		if (csv_put(o, j < r->ncells ? r->cells[j] : "", j == 0))
+	for (size_t j = 0; j < l->width; j++)
+		if (csv_put(o, out_cell(l, r, j), j == 0))
 			return -1;
-	return csv_put(o, errors, ncols == 0) || buf_puts(&o->b, "\r\n");
+	return csv_put(o, errors, l->width == 0) || buf_puts(&o->b, "\r\n");
 }
 
 /* ---- the file ---- */
@@ -150,7 +196,7 @@ static const char *base_name(struct arena *a, const char *file_name, const char 
 	return arena_printf(a, "%.*s-failed-rows.%s", (int)n, name, ext);
 }
 
-static enum code build_csv(struct sheet *sh, const struct failed *f, struct fixup *ret)
+static enum code build_csv(struct sheet *sh, const struct layout *l, const struct failed *f, struct fixup *ret)
 {
 	const struct sheet_info *info = sheet_info(sh);
 	bool mac = info->encoding && !strcmp(info->encoding, "macintosh");
@@ -160,16 +206,12 @@ static enum code build_csv(struct sheet *sh, const struct failed *f, struct fixu
 	buf_init(&o.b, FIXUP_MAX_BYTES);
 	if (info->encoding && !strcmp(info->encoding, "utf-8-bom"))
 		buf_puts(&o.b, "\xEF\xBB\xBF");
-	const struct sheet_row *h = sheet_header(sh), *r;
-	size_t ncols = h->ncells;
-	int bad = csv_row(&o, h, ncols, "errors");
-	enum code rc;
-	while (!bad && (rc = sheet_next_row(sh, &r)) == CODE_OK && r) {
-		const char *errs = errors_of(f, r->number);
-		if (errs) {
-			bad = csv_row(&o, r, ncols > r->ncells ? ncols : r->ncells, errs);
-			ret->rows++;
-		}
+	const struct sheet_row *r;
+	const char *errs;
+	int bad = csv_row(&o, l, sheet_header(sh), "errors");
+	while (!bad && next_failed(sh, f, &r, &errs) == CODE_OK && r) {
+		bad = csv_row(&o, l, r, errs);
+		ret->rows++;
 	}
 	if (bad) {
 		buf_done(&o.b);
@@ -201,12 +243,14 @@ static const char *first_chars(struct arena *a, const char *s, size_t max)
  * the readers refuse such cells since issue 20, so only a file read under
  * older rules has one) is not dropped silently: the errors cell says which
  * and to take it from the original file.  An errors text that long is cut. */
-static void xlsx_row(struct arena *a, lxw_worksheet *ws, lxw_row_t at, const struct sheet_row *r, size_t ncols,
-		     const char *errors, lxw_format *bold)
+static void xlsx_row(struct arena *a, lxw_worksheet *ws, lxw_row_t at, const struct layout *l,
+		     const struct sheet_row *r, const char *errors, lxw_format *bold)
 {
 	const char *note = "";
-	for (size_t j = 0; j < ncols && j < r->ncells; j++) {
-		if (!*r->cells[j] || worksheet_write_string(ws, at, (lxw_col_t)j, r->cells[j], bold) == LXW_NO_ERROR)
+	size_t ncols = l->width;
+	for (size_t j = 0; j < ncols; j++) {
+		const char *cell = out_cell(l, r, j);
+		if (!*cell || worksheet_write_string(ws, at, (lxw_col_t)j, cell, bold) == LXW_NO_ERROR)
 			continue;
 		lxw_col_t c = (lxw_col_t)j;
 		char name[8];
@@ -223,7 +267,8 @@ static void xlsx_row(struct arena *a, lxw_worksheet *ws, lxw_row_t at, const str
 }
 
 /* libxlsxwriter writes to a file: a private temporary one, read back. */
-static enum code build_xlsx(struct arena *a, struct sheet *sh, const struct failed *f, struct fixup *ret)
+static enum code build_xlsx(struct arena *a, struct sheet *sh, const struct layout *l, const struct failed *f,
+			   struct fixup *ret)
 {
 	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	char path[4096];
@@ -243,17 +288,13 @@ static enum code build_xlsx(struct arena *a, struct sheet *sh, const struct fail
 	}
 	lxw_format *bold = workbook_add_format(wb);
 	format_set_bold(bold);
-	const struct sheet_row *h = sheet_header(sh), *r;
-	size_t ncols = h->ncells;
-	xlsx_row(a, ws, 0, h, ncols, "errors", bold);
+	const struct sheet_row *r;
+	const char *errs;
+	xlsx_row(a, ws, 0, l, sheet_header(sh), "errors", bold);
 	lxw_row_t at = 1;
-	enum code rc;
-	while ((rc = sheet_next_row(sh, &r)) == CODE_OK && r) {
-		const char *errs = errors_of(f, r->number);
-		if (errs) {
-			xlsx_row(a, ws, at++, r, ncols > r->ncells ? ncols : r->ncells, errs, NULL);
-			ret->rows++;
-		}
+	while (next_failed(sh, f, &r, &errs) == CODE_OK && r) {
+		xlsx_row(a, ws, at++, l, r, errs, NULL);
+		ret->rows++;
 	}
 	lxw_error err = workbook_close(wb);
 	FILE *in = err == LXW_NO_ERROR ? fopen(path, "rb") : NULL;
@@ -276,6 +317,31 @@ static enum code build_xlsx(struct arena *a, struct sheet *sh, const struct fail
 	return CODE_OK;
 }
 
+/* Two reads of the stored file: the first measures the failed rows (the
+ * header, written first, must know how many columns come before
+ * `errors`), the second writes them.  Only the failed rows are kept. */
+static enum code build(struct arena *a, const unsigned char *data, size_t len, const struct sheet_limits *lim,
+		       const struct failed *f, const char *file_name, struct fixup *ret)
+{
+	struct sheet *sh = NULL;
+	const char *msg = NULL;
+	struct layout l;
+	enum code rc = sheet_open(data, len, lim, &sh, &msg);
+	if (!rc)
+		rc = measure(sh, f, &l);
+	sheet_free(sh);
+	sh = NULL;
+	if (!rc)
+		rc = sheet_open(data, len, lim, &sh, &msg);
+	if (!rc) {
+		bool xlsx = sheet_info(sh)->format == SHEET_XLSX;
+		rc = xlsx ? build_xlsx(a, sh, &l, f, ret) : build_csv(sh, &l, f, ret);
+		ret->file_name = base_name(a, file_name, xlsx ? "xlsx" : "csv");
+	}
+	sheet_free(sh);
+	return rc;
+}
+
 enum code fixup_build(struct store *st, struct arena *a, const struct run *run, struct fixup *ret)
 {
 	memset(ret, 0, sizeof(*ret));
@@ -294,15 +360,7 @@ enum code fixup_build(struct store *st, struct arena *a, const struct run *run, 
 	sheet_limits_default(&lim);
 	if (run->row_count > 0)
 		lim.max_rows = (size_t)run->row_count + 1;
-	struct sheet *sh = NULL;
-	const char *msg = NULL;
-	rc = sheet_open(data, len, &lim, &sh, &msg);
-	if (!rc) {
-		bool xlsx = sheet_info(sh)->format == SHEET_XLSX;
-		rc = xlsx ? build_xlsx(a, sh, &f, ret) : build_csv(sh, &f, ret);
-		ret->file_name = base_name(a, run->file_name, xlsx ? "xlsx" : "csv");
-	}
-	sheet_free(sh);
+	rc = build(a, data, len, &lim, &f, run->file_name, ret);
 	free(data);
 	return rc;
 }

@@ -2,7 +2,11 @@
  * format — CSV in the upload's delimiter and encoding (a BOM kept), XLSX as
  * XLSX — with the original header row and columns in their order, plus a
  * last column `errors`, so that a person can fix the cells and push the
- * file again. */
+ * file again.  Round trips (PRODUCT §11): a fix-up of a fix-up replaces
+ * its `errors` column, never adds a second; cells of rows wider than the
+ * header keep their own columns, under blank headers, before `errors`;
+ * CSV cells carry the formula guard of base/csv_write.h, which the CSV
+ * reader takes off again. */
 #ifndef LOADLINE_IMPORT_FIXUP_H
 #define LOADLINE_IMPORT_FIXUP_H
 

@@ -39,14 +39,19 @@ void colmap_from_fields(struct arena *a, const struct sheet_row *header, const c
 			assign(ret, j, field_from_name(fields[j]));
 }
 
-void colmap_proposed(struct arena *a, const struct sheet_row *header, struct colmap *ret)
+void colmap_proposed_cols(struct arena *a, const struct sheet_row *header, size_t ncols, struct colmap *ret)
 {
 	colmap_init(a, header, ret);
-	struct proposal *p = arena_alloc(a, sizeof(*p) * (header->ncells + 1));
-	propose_mapping(header->cells, header->lens, header->ncells, p);
-	for (int j = 0; j < ret->ncols; j++)
+	struct proposal *p = arena_alloc(a, sizeof(*p) * (ncols + 1));
+	propose_mapping(header->cells, header->lens, ncols, p);
+	for (size_t j = 0; j < ncols; j++)
 		if (p[j].field != FIELD_NONE)
-			assign(ret, j, p[j].field);
+			assign(ret, (int)j, p[j].field);
+}
+
+void colmap_proposed(struct arena *a, const struct sheet_row *header, struct colmap *ret)
+{
+	colmap_proposed_cols(a, header, header->ncells, ret);
 }
 
 char *colmap_fields_json(struct arena *a, const struct colmap *map)
@@ -93,19 +98,35 @@ int mapping_parse(struct arena *a, const char *text, int ncols, const char ***re
 	return 0;
 }
 
-/* True when the last header is `errors`: the column a fix-up file adds
+/* True when header cell j is `errors`: the column a fix-up file adds
  * (import/fixup.h), which never feeds a field. */
-static bool fixup_errors_column(const struct sheet_row *h)
+static bool errors_header(const struct sheet_row *h, size_t j)
 {
-	if (h->ncells < 2)
-		return false;
-	size_t n = h->lens[h->ncells - 1];
-	const char *s = h->cells[h->ncells - 1];
+	size_t n = h->lens[j];
+	const char *s = h->cells[j];
 	while (n && (*s == ' ' || *s == '\t'))
 		s++, n--;
 	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
 		n--;
 	return n == 6 && !strncasecmp(s, "errors", 6);
+}
+
+/* Blank as a shape key sees it (names.c trims all whitespace): for the
+ * columns fixup.c adds, "" exactly; ASCII whitespace is enough here. */
+static bool blank_header(const struct sheet_row *h, size_t j)
+{
+	for (size_t i = 0; i < h->lens[j]; i++)
+		if (!memchr(" \t\r\n\v\f", h->cells[j][i], 6))
+			return false;
+	return true;
+}
+
+size_t shape_columns(const struct sheet_row *h)
+{
+	size_t n = h->ncells;
+	while (n > 1 && errors_header(h, n - 1))
+		n--;
+	return n;
 }
 
 /* The stored mapping of the shape of the first ncols columns, into ret
@@ -127,31 +148,43 @@ static enum code stored_mapping(struct store *st, struct arena *a, const char *o
 	return CODE_OK;
 }
 
+/* The stored mapping of a fix-up file's shape: the shape it was made from.
+ * Its `errors` columns are not part of it, and the blank-headed columns
+ * right before them may be cells of rows wider than that file's header
+ * (fixup.c gives them their own columns), so each shorter shape down to
+ * the last non-blank header is tried, the longest first: the original
+ * file's own blank headers keep their place. */
+static enum code fixup_mapping(struct store *st, struct arena *a, const char *org_id, const struct sheet_row *header,
+			       size_t ncols, struct colmap *ret, char ret_shape[65])
+{
+	enum code rc = CODE_NOT_FOUND;
+	for (size_t n = ncols; n > 0; n--) {
+		rc = stored_mapping(st, a, org_id, header, n, ret, ret_shape);
+		if (rc != CODE_NOT_FOUND || !blank_header(header, n - 1))
+			break;
+	}
+	return rc;
+}
+
 enum code mapping_resolve(struct store *st, struct arena *a, const char *org_id, const struct sheet_row *header,
 			  struct colmap *ret, char ret_shape[65], enum mapping_source *ret_source)
 {
 	/* A fix-up file is the shape it was made from plus `errors`: it maps
-	 * as that shape, so that pushing it again needs no review. */
-	size_t ncols = header->ncells - (fixup_errors_column(header) ? 1 : 0);
+	 * as that shape, so that pushing it again needs no review.  A mapping
+	 * confirmed for the whole header (before issue 22 a fix-up's shape
+	 * kept its `errors` column) is still honoured first. */
+	size_t ncols = shape_columns(header);
 	enum code rc = stored_mapping(st, a, org_id, header, header->ncells, ret, ret_shape);
 	if (rc == CODE_NOT_FOUND && ncols < header->ncells)
-		rc = stored_mapping(st, a, org_id, header, ncols, ret, ret_shape);
+		rc = fixup_mapping(st, a, org_id, header, ncols, ret, ret_shape);
 	if (rc == CODE_OK) {
 		*ret_source = MAPPING_CONFIRMED;
 		return CODE_OK;
 	}
 	if (rc != CODE_NOT_FOUND)
 		return rc;
-	shape_key(header->cells, header->lens, header->ncells, ret_shape);
-	colmap_proposed(a, header, ret);
-	if (ncols < header->ncells) {
-		int last = (int)ncols;
-		if (ret->col_field[last] < FIELD__COUNT)
-			ret->field_col[ret->col_field[last]] = -1;
-		ret->col_field[last] = FIELD_NONE;
-	}
-	*ret_source = shape_is_template(header->cells, header->lens, header->ncells) ||
-		      (ncols < header->ncells && shape_is_template(header->cells, header->lens, ncols))
-		      ? MAPPING_TEMPLATE : MAPPING_PROPOSED;
+	shape_key(header->cells, header->lens, ncols, ret_shape);
+	colmap_proposed_cols(a, header, ncols, ret);
+	*ret_source = shape_is_template(header->cells, header->lens, ncols) ? MAPPING_TEMPLATE : MAPPING_PROPOSED;
 	return CODE_OK;
 }

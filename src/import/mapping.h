@@ -14,10 +14,19 @@ enum mapping_source { MAPPING_CONFIRMED, MAPPING_TEMPLATE, MAPPING_PROPOSED };
 /* Resolves the mapping for header.  Returns CODE_OK or a storage error. */
 enum code mapping_resolve(struct store *st, struct arena *a, const char *org_id, const struct sheet_row *header,
 			  struct colmap *ret, char ret_shape[65], enum mapping_source *ret_source);
+/* How many of header's columns its column shape covers: all but the
+ * `errors` column a fix-up file ends with (PRODUCT §11; an older fix-up
+ * of a fix-up has several, all dropped), never fewer than one.  The
+ * shape key, the proposal and the review see only these; mapping_resolve
+ * also finds the original file's mapping when wider rows gave the fix-up
+ * blank-headed columns before `errors`. */
+size_t shape_columns(const struct sheet_row *header);
 /* A colmap from a list of field names per column (NULL/unknown = ignore). */
 void colmap_from_fields(struct arena *a, const struct sheet_row *header, const char *const *fields, struct colmap *ret);
 /* The proposal as a colmap. */
 void colmap_proposed(struct arena *a, const struct sheet_row *header, struct colmap *ret);
+/* The same for the first ncols columns only; the others are ignored. */
+void colmap_proposed_cols(struct arena *a, const struct sheet_row *header, size_t ncols, struct colmap *ret);
 /* JSON texts (arena) of a colmap's fields and of the header cells. */
 char *colmap_fields_json(struct arena *a, const struct colmap *map);
 char *headers_json(struct arena *a, const struct sheet_row *header);

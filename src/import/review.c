@@ -9,6 +9,21 @@
 #include "rows.h"
 #include "store/shapes.h"
 
+/* The columns the review maps: those of the run's shape, which leaves out a
+ * fix-up file's `errors` column (mapping.h, shape_columns) -- unless the
+ * run was staged under the whole header's key, as before issue 22. */
+static size_t review_columns(const struct sheet_row *h, const char *staged_key)
+{
+	size_t ncols = shape_columns(h);
+	char whole[SHAPE_KEY_SIZE];
+	if (ncols < h->ncells) {
+		shape_key(h->cells, h->lens, h->ncells, whole);
+		if (!strcmp(whole, staged_key))
+			return h->ncells;
+	}
+	return ncols;
+}
+
 static enum code read_file(struct store *st, struct arena *a, int max_rows, struct review *r)
 {
 	unsigned char *data = NULL;
@@ -29,16 +44,17 @@ static enum code read_file(struct store *st, struct arena *a, int max_rows, stru
 		return rc;
 	}
 	const struct sheet_row *h = sheet_header(sh);
-	r->ncols = (int)h->ncells;
-	r->headers = arena_alloc(a, sizeof(char *) * (h->ncells + 1));
-	for (size_t j = 0; j < h->ncells; j++)
+	size_t ncols = review_columns(h, r->run.shape_key);
+	r->ncols = (int)ncols;
+	r->headers = arena_alloc(a, sizeof(char *) * (ncols + 1));
+	for (size_t j = 0; j < ncols; j++)
 		r->headers[j] = arena_strndup(a, h->cells[j], h->lens[j]);
-	r->proposal = arena_alloc(a, sizeof(struct proposal) * (h->ncells + 1));
-	propose_mapping(h->cells, h->lens, h->ncells, r->proposal);
+	r->proposal = arena_alloc(a, sizeof(struct proposal) * (ncols + 1));
+	propose_mapping(h->cells, h->lens, ncols, r->proposal);
 	const struct sheet_row *row;
 	while (r->nsamples < REVIEW_SAMPLES && sheet_next_row(sh, &row) == CODE_OK && row) {
-		const char **s = arena_alloc(a, sizeof(char *) * (h->ncells + 1));
-		for (size_t j = 0; j < h->ncells; j++)
+		const char **s = arena_alloc(a, sizeof(char *) * (ncols + 1));
+		for (size_t j = 0; j < ncols; j++)
 			s[j] = j < row->ncells ? arena_strndup(a, row->cells[j], row->lens[j]) : "";
 		r->sample_rows[r->nsamples] = row->number;
 		r->samples[r->nsamples++] = s;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/csv_write.h"
 #include "sheet_int.h"
 
 struct csv_reader {
@@ -55,6 +56,22 @@ static int unquoted_run(struct csv_reader *c, struct rowbuf *rb)
 	return put(c, rb, c->p + start, c->pos - start);
 }
 
+/* Takes the formula guard off the cell just read (PRODUCT §11): a fix-up
+ * file (import/fixup.c) or results download wrote "'=SUM(A1)" for the cell
+ * "=SUM(A1)", and a spreadsheet program that opens, corrects and saves it
+ * keeps the apostrophe as text.  The one rule is csv_guarded's; the
+ * cell's text is the last thing in the row's buffer. */
+static void unguard(struct rowbuf *rb)
+{
+	if (rb->dropping)
+		return;
+	size_t off = rb->offs[rb->n], n = rb->text.len - off;
+	if (n < 2 || !csv_guarded(rb->text.data + off, n))
+		return;
+	memmove(rb->text.data + off, rb->text.data + off + 1, n - 1);
+	rb->text.data[--rb->text.len] = '\0';
+}
+
 static enum code csv_next(struct sheet_reader *r, struct rowbuf *rb, bool *ret_eof,
 			  const char **ret_msg)
 {
@@ -77,7 +94,10 @@ static enum code csv_next(struct sheet_reader *r, struct rowbuf *rb, bool *ret_e
 			if (rc < 0)
 				goto nomem;
 		}
-		if (unquoted_run(c, rb) || rowbuf_end_cell(rb))
+		if (unquoted_run(c, rb))
+			goto nomem;
+		unguard(rb);
+		if (rowbuf_end_cell(rb))
 			goto nomem;
 		if (c->pos >= c->len)
 			return CODE_OK;

@@ -37,7 +37,9 @@ def parse_csv(data, encoding, delimiter):
 
 def fix(rows):
     """The person's fix: a real date, a loadNo, a weight; errors column dropped
-    or kept (it is ignored either way)."""
+    or kept (it is ignored either way).  The formula guard ('=1+2) stays, as
+    a spreadsheet saving a CSV keeps it: the reader takes it off (issue 22;
+    tests/api/test_fixup_roundtrip.py checks the stored text)."""
     out = []
     for r in rows:
         d = dict(zip(HEADERS + ["errors"], r))
@@ -47,8 +49,6 @@ def fix(rows):
             d["loadNo"] = "L-3"
         if d["weight"] in ("12 bananas", "-5"):
             d["weight"] = "12000"
-        if d["notes"].startswith("'="):
-            d["notes"] = d["notes"][1:]
         out.append(d)
     return out
 

@@ -97,6 +97,19 @@ def hand_made():
     # Excel's delimiter hint line: not a row, the header is row 1.
     write("excel_sep_line.csv", b"sep=;\r\nJob;Load,No\r\nJ1;1,5\r\n",
           ok("utf-8", ";", [["Job", "Load,No"], ["J1", "1,5"]]))
+    # A fix-up file (issue 22) as LibreOffice Calc 7.4 saves it after a
+    # person corrected a date: text quoted, numbers bare, LF, and the formula
+    # guard kept as text.  The reader takes the guard off (only the guard:
+    # 'hello, '5 and ''=x keep their apostrophes); -5 never had one.
+    write("fixup_saved_by_libreoffice.csv",
+          b'"jobCode","notes","phone","weight","errors"\n'
+          b'"J-1","\'=SUM(A1:A3)","\'+1-800-555-0100",-5,"TYPE_MISMATCH: loadDate"\n'
+          b'"J-2","\'@risk","\'-- see office",12,""\n'
+          b'"J-3","\'hello","\'5","\'\'=x",""\n',
+          ok("utf-8", ",", [["jobCode", "notes", "phone", "weight", "errors"],
+                            ["J-1", "=SUM(A1:A3)", "+1-800-555-0100", "-5", "TYPE_MISMATCH: loadDate"],
+                            ["J-2", "@risk", "-- see office", "12", ""],
+                            ["J-3", "'hello", "'5", "''=x", ""]]))
     write("unterminated_quote.csv", b'Job,Load\nJ1,"L1\nJ2,L2\n', err("MALFORMED_CSV"))
     write("nul_byte.csv", b"Job,Load\nJ1,L\x001\n", err("MALFORMED_CSV"))
     write("empty.csv", b"", err("EMPTY_FILE"))

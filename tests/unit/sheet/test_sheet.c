@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/csv_write.h"
 #include "sheet/sheet.h"
 #include "sheet/xlsx_int.h"
 #include "xlsxgen.h"
@@ -285,6 +286,52 @@ static void test_csv_encoding(void **state)
 	assert_int_equal(utf8_to_sbcs(&b, SBCS_MACINTOSH, "Réunion €", strlen("Réunion €")), 0);
 	assert_string_equal(buf_str(&b), "R\x8Eunion \xDB");
 	buf_done(&b);
+}
+
+/* Issue 22 / PRODUCT §11: the formula guard the CSV writers add (a
+ * leading apostrophe before = + - @ tab or CR) is taken off by the reader,
+ * quoted or not, in every encoding and delimiter; nothing else changes. */
+static void test_csv_formula_guard(void **state)
+{
+	(void)state;
+	assert_csv("notes,phone\n'=SUM(A1:A3),'+1-800-555-0100\n\"'@risk\",\"'-- see office\"\n",
+		   "1:notes|phone\n2:=SUM(A1:A3)|+1-800-555-0100\n3:@risk|-- see office\n");
+	/* Tab and CR (quoted: they would end the field or the row), a lone
+	 * sign, a guarded number (PRODUCT: any ' before one of those). */
+	assert_csv("a,b,c,d\n\"'\tx\",\"'\ry\",'-,'-5\n", "1:a|b|c|d\n2:\tx|\ry|-|-5\n");
+	/* Not a guard: another character after the apostrophe, two
+	 * apostrophes (one read, one guard: the writers never write two), an
+	 * apostrophe alone or later in the cell, a space first. */
+	assert_csv("a,b,c,d,e,f\n'hello,'5,''=x,',x'=y, '=z\n", "1:a|b|c|d|e|f\n2:'hello|'5|''=x|'|x'=y| '=z\n");
+	/* The header row too; ; and tab files; Windows-1252; the BOM. */
+	assert_csv("'=h;b\n'@x;'=caf\xe9\n", "1:=h|b\n2:@x|=café\n");
+	assert_csv("\xEF\xBB\xBF" "a\tb\n'+1\t\"'=a\tb\"\n", "1:a|b\n2:+1|=a\tb\n");
+	/* CRLF and a quoted line break inside a guarded cell. */
+	assert_csv("a,b\r\n\"'=x\r\ny\",z\r\n", "1:a|b\n2:=x\r\ny|z\n");
+}
+
+/* What the writer wrote reads back as it was (csv_cell, the results
+ * download's writer, shares csv_formula_like with the fix-up file's).  For
+ * any value a CSV reader can return, that is: never one that itself starts
+ * with a guard ("'=x" reads as "=x"), which the writer leaves as it is. */
+static void test_csv_guard_round_trip(void **state)
+{
+	(void)state;
+	static const char *const values[] = {
+		"=SUM(A1:A3)", "+1-800-555-0100", "@risk", "-- see office", "-5", "+3", "-12.5", "\tx", "\rx",
+		"=", "-", "'hello", "'5", "''=x", "'", "plain", "a \"q\" b", "x\ny", "''",
+	};
+	for (size_t i = 0; i < sizeof values / sizeof *values; i++) {
+		assert_false(csv_guarded(values[i], strlen(values[i])));
+		struct buf b;
+		buf_init(&b, 4096);
+		assert_int_equal(csv_cell(&b, "h", true) || csv_row_end(&b) || csv_cell(&b, values[i], true) ||
+				 csv_row_end(&b), 0);
+		char expected[256];
+		snprintf(expected, sizeof expected, "1:h\n2:%s\n", values[i]);
+		assert_reads(b.data, b.len, expected);
+		buf_done(&b);
+	}
 }
 
 static void test_csv_limits(void **state)
@@ -735,6 +782,8 @@ int main(void)
 		cmocka_unit_test(test_csv_basic),
 		cmocka_unit_test(test_csv_quotes),
 		cmocka_unit_test(test_csv_encoding),
+		cmocka_unit_test(test_csv_formula_guard),
+		cmocka_unit_test(test_csv_guard_round_trip),
 		cmocka_unit_test(test_csv_limits),
 		cmocka_unit_test(test_budget_and_cell_cap),
 		cmocka_unit_test(test_xlsx_basic),
