@@ -244,7 +244,7 @@ int config_read_env_file(bool db_given)
 	return rc;
 }
 
-int config_load(struct config *c)
+static void config_defaults(struct config *c)
 {
 	memset(c, 0, sizeof(*c));
 	copy(c->db, sizeof c->db, "sqlite:./data/loadline.db");
@@ -268,7 +268,12 @@ int config_load(struct config *c)
 	c->max_connections_per_ip = 64;
 	c->idle_timeout_ms = 15000;
 	c->header_timeout_ms = 5000;
+}
 
+/* The texts: addresses, URLs, mail, OIDC.  Returns non-zero when one is
+ * wrong (the message is on stderr). */
+static int load_texts(struct config *c)
+{
 	int rc = 0, r;
 	rc |= env_str("LOADLINE_DB", c->db, sizeof c->db) < 0;
 	rc |= env_str("LOADLINE_LISTEN", c->listen, sizeof c->listen) < 0;
@@ -300,6 +305,12 @@ int config_load(struct config *c)
 		fprintf(stderr, "loadline: LOADLINE_RATE_LIMIT must look like 600/60s (requests/window), not \"%s\"\n", rl);
 		rc = 1;
 	}
+	return rc;
+}
+
+static int load_numbers(struct config *c)
+{
+	int rc = 0, r;
 	long long v;
 	if ((r = env_long("LOADLINE_MAX_ROWS", 1, 1000000, &v)) < 0) rc = 1;
 	else if (r) c->max_rows = (int)v;
@@ -315,6 +326,12 @@ int config_load(struct config *c)
 	else if (r) c->reuseport = v == 1;
 	if ((r = env_long("LOADLINE_DEBUG_ROW_DELAY_MS", 0, 10000, &v)) < 0) rc = 1;
 	else if (r) c->debug_row_delay_ms = (int)v;
+	return rc;
+}
+
+static int load_durations(struct config *c)
+{
+	int rc = 0;
 	rc |= env_duration("LOADLINE_STAGING_TTL", &c->staging_ttl_ms) < 0;
 	rc |= env_duration("LOADLINE_RUN_TIMEOUT", &c->run_timeout_ms) < 0;
 	rc |= env_duration("LOADLINE_SWEEP_INTERVAL", &c->sweep_interval_ms) < 0;
@@ -325,6 +342,15 @@ int config_load(struct config *c)
 	rc |= env_duration("LOADLINE_HEADER_TIMEOUT", &c->header_timeout_ms) < 0;
 	rc |= env_duration_of("LOADLINE_KEEP_UPLOADS", &c->keep_uploads_ms, true) < 0;
 	rc |= env_duration_of("LOADLINE_KEEP_RESULTS", &c->keep_results_ms, true) < 0;
+	return rc;
+}
+
+int config_load(struct config *c)
+{
+	config_defaults(c);
+	int rc = load_texts(c);
+	rc |= load_numbers(c);
+	rc |= load_durations(c);
 	config_derive_urls(c);
 	return rc ? -1 : 0;
 }
