@@ -173,19 +173,27 @@ static void tally(const struct parsed *p, int counts[4])
 	}
 }
 
+/* Where a run's transaction spends its time (the "run finished" log
+ * line): from its start (after any wait for the write lock) to its
+ * commit, and its parts: the rows, the final state with the results
+ * (built and stored), the commit. */
+struct txn_times {
+	double txn, rows, results, commit;
+};
+
 /* Writes the rows, their results and the outcome in one transaction.
  * *ret_committed tells whether it committed: a run cancelled, timed out or
- * taken over meanwhile is rolled back (CODE_OK, nothing written). */
+ * taken over meanwhile is rolled back (CODE_OK, nothing written).  *wall
+ * and *cpu (the thread's) say where its time went. */
 static enum code commit_run(struct store *st, struct arena *a, const struct pipeline_opts *o, const struct run *run,
-			    const char *owner, struct parsed *p, int counts[4], bool *ret_committed, double ret_ms[8])
+			    const char *owner, struct parsed *p, int counts[4], bool *ret_committed,
+			    struct txn_times *wall, struct txn_times *cpu)
 {
 	*ret_committed = false;
 	struct store_tx *tx = NULL;
 	enum code rc = store_tx_begin(st, &tx);
 	if (rc)
 		return rc;
-	/* From the transaction's start (after any wait for the write lock) to
-	 * its commit: what the run holds the database for. */
 	double t0 = mono_ms(), c0 = thread_cpu_ms();
 	if (run->dry_run && (rc = store_tx_savepoint(tx)))
 		goto fail;
@@ -218,17 +226,8 @@ static enum code commit_run(struct store *st, struct arena *a, const struct pipe
 	rc = store_tx_commit(tx);
 	*ret_committed = rc == CODE_OK;
 	double t4 = mono_ms(), c4 = thread_cpu_ms();
-	/* The transaction, and its parts: rows, the final state with the
-	 * results (built and stored), and the commit; wall time, then the
-	 * thread's CPU. */
-	ret_ms[0] = t4 - t0;
-	ret_ms[1] = t1 - t0;
-	ret_ms[2] = t2 - t1;
-	ret_ms[3] = t4 - t2;
-	ret_ms[4] = c4 - c0;
-	ret_ms[5] = c1 - c0;
-	ret_ms[6] = c2 - c1;
-	ret_ms[7] = c4 - c2;
+	*wall = (struct txn_times){t4 - t0, t1 - t0, t2 - t1, t4 - t2};
+	*cpu = (struct txn_times){c4 - c0, c1 - c0, c2 - c1, c4 - c2};
 	return rc;
 fail:
 	store_tx_abort(tx);
@@ -260,9 +259,10 @@ enum code pipeline_run(struct store *st, const struct pipeline_opts *o, const st
 		rc = fail_run(st, run, owner, rc, msg, &p);
 	} else {
 		int counts[4];
-		double t0 = mono_ms(), txn_ms[8] = {0};
+		double t0 = mono_ms();
+		struct txn_times wall = {0}, cpu = {0};
 		bool committed;
-		rc = commit_run(st, a, o, run, owner, &p, counts, &committed, txn_ms);
+		rc = commit_run(st, a, o, run, owner, &p, counts, &committed, &wall, &cpu);
 		if (!rc && !committed)
 			log_json("info", "run abandoned: cancelled, timed out or taken over meanwhile; nothing written",
 				 json_pack("{s:s,s:s,s:b}", "runId", run->id, "orgId", run->org_id, "dryRun", run->dry_run));
@@ -272,9 +272,9 @@ enum code pipeline_run(struct store *st, const struct pipeline_opts *o, const st
 			log_json("info", "run finished", json_pack("{s:s,s:s,s:b,s:i,s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:o}",
 				 "runId", run->id, "orgId", run->org_id, "dryRun", run->dry_run, "rows", p.nrows, "succeeded", counts[0],
 				 "warnings", counts[1], "failed", counts[2], "skipped", counts[3], "ms", mono_ms() - t0,
-				 "txnMs", txn_ms[0], "parseMs", parse_ms, "rowsMs", txn_ms[1], "resultsMs", txn_ms[2],
-				 "commitMs", txn_ms[3], "cpuMs", json_pack("{s:f,s:f,s:f,s:f,s:f}", "parse", parse_cpu,
-				 "txn", txn_ms[4], "rows", txn_ms[5], "results", txn_ms[6], "commit", txn_ms[7])));
+				 "txnMs", wall.txn, "parseMs", parse_ms, "rowsMs", wall.rows, "resultsMs", wall.results,
+				 "commitMs", wall.commit, "cpuMs", json_pack("{s:f,s:f,s:f,s:f,s:f}", "parse", parse_cpu,
+				 "txn", cpu.txn, "rows", cpu.rows, "results", cpu.results, "commit", cpu.commit)));
 		}
 	}
 	sheet_free(p.sheet);
