@@ -400,7 +400,23 @@ static enum field expected_field(const char *s)
 
 struct tally {
 	size_t right, total, rows;
+	size_t no_edit;   /* rows whose every required field is on the right column */
 };
+
+/* A file imports with no edit on the review screen when every required
+ * field (jobCode, loadNo, loadDate) lands on the column a person would
+ * pick, or stays unmapped when the file has none. */
+static bool required_right(const struct row *r, const struct proposal *p)
+{
+	for (int f = 0; f < FIELD__COUNT; f++) {
+		if (!field_required((enum field)f))
+			continue;
+		for (size_t i = 0; i < r->n; i++)
+			if ((p[i].field == (enum field)f) != (r->want[i] == (enum field)f))
+				return false;
+	}
+	return true;
+}
 
 /* Proposes one row and counts it; prints each wrong column. */
 static void score_row(const struct row *r, struct tally *t)
@@ -423,6 +439,10 @@ static void score_row(const struct row *r, struct tally *t)
 			      p[i].conflict ? " (conflict)" : "", p[i].confidence,
 			      r->want[i] == FIELD_NONE ? "-" : field_name(r->want[i]));
 	}
+	if (required_right(r, p))
+		t->no_edit++;
+	else
+		print_message("  [%s] needs an edit: a required field is unmapped or on the wrong column\n", r->title);
 	t->rows++;
 }
 
@@ -450,10 +470,11 @@ static void read_line(struct row *r, struct tally *t, const char *line)
 
 static void print_tally(const char *what, const struct tally *t)
 {
-	print_message("proposal accuracy, %s: %zu/%zu columns right (%.1f%%) over %zu header rows\n",
+	print_message("proposal accuracy, %s: %zu/%zu columns right (%.1f%%) over %zu header rows; "
+		      "%zu/%zu files with no edit\n",
 		      what, t->right, t->total,
 		      100.0 * (double)t->right / (double)(t->total ? t->total : 1),
-		      t->rows);
+		      t->rows, t->no_edit, t->rows);
 }
 
 static void score_file(const char *path, struct tally *t)
@@ -474,16 +495,17 @@ static void score_file(const char *path, struct tally *t)
 static void test_proposal_accuracy(void **state)
 {
 	(void)state;
-	struct tally all = { 0, 0, 0 };
+	struct tally all = { 0, 0, 0, 0 };
 	assert_true(n_data_paths > 0);
 	for (int i = 0; i < n_data_paths; i++) {
-		struct tally t = { 0, 0, 0 };
+		struct tally t = { 0, 0, 0, 0 };
 		score_file(data_paths[i], &t);
 		const char *base = strrchr(data_paths[i], '/');
 		print_tally(base ? base + 1 : data_paths[i], &t);
 		all.right += t.right;
 		all.total += t.total;
 		all.rows += t.rows;
+		all.no_edit += t.no_edit;
 	}
 	print_tally("all sets", &all);
 	assert_true(all.rows >= 40);
