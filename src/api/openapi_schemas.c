@@ -362,7 +362,8 @@ static json_t *failed_row(void)
 static json_t *skipped_row(void)
 {
 	json_t *reason = desc(str_enum("duplicate_of_prior_import duplicate_in_file"), "duplicate_of_prior_import: "
-		"same natural key and content as the last import of it; duplicate_in_file: same key and content as "
+		"writing the row would change nothing (same natural key and content as the last import of it, "
+		"its names and locations resolving to the same records, its Project unchanged); duplicate_in_file: same key and content as "
 		"an earlier row of this file.");
 	return closed(object_of("An entry of the skipped bucket: a no-op duplicate.", "rowIndex source reason",
 		"rowIndex", row_index(), "source", oa_ref("RowSource"), "reason", reason, NULL));

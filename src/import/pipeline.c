@@ -148,13 +148,14 @@ static enum code write_rows(struct store_tx *tx, struct arena *a, const struct p
 		struct row *r = &p->rows[i];
 		if (r->bucket == BUCKET_FAILED || in_file_duplicate(a, p, first_seen, i))
 			continue;
-		/* The first written row of a job sets the Project's fields. */
+		/* The first row of a job sets the Project's fields (PRODUCT §5);
+		 * when it is skipped, the Project already has them, and the
+		 * job's later rows leave it as it is. */
 		const char *job = r->v[FIELD_JOB_CODE].text;
 		enum code rc = writer_row(&w, r, strmap_get(jobs_written, job) == NULL);
 		if (rc)
 			return rc;
-		if (r->bucket == BUCKET_SUCCEEDED)
-			strmap_put(jobs_written, job, r);
+		strmap_put(jobs_written, job, r);
 		if (o->debug_row_delay_ms)
 			usleep((useconds_t)o->debug_row_delay_ms * 1000);
 	}

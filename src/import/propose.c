@@ -513,9 +513,10 @@ static bool has_word(const struct words *w, const char *s, size_t len)
 static int synonym_score(const struct words *w, const struct synonym *syn)
 {
 	size_t np = 0;
-	bool all = true, at_end = false;
+	bool all = true, at_end = false, has_id = false;
 	for (const char *p = syn->phrase; *p;) {
 		size_t len = strcspn(p, " ");
+		has_id |= len == 2 && !memcmp(p, "id", 2);
 		all = all && has_word(w, p, len);
 		np++;
 		at_end = w->n > 0 && strlen(w->t[w->n - 1]) == len &&
@@ -526,27 +527,69 @@ static int synonym_score(const struct words *w, const struct synonym *syn)
 	size_t nh = w->n + w->junk;
 	if (w->junk == 0 && match_at(w, 0, syn->phrase) == w->n)
 		return syn->score;
+	/* An id column is not its entity: "Customer ID" holds no customer
+	 * name, "cityID" no city.  Only a phrase with "id" ("Load ID") takes
+	 * it. */
+	if (has_word(w, "id", 2) && !has_id)
+		return 0;
 	if (syn->whole || !all || nh <= np)
 		return 0;
 	return syn->score * (55 + (int)(35 * np / nh)) / 100 + (at_end ? 5 : 0);
 }
 
-static struct cand best_synonym(const struct words *w)
+/* A column's candidates, best first, one per field: when a better column
+ * takes its best field, it gets the next one that scores (PRODUCT §11:
+ * "Project" is the project name when "Job Number" took the job code). */
+#define MAX_ALTS 3
+
+struct choice {
+	struct cand c[MAX_ALTS];
+	int n;
+};
+
+/* Keeps the MAX_ALTS best candidates, one per field (its best score);
+ * equal scores keep the one met first. */
+static void add_alt(struct choice *ch, struct cand c)
 {
-	struct cand c = { FIELD_NONE, 0, false, GROUP_NONE };
-	for (size_t i = 0; i < syn_table_len; i++) {
-		int s = synonym_score(w, &syn_table[i]);
-		if (s > c.score) {
-			c.field = syn_table[i].field;
-			c.score = s;
+	int at = ch->n;
+	for (int i = 0; i < ch->n; i++) {
+		if (ch->c[i].field != c.field)
+			continue;
+		if (c.score <= ch->c[i].score)
+			return;
+		at = i;   /* a better score for a field already listed */
+		break;
+	}
+	if (at == ch->n) {
+		if (ch->n == MAX_ALTS) {
+			if (c.score <= ch->c[MAX_ALTS - 1].score)
+				return;
+			at = MAX_ALTS - 1;
+		} else {
+			ch->n++;
 		}
 	}
-	return c;
+	ch->c[at] = c;
+	for (int i = at; i > 0 && ch->c[i].score > ch->c[i - 1].score; i--) {
+		struct cand t = ch->c[i];
+		ch->c[i] = ch->c[i - 1];
+		ch->c[i - 1] = t;
+	}
+}
+
+static void synonym_alts(const struct words *w, struct choice *ch)
+{
+	for (size_t i = 0; i < syn_table_len; i++) {
+		int s = synonym_score(w, &syn_table[i]);
+		if (s > 0)
+			add_alt(ch, (struct cand){ syn_table[i].field, s, false, GROUP_NONE });
+	}
 }
 
 /* What the address words of a header say. */
 struct addr {
 	int dir;           /* GROUP_PICKUP, GROUP_DROPOFF, GROUP_BILLING, NONE */
+	bool dir_weak;     /* set by a word that only hints ("Load" of "LoadDestination") */
 	bool project;      /* a project word: the project's group */
 	bool strong;       /* a word that alone names a location */
 	bool second_line;  /* "Address 2": no field takes it */
@@ -568,11 +611,15 @@ static bool has_direction(const struct words *w)
  * when there is none ("Customer Delivery Address" is a delivery). */
 static void take_group_word(struct addr *ad, const struct group_word *g)
 {
-	if ((g->dir == GROUP_PICKUP || g->dir == GROUP_DROPOFF) &&
-	    (ad->dir == GROUP_NONE || ad->dir == GROUP_BILLING))
+	bool moves = g->dir == GROUP_PICKUP || g->dir == GROUP_DROPOFF;
+	/* ... but a word that alone names a place beats one that only hints:
+	 * "LoadDestination" is the dropoff. */
+	if (moves && (ad->dir == GROUP_NONE || ad->dir == GROUP_BILLING || (ad->dir_weak && g->strong))) {
 		ad->dir = g->dir;
-	else if (g->dir == GROUP_BILLING && ad->dir == GROUP_NONE)
+		ad->dir_weak = !g->strong;
+	} else if (g->dir == GROUP_BILLING && ad->dir == GROUP_NONE) {
 		ad->dir = GROUP_BILLING;
+	}
 	ad->project |= g->project;
 	ad->strong |= g->strong;
 }
@@ -639,6 +686,8 @@ static struct cand unqualified_part(const struct addr *ad, int ctx)
 static struct cand address_cand(const struct words *w, int ctx)
 {
 	struct addr ad;
+	if (has_word(w, "id", 2))   /* "cityID", "Shipper ID": no address part */
+		return addr_cand(FIELD_NONE, 0, GROUP_NONE);
 	read_address(w, &ad);
 	int g = address_group(&ad);
 	if (ad.part == PART_NONE) {
@@ -664,13 +713,16 @@ static bool billing_alone(const struct words *w)
 	return g && g->dir == GROUP_BILLING && w->junk == 0;
 }
 
-static struct cand propose_one(const char *s, size_t len, int *ctx)
+/* The candidates of one header (ch->n == 0: nothing to propose).  A known
+ * irrelevant column ("Driver") ends the list: it is ignored, never given a
+ * weaker field. */
+static void propose_one(const char *s, size_t len, int *ctx, struct choice *ch)
 {
-	struct cand none = { FIELD_NONE, 0, false, GROUP_NONE };
+	ch->n = 0;
 	size_t tlen;
 	const char *t = norm_trim(s, len, &tlen);
 	if (tlen == 0)
-		return none;
+		return;
 	enum field f = wire_field(t, tlen);
 	if (f != FIELD_NONE) {
 		/* Wire names set the context too ("customer, Address"). */
@@ -678,24 +730,62 @@ static struct cand propose_one(const char *s, size_t len, int *ctx)
 			*ctx = GROUP_BILLING;
 		else if (field_group(f) != GROUP_NONE)
 			*ctx = field_group(f);
-		return (struct cand){ f, 100, false, field_group(f) };
+		add_alt(ch, (struct cand){ f, 100, false, field_group(f) });
+		return;
 	}
 	struct words w = { .n = 0 };
 	read_header(t, tlen, &w);
 	if (w.n == 0) /* only symbols, control bytes or junk: nothing to read */
-		return none;
-	struct cand c = best_synonym(&w), a = address_cand(&w, *ctx);
-	if (a.score > c.score)
-		c = a;
-	if (w.fuzzy)
-		c.score = c.score * 9 / 10;
-	if (c.score < MIN_SCORE)
-		return none;
-	if (c.address && c.group != GROUP_NONE)
-		*ctx = c.group;
+		return;
+	synonym_alts(&w, ch);
+	struct cand a = address_cand(&w, *ctx);
+	if (a.score > 0)
+		add_alt(ch, a);
+	int kept = 0;
+	for (int i = 0; i < ch->n; i++) {
+		struct cand c = ch->c[i];
+		if (w.fuzzy)
+			c.score = c.score * 9 / 10;
+		if (c.score < MIN_SCORE)
+			break;
+		ch->c[kept++] = c;
+		if (c.field == FIELD_NONE)
+			break;
+	}
+	ch->n = kept;
+	if (kept && ch->c[0].address && ch->c[0].group != GROUP_NONE)
+		*ctx = ch->c[0].group;
 	else if (billing_alone(&w))
 		*ctx = GROUP_BILLING;
-	return c;
+}
+
+/* Columns that lost their field to a better column take their next
+ * candidate when no column has that field yet; among several, the higher
+ * score (then the earlier column) wins.  Fields the first round gave stay
+ * where they are. */
+static void next_choices(const struct choice *ch, size_t n, size_t owner[FIELD__COUNT], struct proposal *ret)
+{
+	for (int k = 1; k < MAX_ALTS; k++) {
+		size_t claim[FIELD__COUNT];
+		for (int f = 0; f < FIELD__COUNT; f++)
+			claim[f] = SIZE_MAX;
+		for (size_t i = 0; i < n; i++) {
+			if (!ret[i].conflict || ch[i].n <= k)
+				continue;
+			const struct cand *c = &ch[i].c[k];
+			if (c->field == FIELD_NONE || owner[c->field] != SIZE_MAX)
+				continue;
+			if (claim[c->field] == SIZE_MAX || c->score > ch[claim[c->field]].c[k].score)
+				claim[c->field] = i;
+		}
+		for (int f = 0; f < FIELD__COUNT; f++) {
+			size_t i = claim[f];
+			if (i == SIZE_MAX)
+				continue;
+			ret[i] = (struct proposal){ (enum field)f, ch[i].c[k].score, false };
+			owner[f] = i;
+		}
+	}
 }
 
 void propose_mapping(const char *const *headers, const size_t *lens, size_t n,
@@ -703,10 +793,14 @@ void propose_mapping(const char *const *headers, const size_t *lens, size_t n,
 {
 	size_t owner[FIELD__COUNT];
 	int ctx = GROUP_NONE;
+	struct choice *ch = n ? calloc(n, sizeof(*ch)) : NULL;
+	if (n && !ch)
+		abort();
 	for (int f = 0; f < FIELD__COUNT; f++)
 		owner[f] = SIZE_MAX;
 	for (size_t i = 0; i < n; i++) {
-		struct cand c = propose_one(slice(headers, i), slice_len(lens, i), &ctx);
+		propose_one(slice(headers, i), slice_len(lens, i), &ctx, &ch[i]);
+		struct cand c = ch[i].n ? ch[i].c[0] : (struct cand){ FIELD_NONE, 0, false, GROUP_NONE };
 		ret[i] = (struct proposal){ c.field, c.score, false };
 		if (c.field != FIELD_NONE &&
 		    (owner[c.field] == SIZE_MAX || c.score > ret[owner[c.field]].confidence))
@@ -717,4 +811,6 @@ void propose_mapping(const char *const *headers, const size_t *lens, size_t n,
 		if (f != FIELD_NONE && owner[f] != i)
 			ret[i] = (struct proposal){ FIELD_NONE, 0, true };
 	}
+	next_choices(ch, n, owner, ret);
+	free(ch);
 }

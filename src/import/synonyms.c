@@ -43,6 +43,15 @@ const struct synonym syn_table[] = {
 	S("run no", FIELD_LOAD_NO, 75), S("reference no", FIELD_LOAD_NO, 70),
 	S("reference", FIELD_LOAD_NO, 65), S("booking no", FIELD_LOAD_NO, 75),
 	S("manifest no", FIELD_LOAD_NO, 70), S("freight bill no", FIELD_LOAD_NO, 75),
+	/* Load ids of other modes and papers (issue 22): parcel tracking,
+	 * air house bills, trip slips, LTL pickup numbers. */
+	S("tracking no", FIELD_LOAD_NO, 82), S("tracking", FIELD_LOAD_NO, 70),
+	S("tracking id", FIELD_LOAD_NO, 82), S("hawb", FIELD_LOAD_NO, 85),
+	S("hawb no", FIELD_LOAD_NO, 88), S("awb", FIELD_LOAD_NO, 75), S("awb no", FIELD_LOAD_NO, 80),
+	S("waybill", FIELD_LOAD_NO, 75), S("waybill no", FIELD_LOAD_NO, 82),
+	S("trip slip", FIELD_LOAD_NO, 80), S("trip slip no", FIELD_LOAD_NO, 85),
+	S("pickup ticket", FIELD_LOAD_NO, 80), S("pickup no", FIELD_LOAD_NO, 80),
+	S("reference id", FIELD_LOAD_NO, 80),
 
 	/* loadDate: the day the load moved.  A delivery date is a fallback
 	 * only, below any pickup, ship or load date. */
@@ -57,7 +66,11 @@ const struct synonym syn_table[] = {
 	S("trip date", FIELD_LOAD_DATE, 82), S("collection date", FIELD_LOAD_DATE, 85),
 	S("delivery date", FIELD_LOAD_DATE, 75), S("date delivered", FIELD_LOAD_DATE, 72),
 	S("order date", FIELD_LOAD_DATE, 70), S("fecha", FIELD_LOAD_DATE, 80),
-	S("day", FIELD_LOAD_DATE, 70), S("loaded", FIELD_LOAD_DATE, 75),
+	S("day", FIELD_LOAD_DATE, 70), W("loaded", FIELD_LOAD_DATE, 75),
+	/* A pickup window's first day is the load's day; its end is not
+	 * (PNET: pickup not earlier than). */
+	S("pickup earliest", FIELD_LOAD_DATE, 88), S("earliest pickup", FIELD_LOAD_DATE, 88),
+	S("pnet", FIELD_LOAD_DATE, 85),
 	S("pickup appointment", FIELD_LOAD_DATE, 85),
 	S("appointment", FIELD_LOAD_DATE, 60),
 	S("delivery appointment", FIELD_LOAD_DATE, 70),
@@ -68,6 +81,9 @@ const struct synonym syn_table[] = {
 	S("project description", FIELD_PROJECT_NAME, 90),
 	S("project title", FIELD_PROJECT_NAME, 90), S("job title", FIELD_PROJECT_NAME, 88),
 	S("contract name", FIELD_PROJECT_NAME, 80),
+	/* "Project" or "Job" alone is a job code first; next to a "Job
+	 * Number" that took the code, it is the project's name (PRODUCT §11). */
+	S("project", FIELD_PROJECT_NAME, 70), S("job", FIELD_PROJECT_NAME, 60),
 
 	/* customer: who pays.  "Bill To" is the customer; a bill-to address
 	 * is not a location (GROUP_BILLING). */
@@ -106,7 +122,9 @@ const struct synonym syn_table[] = {
 	S("item description", FIELD_MATERIAL, 82), S("description", FIELD_MATERIAL, 65),
 	S("aggregate", FIELD_MATERIAL, 80), S("mix", FIELD_MATERIAL, 75),
 	S("mix type", FIELD_MATERIAL, 80), S("goods", FIELD_MATERIAL, 80),
-	S("cargo", FIELD_MATERIAL, 75),
+	S("cargo", FIELD_MATERIAL, 75), S("content", FIELD_MATERIAL, 80),
+	S("load content", FIELD_MATERIAL, 90), S("description content", FIELD_MATERIAL, 88),
+	S("nature goods", FIELD_MATERIAL, 88),
 
 	/* truckType: a kind of truck, never a truck's number. */
 	S("truck type", FIELD_TRUCK_TYPE, 98), S("equipment", FIELD_TRUCK_TYPE, 90),
@@ -174,7 +192,7 @@ const struct synonym syn_table[] = {
 	IGNORE("customer po"), IGNORE("status"), IGNORE("created"), IGNORE("created at"),
 	IGNORE("created by"), IGNORE("created date"), IGNORE("modified"),
 	IGNORE("updated at"), IGNORE("id"), IGNORE("no"), IGNORE("row"), IGNORE("line"),
-	IGNORE("miles"), IGNORE("mileage"), IGNORE("distance"), IGNORE("fuel surcharge"),
+	IGNORE("mileage"), IGNORE("distance"), IGNORE("fuel surcharge"),
 	IGNORE("fsc"), IGNORE("tare"), IGNORE("tare weight"), IGNORE("hours"),
 	IGNORE("carrier"), IGNORE("carrier name"), IGNORE("pieces"), IGNORE("pallets"),
 	IGNORE("hazmat"), IGNORE("phone"), IGNORE("email"), IGNORE("contact"),
@@ -182,10 +200,13 @@ const struct synonym syn_table[] = {
 	IGNORE("balance"), IGNORE("tax"), IGNORE("extended amount"),
 	IGNORE("line total"), IGNORE("country"), IGNORE("latitude"),
 	IGNORE("longitude"), IGNORE("bill date"), IGNORE("billing date"),
-	IGNORE("due date"), IGNORE("paid date"),
+	IGNORE("due date"), IGNORE("paid date"), IGNORE("pickup latest"),
+	IGNORE("latest pickup"), IGNORE("plat"), IGNORE("mawb"), IGNORE("mawb no"),
 	/* Words that make any header something else: a count of loads, the
 	 * type of a cost.  Matched inside longer headers too. */
 	S("count", FIELD_NONE, 95), S("type", FIELD_NONE, 80),
+	/* Miles are never a field: "Loaded Miles" is no load date. */
+	S("miles", FIELD_NONE, 95),
 };
 const size_t syn_table_len = N(syn_table);
 
@@ -229,6 +250,7 @@ const struct canon syn_canon[] = {
 	{ "uofm", "uom" }, { "um", "uom" }, { "units", "quantity" },
 	{ "appt", "appointment" }, { "descrip", "description" }, { "comments", "comment" },
 	{ "notes", "note" }, { "remarks", "remark" }, { "instructions", "instruction" },
+	{ "datetime", "date" }, { "contents", "content" }, { "mile", "miles" },
 };
 const size_t syn_canon_len = N(syn_canon);
 
@@ -246,7 +268,8 @@ const struct rewrite syn_rewrites[] = {
 	{ "project manager", "pm" }, { "e mail", "email" }, { "address line", "address" },
 	{ "street address", "address" }, { "haul from", "shipfrom" },
 	{ "haul to", "shipto" }, { "dump site", "dumpsite" },
-	{ "no of", "count" }, { "loaded at", "loaded" },
+	{ "no of", "count" }, { "loaded at", "loaded" }, { "house bill", "hawb" },
+	{ "house awb", "hawb" }, { "air waybill", "awb" }, { "way bill", "waybill" },
 	/* Two-stop TMS exports: the first stop is the pickup, the second the
 	 * dropoff (with more stops only the first is sure). */
 	{ "stop 1", "pickup" }, { "stop 2", "dropoff" }, { "first stop", "pickup" },
@@ -270,6 +293,9 @@ const struct group_word syn_group_words[] = {
 	{ "quarry", GROUP_PICKUP, false, true },
 	{ "pit", GROUP_PICKUP, false, true },
 	{ "collection", GROUP_PICKUP, false, true },
+	{ "shipping", GROUP_PICKUP, false, true },
+	/* "O St", "D Zip": one-letter prefixes, only before a part word. */
+	{ "o", GROUP_PICKUP, false, false },
 	{ "load", GROUP_PICKUP, false, false },
 	{ "dropoff", GROUP_DROPOFF, false, true },
 	{ "drop", GROUP_DROPOFF, false, true },
@@ -281,6 +307,8 @@ const struct group_word syn_group_words[] = {
 	{ "receiver", GROUP_DROPOFF, false, true },
 	{ "to", GROUP_DROPOFF, false, true },
 	{ "unloading", GROUP_DROPOFF, false, true },
+	{ "receiving", GROUP_DROPOFF, false, true },
+	{ "d", GROUP_DROPOFF, false, false },
 	{ "unload", GROUP_DROPOFF, false, false },
 	{ "dumpsite", GROUP_DROPOFF, false, true },
 	{ "dump", GROUP_DROPOFF, false, false },

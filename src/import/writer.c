@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "base/digest.h"
 #include "base/ids.h"
 #include "base/log.h"
 #include "geo/geocoder.h"
@@ -329,45 +330,53 @@ struct lookups {
 	const char *customer, *branch, *manager;
 };
 
-/* Sets the Project's fields from the first written row of its job. */
-static enum code write_project(struct write_ctx *w, struct row *r, struct project_rec *p, bool exists,
-			       const struct lookups *lk)
+/* The Project as the first written row of its job leaves it (*want; a new
+ * one when !exists), and whether that differs from *p.  Resolves the
+ * Project's address groups; writes nothing else. */
+static enum code project_want(struct write_ctx *w, struct row *r, const struct project_rec *p, bool exists,
+			      const struct lookups *lk, struct project_rec *want, bool *ret_changed)
 {
-	struct project_rec want = *p;
 	const char *cust = lk->customer, *brn = lk->branch, *pm = lk->manager, *pick, *drop;
 	enum code rc;
+	*want = *p;
 	if ((rc = resolve_group(w, r, GROUP_PROJECT_PICKUP, &pick)) ||
 	    (rc = resolve_group(w, r, GROUP_PROJECT_DROPOFF, &drop)))
 		return rc;
 	if (!exists) {
-		id_new("prj", want.id);
-		want.job_code = val(r, FIELD_JOB_CODE);
+		id_new("prj", want->id);
+		want->job_code = val(r, FIELD_JOB_CODE);
 	}
 	/* A blank cell leaves the Project's value as it was. */
-	want.name = val(r, FIELD_PROJECT_NAME) ? val(r, FIELD_PROJECT_NAME) : exists ? p->name : want.job_code;
-	if (cust) want.customer_id = cust;
-	if (brn) want.branch_id = brn;
-	if (pm) want.project_manager_id = pm;
-	if (pick) want.pickup_location_id = pick;
-	if (drop) want.dropoff_location_id = drop;
+	want->name = val(r, FIELD_PROJECT_NAME) ? val(r, FIELD_PROJECT_NAME) : exists ? p->name : want->job_code;
+	if (cust) want->customer_id = cust;
+	if (brn) want->branch_id = brn;
+	if (pm) want->project_manager_id = pm;
+	if (pick) want->pickup_location_id = pick;
+	if (drop) want->dropoff_location_id = drop;
+	*ret_changed = !exists || !same(want->name, p->name) || !same(want->customer_id, p->customer_id) ||
+		       !same(want->branch_id, p->branch_id) || !same(want->project_manager_id, p->project_manager_id) ||
+		       !same(want->pickup_location_id, p->pickup_location_id) ||
+		       !same(want->dropoff_location_id, p->dropoff_location_id);
+	return CODE_OK;
+}
+
+/* Inserts or updates the Project as project_want made it (*p becomes it). */
+static enum code write_project(struct write_ctx *w, struct project_rec *p, bool exists, const struct project_rec *want)
+{
+	enum code rc;
 	if (!exists) {
 		/* Inserted with the next Loads (writer_flush), before them. */
-		w->new_projects[w->nnew_projects++] = want;
+		w->new_projects[w->nnew_projects++] = *want;
 		rc = w->nnew_projects == w->max_new_projects ? writer_flush(w) : CODE_OK;
-	} else if (!same(want.name, p->name) || !same(want.customer_id, p->customer_id) ||
-		   !same(want.branch_id, p->branch_id) || !same(want.project_manager_id, p->project_manager_id) ||
-		   !same(want.pickup_location_id, p->pickup_location_id) ||
-		   !same(want.dropoff_location_id, p->dropoff_location_id)) {
+	} else {
 		/* (Only Projects that exist get here, but an UPDATE must never
 		 * run before a pending INSERT it could be meant for.) */
 		rc = w->nnew_projects ? writer_flush(w) : CODE_OK;
 		if (!rc)
-			rc = store_project_update(w->tx, &want);
-	} else {
-		return CODE_OK;
+			rc = store_project_update(w->tx, want);
 	}
 	if (!rc) {
-		*p = want;
+		*p = *want;
 		w->project_touched = true;
 	}
 	return rc;
@@ -386,11 +395,11 @@ static void fill_load(const struct row *r, struct load_rec *l)
 	l->weight_unit = val(r, FIELD_WEIGHT_UNIT);
 	l->has_rate = !r->v[FIELD_RATE].blank;
 	l->rate_cents = r->v[FIELD_RATE].num;
-	l->content_hash = r->content_hash;
 }
 
 struct cached_project {
-	struct project_rec p;
+	struct project_rec p;        /* as this run has left it */
+	struct project_rec before;   /* as this run found it */
 	bool exists, created_here;
 };
 
@@ -474,7 +483,7 @@ static enum code prefetch_projects(struct write_ctx *w, const struct distinct *j
 	for (int i = 0; i < nfound; i++) {
 		struct cached_project *cp = strmap_get(w->projects, found[i].job_code);
 		if (cp && !cp->exists) {
-			cp->p = found[i];
+			cp->p = cp->before = found[i];
 			cp->exists = true;
 		}
 	}
@@ -615,19 +624,18 @@ static enum code project_of(struct write_ctx *w, const char *job, struct cached_
 	if (rc && rc != CODE_NOT_FOUND)
 		return rc;
 	cp = arena_alloc(w->a, sizeof(*cp));
-	cp->p = p;
+	cp->p = cp->before = p;
 	cp->exists = rc == CODE_OK;
 	strmap_put(w->projects, job, cp);
 	*ret = cp;
 	return CODE_OK;
 }
 
-/* The Load this row's key already has (*ret_exists), and whether the row
- * is a no-op duplicate of the import that wrote it (*ret_same). */
+/* The Load this row's key already has (*ret_exists). */
 static enum code existing_load(struct write_ctx *w, const struct cached_project *cp, const char *load_no,
-			       const struct row *r, struct load_rec *ret, bool *ret_exists, bool *ret_same)
+			       struct load_rec *ret, bool *ret_exists)
 {
-	*ret_exists = *ret_same = false;
+	*ret_exists = false;
 	/* A Project made by this run has only this run's Loads, and an earlier
 	 * row with the same key was an in-file duplicate: no look-up needed. */
 	if (!cp->exists || cp->created_here)
@@ -637,10 +645,15 @@ static enum code existing_load(struct write_ctx *w, const struct cached_project 
 		/* Prefetched (writer_prefetch): absent means there is none. */
 		char key[2 * ID_MAX + 512];
 		const struct load_rec *hit = NULL;
-		if ((size_t)snprintf(key, sizeof key, "%s\x1f%s", cp->p.id, load_no) < sizeof key)
-			hit = strmap_get(w->loads, key);
-		else
+		/* "projectId\x1floadNo", made without snprintf: every row of a
+		 * re-push comes here. */
+		size_t np = strlen(cp->p.id), nl = strlen(load_no);
+		if (np + nl + 2 > sizeof key)
 			goto one;
+		memcpy(key, cp->p.id, np);
+		key[np] = '\x1f';
+		memcpy(key + np + 1, load_no, nl + 1);
+		hit = strmap_get(w->loads, key);
 		if (!hit)
 			return CODE_OK;
 		*ret = *hit;
@@ -654,20 +667,16 @@ one:
 	if (rc)
 		return rc;
 	*ret_exists = true;
-	*ret_same = !strcmp(ret->content_hash, r->content_hash);
 	return CODE_OK;
 }
 
-/* Inserts or updates the Load of the row under project_id. */
+/* Inserts or updates the Load of the row under project_id (l: its
+ * locations and hash already set). */
 static enum code write_load(struct write_ctx *w, struct row *r, const char *project_id, const struct load_rec *old,
 			    bool exists, struct load_rec *l)
 {
 	fill_load(r, l);
 	l->project_id = arena_strdup(w->a, project_id);   /* kept past this row while pending */
-	enum code rc;
-	if ((rc = resolve_group(w, r, GROUP_PICKUP, &l->pickup_location_id)) ||
-	    (rc = resolve_group(w, r, GROUP_DROPOFF, &l->dropoff_location_id)))
-		return rc;
 	if (exists) {
 		memcpy(l->id, old->id, sizeof l->id);
 		return store_load_update(w->tx, w->run_id, l);
@@ -714,18 +723,127 @@ static void order_ids(struct write_ctx *w, struct row *r, const char *load_id, c
 		row_add_id(r, w->a, later[i]);
 }
 
+/* The hash stored with a Load: its row's cells and the customer, branch and
+ * project manager their names resolved to, so that the same cells naming a
+ * customer added since are not a no-op (PRODUCT §11).  The locations are
+ * compared with the Load's own columns. */
+static void load_hash(const struct row *r, const struct lookups *lk, char out[DIGEST_HEX])
+{
+	const char *refs[] = {lk->customer, lk->branch, lk->manager};
+	/* One update of "load\0<cells>\0<customer>\0<branch>\0<manager>\0". */
+	char in[5 + DIGEST_HEX + 3 * ID_MAX];
+	size_t n = 5 + DIGEST_HEX;
+	memcpy(in, "load\0", 5);
+	memcpy(in + 5, r->content_hash, DIGEST_HEX);
+	for (int i = 0; i < 3; i++) {
+		size_t k = refs[i] ? strnlen(refs[i], ID_MAX - 1) : 0;
+		memcpy(in + n, refs[i] ? refs[i] : "", k);
+		in[n + k] = '\0';
+		n += k + 1;
+	}
+	struct digest d;
+	digest_init(&d);
+	digest_update(&d, in, n);
+	digest_final_hex(&d, out);
+}
+
+/* Whether writing the row would leave its stored Load as it is: the same
+ * locations, and the same cells resolving to the same records.  A Load
+ * written before the hash held the references has its cells' hash alone;
+ * its references are then those of its Project as this run found it: a
+ * name that now resolves to another record is a change, a miss is not
+ * (writing it would set nothing). */
+static bool load_unchanged(const struct load_rec *old, const struct row *r, const struct load_rec *l,
+			   const struct lookups *lk, const struct project_rec *before)
+{
+	if (!same(old->pickup_location_id, l->pickup_location_id) ||
+	    !same(old->dropoff_location_id, l->dropoff_location_id))
+		return false;
+	if (!strcmp(old->content_hash, l->content_hash))
+		return true;
+	return !strcmp(old->content_hash, r->content_hash) && (!lk->customer || same(lk->customer, before->customer_id)) &&
+	       (!lk->branch || same(lk->branch, before->branch_id)) &&
+	       (!lk->manager || same(lk->manager, before->project_manager_id));
+}
+
+/* What a customer, branch or manager cell resolved to earlier in this run;
+ * *known becomes false when its text was not looked up yet. */
+static const char *peek_lookup(struct write_ctx *w, const struct row *r, enum field f, bool *known)
+{
+	const char *v = val(r, f);
+	struct looked *seen = v ? strmap_get(w->looked_up[f == FIELD_CUSTOMER ? 0 : f == FIELD_BRANCH ? 1 : 2], v) : NULL;
+	if (v && !seen)
+		*known = false;
+	return seen ? seen->id : NULL;
+}
+
+/* The saved location group g of row r resolves to, from what writer_prefetch
+ * (or an earlier row) found; *known becomes false when resolve_group has
+ * more to do (create one, or report a miss). */
+static const char *peek_group(struct write_ctx *w, const struct row *r, enum field_group g, bool *known)
+{
+	const char *name = part(r, g, PART_NAME), *street = part(r, g, PART_STREET);
+	if (name) {
+		struct name_memo *nm = strmap_get(w->names, name);
+		struct named *nd = nm ? strmap_get(w->by_name, nm->key) : NULL;
+		if (nd && nd->n >= 1)
+			return nd->found[0].id;
+	} else if (!street) {
+		return NULL;
+	} else {
+		const char *akey = address_key_of(w, street, part(r, g, PART_CITY), part(r, g, PART_STATE),
+						  part(r, g, PART_ZIP));
+		const char *hit = akey ? strmap_get(w->by_address, akey) : NULL;
+		if (hit && *hit)
+			return hit;
+	}
+	*known = false;
+	return NULL;
+}
+
+/* The re-push's fast path: a row that does not write its Project, whose
+ * references resolve from the run's caches, is judged without making the
+ * warnings a skipped row does not report.  False means "not sure": the
+ * full path decides. */
+static bool quick_skip(struct write_ctx *w, const struct row *r, const struct cached_project *cp,
+		       const struct load_rec *old)
+{
+	bool known = true;
+	struct lookups lk = {peek_lookup(w, r, FIELD_CUSTOMER, &known), peek_lookup(w, r, FIELD_BRANCH, &known),
+			     peek_lookup(w, r, FIELD_PROJECT_MANAGER, &known)};
+	struct load_rec l = {.pickup_location_id = peek_group(w, r, GROUP_PICKUP, &known),
+			     .dropoff_location_id = peek_group(w, r, GROUP_DROPOFF, &known)};
+	if (!known)
+		return false;
+	char hash[DIGEST_HEX];
+	load_hash(r, &lk, hash);
+	l.content_hash = hash;
+	return load_unchanged(old, r, &l, &lk, &cp->before);
+}
+
+static void skip(struct row *r)
+{
+	r->bucket = BUCKET_SKIPPED;
+	r->reason = "duplicate_of_prior_import";
+	r->nwarnings = r->nids = 0;   /* a skipped row reports only why */
+}
+
+/* A row is resolved whole before anything is written: it is skipped only
+ * when the Load (and, for the first written row of its job, the Project)
+ * it would write equal the stored ones.  Resolving writes nothing a skip
+ * would leave behind: a location it has to create is new, so a row that
+ * needs one is never a no-op. */
 enum code writer_row(struct write_ctx *w, struct row *r, bool first_of_job)
 {
 	const char *job = val(r, FIELD_JOB_CODE), *load_no = val(r, FIELD_LOAD_NO);
 	struct cached_project *cp;
-	struct load_rec old = {0};
-	bool load_exists, same;
+	struct load_rec old = {0}, l = {0};
+	bool load_exists, project_changed = false;
 	enum code rc;
-	if ((rc = project_of(w, job, &cp)) || (rc = existing_load(w, cp, load_no, r, &old, &load_exists, &same)))
+	if ((rc = project_of(w, job, &cp)) || (rc = existing_load(w, cp, load_no, &old, &load_exists)))
 		return rc;
-	if (same) {
-		r->bucket = BUCKET_SKIPPED;
-		r->reason = "duplicate_of_prior_import";
+	if (load_exists && !first_of_job && quick_skip(w, r, cp, &old)) {
+		skip(r);
 		return CODE_OK;
 	}
 	/* Every row's names are checked, so each row reports its own misses,
@@ -734,15 +852,27 @@ enum code writer_row(struct write_ctx *w, struct row *r, bool first_of_job)
 	if ((rc = look_up(w, r, FIELD_CUSTOMER, &lk.customer)) || (rc = look_up(w, r, FIELD_BRANCH, &lk.branch)) ||
 	    (rc = look_up(w, r, FIELD_PROJECT_MANAGER, &lk.manager)))
 		return rc;
-	struct project_rec p = cp->p;
+	struct project_rec p = cp->p, want;
+	bool writes_project = !cp->exists || first_of_job;
 	w->project_touched = false;
-	if ((!cp->exists || first_of_job) && (rc = write_project(w, r, &p, cp->exists, &lk)))
+	if (writes_project && (rc = project_want(w, r, &p, cp->exists, &lk, &want, &project_changed)))
+		return rc;
+	if ((rc = resolve_group(w, r, GROUP_PICKUP, &l.pickup_location_id)) ||
+	    (rc = resolve_group(w, r, GROUP_DROPOFF, &l.dropoff_location_id)))
+		return rc;
+	char *hash = arena_alloc(w->a, DIGEST_HEX);   /* kept while the Load is pending */
+	load_hash(r, &lk, hash);
+	l.content_hash = hash;
+	if (load_exists && !project_changed && load_unchanged(&old, r, &l, &lk, &cp->before)) {
+		skip(r);
+		return CODE_OK;
+	}
+	if (project_changed && (rc = write_project(w, &p, cp->exists, &want)))
 		return rc;
 	if (!cp->exists)
 		cp->created_here = true;
 	cp->p = p;
 	cp->exists = true;
-	struct load_rec l = {0};
 	if ((rc = write_load(w, r, p.id, &old, load_exists, &l)))
 		return rc;
 	order_ids(w, r, l.id, p.id);

@@ -44,7 +44,8 @@ struct write_ctx {
 void writer_init(struct write_ctx *w);
 
 /* Writes row r (already checked, no errors, not an in-file duplicate).
- * first_of_job: no earlier row of this file wrote this job's Project.
+ * first_of_job: no earlier row of this file reached the writer for this
+ * job, so this row sets the job's Project fields (PRODUCT §5).
  * Sets r->bucket (SUCCEEDED or SKIPPED), warnings and ids.  Returns a
  * storage error code, which aborts the run attempt. */
 enum code writer_row(struct write_ctx *w, struct row *r, bool first_of_job);

@@ -238,6 +238,25 @@ static enum code typed_field(struct arena *a, const struct field_info *fi,
 	return CODE_OK;
 }
 
+/* A ZIP cell that is not a US ZIP code (`ABCDE`, `TBD`, `K1A 0B6`, six
+ * digits) does not fail its row (PRODUCT §8): it is kept as written, and
+ * the location the row creates with it is saved without coordinates, with
+ * ADDRESS_NOT_GEOCODED (the gazetteer knows no such ZIP).  What no address
+ * could hold still fails: over ZIP_AS_WRITTEN_MAX characters, bytes that
+ * are not UTF-8 text, a NUL. */
+#define ZIP_AS_WRITTEN_MAX 20
+
+static enum code zip_as_written(struct arena *a, const char *t, size_t tlen, struct norm_value *v,
+				enum norm_why *ret_why)
+{
+	long chars = count_chars(t, tlen);
+	if (chars < 0 || chars > ZIP_AS_WRITTEN_MAX)
+		return fail(ret_why, chars == -1 ? NORM_WHY_BAD_UTF8 : chars == -2 ? NORM_WHY_NUL : NORM_WHY_NOT_ZIP);
+	v->text = arena_strndup(a, t, tlen);
+	v->len = tlen;
+	return CODE_OK;
+}
+
 enum code norm_field(struct arena *a, enum field f, const char *s, size_t len,
 		     enum weight_unit column_unit, struct norm_value *ret,
 		     enum norm_why *ret_why)
@@ -267,6 +286,8 @@ enum code norm_field(struct arena *a, enum field f, const char *s, size_t len,
 	} else {
 		rc = typed_field(a, fi, t, tlen, column_unit, &v, ret_why);
 	}
+	if (rc == CODE_TYPE_MISMATCH && fi->type == FTYPE_ZIP)
+		rc = zip_as_written(a, t, tlen, &v, ret_why);
 	if (rc == CODE_OK)
 		*ret = v;
 	return rc;

@@ -95,6 +95,37 @@ def test_unknown_zip_warns_with_its_cell(server):
     assert loc["geocode"]["precision"] == "none"
 
 
+@pytest.mark.parametrize("zip_cell", ["ABCDE", "TBD", " K1A 0B6 ", "123456"])
+def test_malformed_zip_commits_without_coordinates(server, zip_cell):
+    """PRODUCT §8 (issue 22 item 6): a ZIP that is not a US ZIP code at all
+    (letters, six digits) is ADDRESS_NOT_GEOCODED, not a failed row: the
+    row commits, its location is saved with the ZIP as written (trimmed) and
+    no coordinates; the warning names the ZIP's cell and value.  The same
+    file pushed again is skipped."""
+    rows = [load_row(1), load_row(2, pick=("9 Unknown Rd", "Austin", "TX", zip_cell))]
+    data = csv_bytes(rows, headers=HEADERS)
+    run, res = import_file(server, data)
+    assert run["state"] == "PARTIAL" and run["counts"]["failed"] == 0, (run, res["failed"])
+    assert run["counts"]["succeeded"] == 2 and run["counts"]["warnings"] == 1, run
+    w = find_issue(by_row(res["warnings"])[3], "warnings", "ADDRESS_NOT_GEOCODED")
+    assert (w["field"], w["column"], w["cell"], w["value"]) == ("pickupZip", "pickupZip", "G3", zip_cell), w
+    assert zip_cell.strip() in w["message"] and "not a US ZIP code" in w["message"], w
+    loc = location(server, load_of(server, by_row(res["succeeded"])[3])["pickupLocationId"])
+    assert (loc["street"], loc["city"], loc["state"], loc["zip"]) == ("9 Unknown Rd", "Austin", "TX", zip_cell.strip())
+    assert loc["latitude"] is None and loc["longitude"] is None and loc["geocode"]["precision"] == "none", loc
+    again, _ = import_file(server, data)
+    assert again["state"] == "SKIPPED", again
+
+
+def test_zip_no_address_could_hold_still_fails(server):
+    """A ZIP cell over 20 characters is no ZIP kept as written: TYPE_MISMATCH
+    (docs/jobs-schema.md "ZIP codes")."""
+    rows = [load_row(1, pick=("9 Unknown Rd", "Austin", "TX", "see the dispatcher's notes"))]
+    run, res = import_file(server, csv_bytes(rows, headers=HEADERS))
+    e = find_issue(res["failed"][0], "errors", "TYPE_MISMATCH")
+    assert e["field"] == "pickupZip", e
+
+
 def test_missing_zip_with_street_city_state_warns(server):
     rows = [load_row(1, pick=("5 Main St", "Austin", "TX", ""))]
     run, res = import_file(server, csv_bytes(rows, headers=HEADERS))

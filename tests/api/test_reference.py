@@ -184,3 +184,141 @@ def test_migration_rekeys_saved_names(server, tmp_path):
     assert db_value(server.db_url, "SELECT name_key FROM customers WHERE id = '%s'" % made["id"]) == "granite works"
     dup = create(server, "customers", "GRANITE WORKS")
     assert dup.status_code == 409 and dup.json()["existingId"] == made["id"], dup.text
+
+
+def _fix_loop_file():
+    """Two jobs, five rows, every row naming a customer and a branch the
+    organization does not have yet."""
+    recs = [row(i, job="J-FIX" if i <= 3 else "J-FIX2", customer="Cascade Civil Group", branch="North Yard")
+            for i in range(1, 6)]
+    return csv_bytes(recs)
+
+
+def test_added_customer_makes_the_identical_repush_update(server):
+    """PRODUCT §11 "Skipped means nothing would change" (issue 22 item 1):
+    an identical re-push whose names now resolve to records added since is
+    not a no-op: every row updates its Load (same ids), its warnings gone,
+    and the Projects get the customer; only the push after that is
+    skipped."""
+    data = _fix_loop_file()
+    run, res = import_file(server, data)
+    assert run["state"] == "PARTIAL" and run["counts"]["warnings"] == 5, run
+    load_ids = [e["createdRecordIds"][0] for e in res["succeeded"]]
+    for e in res["warnings"]:
+        assert sorted(w["field"] for w in e["warnings"] if w["code"] == "LOOKUP_MISS") == ["branch", "customer"]
+    cid = create(server, "customers", "Cascade Civil Group").json()["id"]
+
+    # The customer now resolves: every row is written again, the branch
+    # still misses.
+    run, res = import_file(server, data)
+    assert run["counts"] == {"succeeded": 5, "warnings": 5, "failed": 0, "skipped": 0}, run
+    assert [e["createdRecordIds"][0] for e in res["succeeded"]] == load_ids, "the same Loads are updated"
+    for e in res["warnings"]:
+        assert [(w["code"], w["field"]) for w in e["warnings"]] == [("LOOKUP_MISS", "branch")], e
+    projects = set()
+    for lid in load_ids:
+        load = server.get("/api/v1/loads/" + lid).json()
+        projects.add(load["projectId"])
+    assert len(projects) == 2
+    for pid in projects:
+        proj = server.get("/api/v1/projects/" + pid).json()
+        assert (proj["customerId"], proj["branchId"]) == (cid, None), proj
+
+    bid = create(server, "branches", "north yard").json()["id"]
+    run, res = import_file(server, data)
+    assert run["state"] == "SUCCEEDED", run
+    assert run["counts"] == {"succeeded": 5, "warnings": 0, "failed": 0, "skipped": 0}, run
+    for pid in projects:
+        proj = server.get("/api/v1/projects/" + pid).json()
+        assert (proj["customerId"], proj["branchId"]) == (cid, bid), proj
+
+    # Nothing would change now: all skipped.
+    run, res = import_file(server, data)
+    assert run["state"] == "SKIPPED", run
+    assert run["counts"] == {"succeeded": 0, "warnings": 0, "failed": 0, "skipped": 5}, run
+    assert all(e["reason"] == "duplicate_of_prior_import" and "warnings" not in e for e in res["skipped"])
+
+
+def test_repush_still_missing_is_skipped(server):
+    """PRODUCT §11: a name that still matches nothing changes nothing: the
+    identical re-push is skipped, as before."""
+    data = _fix_loop_file()
+    import_file(server, data)
+    run, res = import_file(server, data)
+    assert run["state"] == "SKIPPED" and run["counts"]["skipped"] == 5, run
+
+
+def test_project_changed_elsewhere_is_not_a_noop(server):
+    """PRODUCT §11 and §5 ("the first row of a job in a file sets the
+    Project's fields"): when another file renamed the Project, re-pushing
+    the first file sets it back, so its first row of the job is written
+    (the other rows, which do not write the Project, are skipped)."""
+    data = csv_bytes([row(i, job="J-PRJ") for i in range(1, 4)])
+    import_file(server, data)
+    other, _ = import_file(server, csv_bytes([row(9, job="J-PRJ", projectName="Renamed")]))
+    assert other["state"] == "SUCCEEDED", other
+    run, res = import_file(server, data)
+    assert run["counts"] == {"succeeded": 1, "warnings": 0, "failed": 0, "skipped": 2}, run
+    assert [e["rowIndex"] for e in res["succeeded"]] == [2]
+    load = server.get("/api/v1/loads/" + res["succeeded"][0]["createdRecordIds"][0]).json()
+    assert server.get("/api/v1/projects/" + load["projectId"]).json()["name"] == "Project J-PRJ"
+    run, _ = import_file(server, data)
+    assert run["state"] == "SKIPPED", run
+
+
+def _cells_hash(values):
+    """The hash Loads were stored with before issue 22: SHA-256 over each
+    non-blank normalized value's field name and text (NUL after each), in
+    schema order."""
+    import hashlib
+    h = hashlib.sha256()
+    for name, text in values:
+        h.update(name.encode() + b"\0" + text.encode() + b"\0")
+    return h.hexdigest()
+
+
+def test_loads_stored_before_keep_skipping(server):
+    """Issue 22 item 1: Loads written before the hash held the resolved
+    references (their content_hash is the cells' hash alone) keep skipping
+    an identical re-push of an unchanged file; once a name resolves to a
+    record their Project does not have, they are updated."""
+    from harness.db import db_exec
+    headers = ["jobCode", "loadNo", "loadDate", "customer", "material"]
+    recs = [{"jobCode": "J-OLD", "loadNo": "L-%d" % i, "loadDate": "2026-10-0%d" % i, "customer": "Old Rock Co",
+             "material": "Sand"} for i in (1, 2)]
+    data = csv_bytes(recs, headers=headers)
+    run, res = import_file(server, data)
+    assert run["counts"]["warnings"] == 2, run
+    for r, e in zip(recs, res["succeeded"]):
+        legacy = _cells_hash([(k, r[k]) for k in ("jobCode", "loadNo", "loadDate", "customer", "material")])
+        db_exec(server.db_url, "UPDATE loads SET content_hash = '%s' WHERE id = '%s'"
+                % (legacy, e["createdRecordIds"][0]))
+    run, _ = import_file(server, data)
+    assert run["state"] == "SKIPPED" and run["counts"]["skipped"] == 2, run
+    cid = create(server, "customers", "Old Rock Co").json()["id"]
+    run, res = import_file(server, data)
+    assert run["counts"] == {"succeeded": 2, "warnings": 0, "failed": 0, "skipped": 0}, run
+    load = server.get("/api/v1/loads/" + res["succeeded"][0]["createdRecordIds"][0]).json()
+    assert server.get("/api/v1/projects/" + load["projectId"]).json()["customerId"] == cid
+    run, _ = import_file(server, data)
+    assert run["state"] == "SKIPPED", run
+
+
+def test_first_row_of_a_job_sets_the_project_on_every_push(server):
+    """PRODUCT §5 ("the first row of a job in a file sets the Project's
+    fields") and §11: rows of one job that disagree on the project name are
+    not a change on an identical re-push (no row flips the name back and
+    forth), and a later row of the job that changes its own Load does not
+    take the Project from the first row."""
+    recs = [row(1, job="J-TWO", projectName="Alpha"), row(2, job="J-TWO", projectName="Beta")]
+    run, res = import_file(server, csv_bytes(recs))
+    pid = server.get("/api/v1/loads/" + res["succeeded"][0]["createdRecordIds"][0]).json()["projectId"]
+    assert server.get("/api/v1/projects/" + pid).json()["name"] == "Alpha"
+    for _ in range(2):
+        run, _ = import_file(server, csv_bytes(recs))
+        assert run["state"] == "SKIPPED", run
+    recs[1]["material"] = "Sand"
+    run, res = import_file(server, csv_bytes(recs))
+    assert run["counts"] == {"succeeded": 1, "warnings": 0, "failed": 0, "skipped": 1}, run
+    assert [e["rowIndex"] for e in res["succeeded"]] == [3]
+    assert server.get("/api/v1/projects/" + pid).json()["name"] == "Alpha"

@@ -865,6 +865,24 @@ static void test_field_dispatch(void **state)
 				    &v, &why), CODE_OK);
 	assert_string_equal(v.text, "02134");
 	assert_int_equal(v.len, 5);
+	/* PRODUCT §8 (issue 22 item 6): a ZIP that is not one does not fail
+	 * the row; it is kept as written (trimmed), and the location made with
+	 * it gets ADDRESS_NOT_GEOCODED. */
+	static const char *const kept[] = {"ABCDE", "TBD", "K1A 0B6", "123456", "1234-5678", "N/A",
+					   "pas de code postal", "12345678901234567890"};
+	for (size_t i = 0; i < N(kept); i++) {
+		char cell[64];
+		snprintf(cell, sizeof cell, "  %s ", kept[i]);
+		assert_int_equal(norm_field(a, FIELD_PICKUP_ZIP, cell, strlen(cell), WUNIT_NONE, &v, &why), CODE_OK);
+		assert_string_equal(v.text, kept[i]);
+		assert_int_equal(v.len, strlen(kept[i]));
+	}
+	/* What no address could hold still fails. */
+	assert_int_equal(norm_field(a, FIELD_PICKUP_ZIP, "123456789012345678901", 21, WUNIT_NONE, &v, &why),
+			 CODE_TYPE_MISMATCH);
+	assert_int_equal(why, NORM_WHY_NOT_ZIP);
+	assert_int_equal(norm_field(a, FIELD_PICKUP_ZIP, "AB\0CD", 5, WUNIT_NONE, &v, &why), CODE_TYPE_MISMATCH);
+	assert_int_equal(norm_field(a, FIELD_PICKUP_ZIP, "AB\xff", 3, WUNIT_NONE, &v, &why), CODE_TYPE_MISMATCH);
 }
 
 static void test_field_blank_and_required(void **state)
@@ -1047,8 +1065,8 @@ static const struct doc_case doc_cases[] = {
 	  "rate \"ten\" is not an amount: use a number such as 1250, 1,250.50 or $1,250.00." },
 	{ FIELD_PICKUP_STATE, "Ontario", 0, WUNIT_NONE, CODE_TYPE_MISMATCH,
 	  "pickupState \"Ontario\" is not a US state: use the USPS code (e.g. NY) or the full name (New York)." },
-	{ FIELD_PICKUP_ZIP, "K1A 0B6", 0, WUNIT_NONE, CODE_TYPE_MISMATCH,
-	  "pickupZip \"K1A 0B6\" is not a ZIP code: use 5 digits (01234) or ZIP+4 (01234-5678)." },
+	{ FIELD_PICKUP_ZIP, "see the dispatcher's notes", 0, WUNIT_NONE, CODE_TYPE_MISMATCH,
+	  "pickupZip \"see the dispatcher's notes\" is not a ZIP code: use 5 digits (01234) or ZIP+4 (01234-5678)." },
 	{ FIELD_NOTES, "a\0b", 3, WUNIT_NONE, CODE_TYPE_MISMATCH,
 	  "notes \"a\xEF\xBF\xBD" "b\" contains a NUL character: remove it from the cell." },
 	{ FIELD_WEIGHT, "12.5 t", 0, WUNIT_NONE, CODE_UNIT_NORMALIZED,
