@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/arena.h"
 #include "base/clock.h"
@@ -108,11 +109,68 @@ static bool terminal_not_modified(struct api_ctx *ctx, struct http_request *req,
 	return true;
 }
 
+/* Prefer: wait=N (RFC 7240): N seconds, clamped to 60; -1 when absent. */
+static int prefer_wait(const struct http_request *req)
+{
+	const char *p = http_header(req, "Prefer");
+	for (; p && *p; p++) {
+		if (strncasecmp(p, "wait", 4) || (p != http_header(req, "Prefer") && !strchr(" ,;", p[-1])))
+			continue;
+		const char *q = p + 4;
+		while (*q == ' ')
+			q++;
+		if (*q++ != '=')
+			continue;
+		while (*q == ' ' || *q == '"')
+			q++;
+		if (*q < '0' || *q > '9')
+			return -1;
+		long n = strtol(q, NULL, 10);
+		return n > 60 ? 60 : (int)n;
+	}
+	return -1;
+}
+
+/* A long poll (Prefer: wait=N with If-None-Match): its deadline, set on
+ * the first pass and kept across its holds. */
+struct long_poll {
+	int wait_s;
+	int64_t deadline;
+};
+
+/* After the run was answered: a 304 of a long poll whose time is not up
+ * is held instead (http_hold; false when no more may be held, and then the
+ * 304 stands).  Preference-Applied says the wait was honoured. */
+static void long_poll(struct api_ctx *ctx, struct http_request *req, struct http_response *res, const char *id,
+		      int nheaders)
+{
+	struct long_poll *lp = ctx->state;
+	if (!lp)
+		return;
+	if (res->status == 304 && now_ms() < lp->deadline &&
+	    http_hold(req, res, arena_strdup(req->arena, id), lp->deadline)) {
+		res->answered = false;
+		res->nheaders = nheaders;
+		return;
+	}
+	http_add_header(req, res, "Preference-Applied", arena_printf(req->arena, "wait=%d", lp->wait_s));
+}
+
 static void get_run(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
 	const char *id = api_id(ctx, req, res, "run", "import run");
-	if (!id || terminal_not_modified(ctx, req, res, id))
+	if (!id)
 		return;
+	int wait = prefer_wait(req), nheaders = res->nheaders;
+	if (!ctx->state && wait >= 0 && http_header(req, "If-None-Match")) {
+		struct long_poll *lp = arena_alloc(req->arena, sizeof(*lp));
+		*lp = (struct long_poll){wait, now_ms() + (int64_t)wait * 1000};
+		ctx->state = lp;
+	}
+	if (terminal_not_modified(ctx, req, res, id)) {
+		long_poll(ctx, req, res, id, nheaders);
+		return;
+	}
 	struct run run;
 	if (!load_run(ctx, req, res, &run))
 		return;
@@ -126,6 +184,8 @@ static void get_run(struct api_ctx *ctx, struct http_request *req, struct http_r
 		snprintf(e->etag, sizeof e->etag, "%s", etag);
 		pthread_mutex_unlock(&st->etags_mu);
 	}
+	if (res->answered)
+		long_poll(ctx, req, res, id, nheaders);
 }
 
 const struct endpoint ep_run_get = {.finish = get_run};

@@ -268,6 +268,7 @@ static void config_defaults(struct config *c)
 	c->max_connections_per_ip = 64;
 	c->idle_timeout_ms = 15000;
 	c->header_timeout_ms = 5000;
+	c->max_waiters = 1000;
 }
 
 /* The texts: addresses, URLs, mail, OIDC.  Returns non-zero when one is
@@ -316,6 +317,8 @@ static int load_numbers(struct config *c)
 	else if (r) c->max_rows = (int)v;
 	if ((r = env_long("LOADLINE_MAX_FILE_BYTES", 1, 1LL << 30, &v)) < 0) rc = 1;
 	else if (r) c->max_file_bytes = (size_t)v;
+	if ((r = env_long("LOADLINE_MAX_WAITERS", 0, 100000, &v)) < 0) rc = 1;
+	else if (r) c->max_waiters = (int)v;
 	if ((r = env_long("LOADLINE_HTTP_THREADS", 1, 256, &v)) < 0) rc = 1;
 	else if (r) c->http_threads = (int)v;
 	if ((r = env_long("LOADLINE_MAX_CONNECTIONS", 16, 1000000, &v)) < 0) rc = 1;

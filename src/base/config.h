@@ -40,8 +40,9 @@ struct config {
 	int max_connections_per_ip; /* LOADLINE_MAX_CONNECTIONS_PER_IP, default 64; 0 = no limit */
 	int64_t idle_timeout_ms; /* LOADLINE_IDLE_TIMEOUT, default 15s: a silent connection is closed */
 	int64_t header_timeout_ms; /* LOADLINE_HEADER_TIMEOUT, default 5s: request line + headers due */
-	bool reuseport;
-	bool log_debug;          /* LOADLINE_LOG_LEVEL=debug: health probes' access lines too */          /* LOADLINE_REUSEPORT=1: share the listen port (SO_REUSEPORT) */
+	bool reuseport;          /* LOADLINE_REUSEPORT=1: share the listen port (SO_REUSEPORT) */
+	bool log_debug;          /* LOADLINE_LOG_LEVEL=debug: health probes' access lines too */
+	int max_waiters;         /* LOADLINE_MAX_WAITERS, default 1000: long polls held at once */
 	int debug_row_delay_ms;  /* LOADLINE_DEBUG_ROW_DELAY_MS: fault-injection for
 				  * recovery tests (slows each written row); 0 in production */
 	char docs_path[512];     /* path under which this process serves the error pages */

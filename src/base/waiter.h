@@ -29,6 +29,8 @@ void waiter_stop(struct waiter *w);   /* sets the flag and wakes every sleeper *
 
 /* pthread_create, or abort with a message: the background threads are the
  * process's job (workers, heartbeat, sweeper, mailer). */
+/* pthread_cond_timedwait for at most ms milliseconds (the mutex held). */
+void waiter_cond_wait_ms(pthread_cond_t *cv, pthread_mutex_t *mu, int64_t ms);
 void thread_start(pthread_t *t, void *(*fn)(void *), void *arg);
 
 #endif

@@ -1,16 +1,20 @@
 /* loadline serve / worker / migrate: the long-running processes. */
 #include <curl/curl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#include <time.h>
 
 #include "api/api.h"
 #include "app/app.h"
 #include "auth/oidc.h"
 #include "base/log.h"
+#include "base/waiter.h"
 #include "cli.h"
 #include "common.h"
 #include "geo/geocoder.h"
@@ -18,6 +22,7 @@
 #include "http/ratelimit.h"
 #include "import/worker.h"
 #include "mail/mailer.h"
+#include "store/runs.h"
 #include "store/settings.h"
 
 /* Blocks the stop signals in every thread started after this, so that the
@@ -119,6 +124,64 @@ static int serving_parts(struct app *app)
 	return 0;
 }
 
+/* Long polls (issue 23): a run that changed in this process wakes the
+ * requests held for it at once (the store's callback, from the thread
+ * that changed it); a change in another process wakes every held request,
+ * which reads its run again (the listener: PostgreSQL LISTEN, or SQLite's
+ * shared counter).  srv goes NULL, under mu, before the server stops. */
+struct run_watch {
+	pthread_mutex_t mu;
+	struct http_server *srv;
+	struct store *st;
+	atomic_bool stop;
+	pthread_t thread;
+};
+
+static void watch_wake(void *arg, const char *run_id)
+{
+	struct run_watch *rw = arg;
+	pthread_mutex_lock(&rw->mu);
+	if (rw->srv)
+		http_wake(rw->srv, run_id);
+	pthread_mutex_unlock(&rw->mu);
+}
+
+static void *watch_main(void *arg)
+{
+	struct run_watch *rw = arg;
+	struct run_changes *rc = store_run_changes_open(rw->st);
+	while (!atomic_load(&rw->stop)) {
+		int r = store_run_changes_wait(rc, 200);
+		if (r > 0)
+			watch_wake(rw, NULL);
+		else if (r < 0)
+			nanosleep(&(struct timespec){0, 500 * 1000 * 1000}, NULL);   /* its connection failed */
+	}
+	store_run_changes_close(rc);
+	return NULL;
+}
+
+static void watch_start(struct run_watch *rw, struct store *st, struct http_server *srv)
+{
+	pthread_mutex_init(&rw->mu, NULL);
+	rw->srv = srv;
+	rw->st = st;
+	atomic_init(&rw->stop, false);
+	store_on_run_changed(st, watch_wake, rw);
+	thread_start(&rw->thread, watch_main, rw);
+}
+
+static void watch_stop(struct run_watch *rw)
+{
+	pthread_mutex_lock(&rw->mu);
+	rw->srv = NULL;
+	pthread_mutex_unlock(&rw->mu);
+	atomic_store(&rw->stop, true);
+	pthread_join(rw->thread, NULL);
+	/* The store keeps calling watch_wake (workers stop later), which now
+	 * finds no server: the mutex lives as long as cli_serve's frame. */
+}
+
 /* Every connection is a descriptor: lift the soft limit to the hard one,
  * so LOADLINE_MAX_CONNECTIONS is what bounds them, not a default of 1024. */
 static void raise_fd_limit(void)
@@ -206,13 +269,17 @@ int cli_serve(struct app *app, int argc, char **argv)
 	store_checkpoint_in_background(app->store);
 	struct background bg;
 	background_start(app, &bg);
-	if ((srv = http_start_all(app, fds, hooks, &msrv))) {
+	struct run_watch watch;
+	if ((srv = http_start_all(app, fds, hooks, &msrv)))
+		watch_start(&watch, app->store, srv);
+	if (srv) {
 		log_json("info", "listening", json_pack("{s:s,s:s,s:s,s:i}", "url", c->base_url, "appUrl", c->app_url,
 			 "db", store_is_postgres(app->store) ? "postgres" : "sqlite", "workers", c->workers));
 		int sig = wait_for_stop(&set);
 		log_json("info", "stopping", json_pack("{s:s}", "signal", sig == SIGINT ? "SIGINT" : "SIGTERM"));
 		if (msrv)
 			http_stop(msrv, 1000);
+		watch_stop(&watch);
 		http_stop(srv, 30000);
 		ret = 0;
 	}

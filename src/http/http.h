@@ -83,6 +83,8 @@ struct http_app {
 	/* Share the port with other processes (SO_REUSEPORT, LOADLINE_REUSEPORT=1);
 	 * otherwise an address in use is refused. */
 	bool reuse_port;
+	/* Requests held at once (long polls, http_hold); 0: none. */
+	unsigned max_held;
 };
 
 /* Request accessors (values live as long as the request). NULL when absent. */
@@ -121,6 +123,18 @@ void http_append_header(struct http_request *req, struct http_response *res, con
 			const char *value);
 
 struct http_server;
+
+/* Long poll: called from on_complete instead of answering, holds the
+ * request without an HTTP thread until http_wake names topic (or wakes
+ * all) or deadline_ms (clock.h's now_ms) passes; then on_complete is
+ * called again and answers (or holds again).  False when no more may be
+ * held (max_held, or the server is stopping): answer now.  topic is kept
+ * (at most 63 bytes). */
+bool http_hold(struct http_request *req, struct http_response *res, const char *topic, int64_t deadline_ms);
+/* Wakes the requests held under topic (NULL: all); how many.  Any thread. */
+int http_wake(struct http_server *srv, const char *topic);
+/* Requests held now. */
+int http_held(struct http_server *srv);
 
 /* A socket listening on "HOST:PORT", or -1 with a message on stderr (one
  * that says what to do when the address is already in use).  SO_REUSEPORT

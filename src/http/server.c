@@ -22,6 +22,7 @@
 #include "base/text.h"
 #include "base/waiter.h"
 #include "guard.h"
+#include "hold.h"
 #include "http.h"
 
 #define LINGER_MAX 256   /* connections closing gracefully at once */
@@ -48,6 +49,7 @@ struct http_server {
 	int listen_fd;             /* ours: libmicrohttpd gets connections from acceptor_main */
 	pthread_t acceptor;
 	struct guard *guard;       /* admission and header deadlines (guard.h) */
+	struct holds *holds;       /* long polls (hold.h) */
 	atomic_bool stopping;
 };
 
@@ -62,6 +64,9 @@ struct conn_state {
 	struct http_request req;
 	struct http_response res;
 	size_t discarded;
+	struct http_server *srv;
+	const char *hold_topic;    /* set by http_hold: suspend after on_complete */
+	int64_t hold_deadline;
 };
 
 const char *http_header(const struct http_request *req, const char *name)
@@ -456,6 +461,47 @@ static void conn_state_free(struct conn_state *cs)
 		free(cs);
 }
 
+/* The body is in (or the request was resumed): the application answers,
+ * or holds the request (http_hold), which suspends it here. */
+static enum MHD_Result complete(struct MHD_Connection *c, struct conn_state *cs)
+{
+	const struct http_app *app = cs->srv->app;
+	for (;;) {
+		cs->hold_topic = NULL;
+		if (!cs->res.answered)
+			app->on_complete(&cs->req, &cs->res);
+		if (cs->res.answered || !cs->hold_topic)
+			break;
+		if (holds_suspend(cs->srv->holds, c))
+			return MHD_YES;
+		/* Woken before it could be suspended: answer now. */
+	}
+	if (!cs->res.answered)
+		http_respond(&cs->req, &cs->res, 500, "text/plain", "no response", 11);
+	return send_response(c, cs);
+}
+
+bool http_hold(struct http_request *req, struct http_response *res, const char *topic, int64_t deadline_ms)
+{
+	(void)res;
+	struct conn_state *cs = (struct conn_state *)req;
+	if (!holds_add(cs->srv->holds, req->conn, topic, deadline_ms))
+		return false;
+	cs->hold_topic = topic;
+	cs->hold_deadline = deadline_ms;
+	return true;
+}
+
+int http_wake(struct http_server *srv, const char *topic)
+{
+	return srv ? holds_wake(srv->holds, topic) : 0;
+}
+
+int http_held(struct http_server *srv)
+{
+	return srv ? holds_count(srv->holds) : 0;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **con_cls)
@@ -477,6 +523,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		cs->req.path = arena_strdup(cs->req.arena, url);
 		cs->req.conn = c;
 		cs->req.app = app->app;
+		cs->srv = srv;
 		request_id_new(cs->req.request_id);
 		app->on_headers(&cs->req, &cs->res);
 		/* libmicrohttpd can only send a response before the body is read
@@ -502,11 +549,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		cs->discarded += n;
 		return cs->discarded > app->max_discard_hard ? MHD_NO : MHD_YES;
 	}
-	if (!cs->res.answered)
-		app->on_complete(&cs->req, &cs->res);
-	if (!cs->res.answered)
-		http_respond(&cs->req, &cs->res, 500, "text/plain", "no response", 11);
-	return send_response(c, cs);
+	return complete(c, cs);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
@@ -690,7 +733,9 @@ struct http_server *http_start_fd(int lfd, const char *listen, int threads, cons
 	pthread_mutex_init(&srv->lg.mu, NULL);
 	pthread_cond_init(&srv->lg.wake, NULL);
 	thread_start(&srv->lg.thread, lingerer_main, &srv->lg);
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_NO_LISTEN_SOCKET;
+	srv->holds = holds_new((int)app->max_held);
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_NO_LISTEN_SOCKET |
+			 MHD_ALLOW_SUSPEND_RESUME;
 	srv->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, srv,
 				  MHD_OPTION_THREAD_POOL_SIZE, (unsigned)threads,
 				  MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
@@ -720,6 +765,8 @@ struct http_server *http_start_fd(int lfd, const char *listen, int threads, cons
 		fprintf(stderr, "loadline: cannot start the HTTP server on %s\n", listen);
 		lingerer_stop(&srv->lg);
 		guard_free(srv->guard);
+		holds_stop(srv->holds);
+		holds_free(srv->holds);
 		close(lfd);
 		free(srv);
 		return NULL;
@@ -744,6 +791,9 @@ void http_stop(struct http_server *srv, int grace_ms)
 	atomic_store(&srv->stopping, true);
 	shutdown(srv->listen_fd, SHUT_RDWR);
 	pthread_join(srv->acceptor, NULL);
+	/* Held long polls are answered now (as if their time were up), and
+	 * no new one is held. */
+	holds_stop(srv->holds);
 	for (int waited = 0; atomic_load(&srv->active) > 0 && waited < grace_ms; waited += 20) {
 		struct timespec ts = {0, 20 * 1000 * 1000};
 		nanosleep(&ts, NULL);
@@ -752,5 +802,6 @@ void http_stop(struct http_server *srv, int grace_ms)
 	close(srv->listen_fd);
 	lingerer_stop(&srv->lg);
 	guard_free(srv->guard);
+	holds_free(srv->holds);
 	free(srv);
 }

@@ -131,8 +131,10 @@ enum code review_confirm(struct store *st, struct arena *a, int max_rows, const 
 	colmap_from_fields(a, &h, fields, &map);
 	rc = store_shape_confirm(st, org_id, r.run.shape_key, headers_json(a, &h), colmap_fields_json(a, &map),
 				 user_id, ret_released);
-	if (!rc)
+	if (!rc) {
 		*ret_outcome = REVIEW_CONFIRMED;
+		store_run_changed(st, NULL);   /* this run and its shape's other runs lose nextAction */
+	}
 	return rc;
 }
 

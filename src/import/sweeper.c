@@ -27,6 +27,7 @@ static int fail_all(struct store *st, char (*ids)[ID_MAX], int n, enum code c, c
 		bool done;
 		if (store_run_move(st, ids[i], &m, &done) == CODE_OK && done) {
 			moved++;
+			store_run_changed(st, ids[i]);
 			metrics_run("FAILED", -1, NULL);   /* RUN_TIMED_OUT or STAGING_EXPIRED */
 			log_json("warn", "run failed by sweeper", json_pack("{s:s,s:s}", "runId", ids[i], "code", code_name(c)));
 		}

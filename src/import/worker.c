@@ -63,6 +63,7 @@ static void process_one(struct worker *w, const struct run *run)
 		 "dryRun", run->dry_run, "worker", w->owner, "attempt", run->attempts));
 	enum code rc = pipeline_run(st, &w->all->opts.pipeline, run, w->owner);
 	hold(w, "");
+	store_run_changed(st, run->id);   /* long polls answer (or see it queued again) */
 	if (rc) {
 		/* Nothing was committed: let a worker try again shortly. */
 		log_json("warn", "run will be retried", json_pack("{s:s,s:s}", "runId", run->id, "reason",
@@ -80,6 +81,7 @@ static bool triage_one(struct worker *w)
 	if (store_run_triage_claim(all->st, w->owner, all->opts.lease_ms, &run))
 		return false;
 	enum code rc = staging_triage(all->st, &all->opts.staging, &run, w->owner);
+	store_run_changed(all->st, run.id);
 	if (rc)
 		log_json("warn", "triage will be retried", json_pack("{s:s,s:s}", "runId", run.id, "reason",
 			 code_name(rc)));
@@ -97,6 +99,7 @@ static void *worker_main(void *arg)
 		struct run run;
 		enum code rc = store_run_claim(all->st, w->owner, all->opts.lease_ms, &run);
 		if (rc == CODE_OK) {
+			store_run_changed(all->st, run.id);   /* RUNNING, with startedAt */
 			process_one(w, &run);
 			continue;
 		}

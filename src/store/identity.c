@@ -257,7 +257,7 @@ void auth_cache_free(struct auth_cache *c)
 
 /* Maps DBPATH-authgen (created with the database file's permissions, like
  * SQLite's own -wal and -shm); NULL when it cannot be. */
-static void *authgen_map(const char *db_path)
+void *store_map_authgen(const char *db_path)
 {
 	char path[1100];
 	if ((size_t)snprintf(path, sizeof path, "%s-authgen", db_path) >= sizeof path)
@@ -299,7 +299,7 @@ static struct auth_cache *auth_cache_locked(struct store *st, bool *ret_unsignal
 	void *map = NULL;
 	if (strcmp(path, ":memory:")) {
 		static bool warned;
-		if (!(map = authgen_map(path))) {
+		if (!(map = store_map_authgen(path))) {
 			if (!warned)
 				log_msg("error", "cannot map %s-authgen: API tokens are checked in the database on every "
 					"request, and revocations fail", path);

@@ -32,6 +32,7 @@ struct store {
 	int64_t acquire_wait_ms;
 	struct db_session session;   /* for connections opened from now on */
 	struct auth_cache *auth;     /* identity.c: authenticated keys */
+	struct store_changes changes;   /* wakeup.c: who hears of a run's change */
 	/* SQLite's checkpoints, on a thread of their own when started
 	 * (store_checkpoint_in_background): due is set by a commit that left
 	 * the log past its checkpoint size. */
@@ -96,6 +97,7 @@ void store_close(struct store *st)
 	for (int i = 0; i < st->nidle; i++)
 		db_close(st->idle[i]);
 	auth_cache_free(st->auth);
+	store_changes_done(&st->changes);
 	pthread_mutex_destroy(&st->lock);
 	pthread_cond_destroy(&st->cond);
 	free(st);
@@ -114,6 +116,11 @@ enum db_kind store_kind(const struct store *st)
 struct auth_cache **store_auth_cache(struct store *st)
 {
 	return &st->auth;
+}
+
+struct store_changes *store_changes_of(struct store *st)
+{
+	return &st->changes;
 }
 
 const char *store_url(const struct store *st)

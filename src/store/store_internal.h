@@ -16,6 +16,24 @@ const char *store_url(const struct store *st);
  * first use and freed by store_close. */
 struct auth_cache;
 struct auth_cache **store_auth_cache(struct store *st);
+
+/* Who hears that a run changed (wakeup.c): this process's callback, and
+ * on SQLite a counter in the shared DBPATH-authgen file (its third 64-bit
+ * slot) that other processes watch. */
+struct store_changes {
+	void (*fn)(void *arg, const char *run_id);
+	void *arg;
+	void *map;                   /* the mapped file, or NULL */
+	_Atomic unsigned long long *counter;
+	_Atomic unsigned long long local_last;   /* the value this process's last bump made */
+	bool mapped;                 /* tried */
+};
+struct store_changes *store_changes_of(struct store *st);
+void store_changes_done(struct store_changes *c);
+/* Maps DBPATH-authgen (4096 bytes, shared by every process of one SQLite
+ * database; identity.c's generation is its second slot); NULL when it
+ * cannot be. */
+void *store_map_authgen(const char *db_path);
 void auth_cache_free(struct auth_cache *c);
 
 /* Copies a result cell into a fixed buffer (truncating safely). */
