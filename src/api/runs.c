@@ -8,6 +8,7 @@
 
 #include "base/arena.h"
 #include "base/clock.h"
+#include "metrics/metrics.h"
 #include "app/app.h"
 #include "base/url.h"
 #include "endpoints.h"
@@ -136,6 +137,7 @@ static int prefer_wait(const struct http_request *req)
 struct long_poll {
 	int wait_s;
 	int64_t deadline;
+	bool held;          /* held at least once */
 };
 
 /* After the run was answered: a 304 of a long poll whose time is not up
@@ -147,12 +149,19 @@ static void long_poll(struct api_ctx *ctx, struct http_request *req, struct http
 	struct long_poll *lp = ctx->state;
 	if (!lp)
 		return;
-	if (res->status == 304 && now_ms() < lp->deadline &&
-	    http_hold(req, res, arena_strdup(req->arena, id), lp->deadline)) {
+	bool waiting = res->status == 304 && now_ms() < lp->deadline;
+	if (waiting && http_hold(req, res, arena_strdup(req->arena, id), lp->deadline)) {
 		res->answered = false;
 		res->nheaders = nheaders;
+		lp->held = true;
 		return;
 	}
+	if (waiting) {
+		metrics_long_poll(LONG_POLL_REFUSED);   /* LOADLINE_MAX_WAITERS held already: a plain 304 */
+		return;
+	}
+	if (lp->held)
+		metrics_long_poll(res->status == 304 ? LONG_POLL_TIMEOUT : LONG_POLL_CHANGED);
 	http_add_header(req, res, "Preference-Applied", arena_printf(req->arena, "wait=%d", lp->wait_s));
 }
 
@@ -164,7 +173,7 @@ static void get_run(struct api_ctx *ctx, struct http_request *req, struct http_r
 	int wait = prefer_wait(req), nheaders = res->nheaders;
 	if (!ctx->state && wait >= 0 && http_header(req, "If-None-Match")) {
 		struct long_poll *lp = arena_alloc(req->arena, sizeof(*lp));
-		*lp = (struct long_poll){wait, now_ms() + (int64_t)wait * 1000};
+		*lp = (struct long_poll){wait, now_ms() + (int64_t)wait * 1000, false};
 		ctx->state = lp;
 	}
 	if (terminal_not_modified(ctx, req, res, id)) {

@@ -8,6 +8,8 @@
 #ifndef LOADLINE_APP_APP_H
 #define LOADLINE_APP_APP_H
 
+#include <stdatomic.h>
+
 #include "base/config.h"
 
 struct store;
@@ -50,6 +52,9 @@ struct app {
 	struct api_state *api;            /* the API's ETag cache and upload semaphore (src/api/api.h) */
 	struct app_hook run_queued;       /* wakes this process's import workers */
 	struct app_hook mail_queued;      /* wakes this process's mailer */
+	/* serve: the API listener, whose held long polls /metrics counts;
+	 * NULL in other processes and while it starts or stops. */
+	_Atomic(struct http_server *) http;
 };
 
 #endif

@@ -270,8 +270,10 @@ int cli_serve(struct app *app, int argc, char **argv)
 	struct background bg;
 	background_start(app, &bg);
 	struct run_watch watch;
-	if ((srv = http_start_all(app, fds, hooks, &msrv)))
+	if ((srv = http_start_all(app, fds, hooks, &msrv))) {
 		watch_start(&watch, app->store, srv);
+		atomic_store(&app->http, srv);
+	}
 	if (srv) {
 		log_json("info", "listening", json_pack("{s:s,s:s,s:s,s:i}", "url", c->base_url, "appUrl", c->app_url,
 			 "db", store_is_postgres(app->store) ? "postgres" : "sqlite", "workers", c->workers));
@@ -280,6 +282,7 @@ int cli_serve(struct app *app, int argc, char **argv)
 		if (msrv)
 			http_stop(msrv, 1000);
 		watch_stop(&watch);
+		atomic_store(&app->http, NULL);
 		http_stop(srv, 30000);
 		ret = 0;
 	}

@@ -36,7 +36,8 @@ static void serve_metrics(struct http_request *req, struct http_response *res)
 		http_add_header(req, res, "Allow", "GET");
 		return;
 	}
-	struct metrics_gauges g = {-1, -1, -1};
+	struct http_server *srv = atomic_load(&((struct app *)app)->http);
+	struct metrics_gauges g = {-1, -1, -1, srv ? http_held(srv) : -1};
 	if (store_metrics_gauges(app->store, &g.queue_depth, &g.outbox_pending, &g.awaiting_review))
 		g.queue_depth = g.outbox_pending = g.awaiting_review = -1;
 	struct buf b;

@@ -100,6 +100,27 @@ void metrics_http(const char *route, int status, double seconds)
 	observe(&r->duration, http_bounds, NHTTP_BUCKETS, seconds);
 }
 
+static _Atomic uint64_t long_polls[3];
+
+void metrics_long_poll(enum long_poll_outcome o)
+{
+	atomic_fetch_add_explicit(&long_polls[o], 1, memory_order_relaxed);
+}
+
+static void long_poll_series(struct buf *b, const struct metrics_gauges *g)
+{
+	static const char *const names[] = {"changed", "timeout", "refused"};
+	buf_puts(b, "# HELP loadline_long_polls_total Long polls (GET run with Prefer: wait) answered, by why: the "
+		    "run changed, the wait was over, or none could be held (LOADLINE_MAX_WAITERS).\n"
+		    "# TYPE loadline_long_polls_total counter\n");
+	for (int i = 0; i < 3; i++)
+		buf_printf(b, "loadline_long_polls_total{outcome=\"%s\"} %llu\n", names[i],
+			   (unsigned long long)atomic_load_explicit(&long_polls[i], memory_order_relaxed));
+	if (g && g->held >= 0)
+		buf_printf(b, "# HELP loadline_long_polls_held Long polls this process holds now (no thread each).\n"
+			   "# TYPE loadline_long_polls_held gauge\nloadline_long_polls_held %lld\n", (long long)g->held);
+}
+
 void metrics_run(const char *state, double seconds, const int rows[4])
 {
 	for (int i = 0; i < NSTATES; i++)
@@ -297,6 +318,7 @@ int metrics_render(struct buf *b, const struct metrics_gauges *g, const char *ve
 		buf_printf(b, "# HELP loadline_outbox_pending Mails in the outbox not yet delivered.\n"
 			   "# TYPE loadline_outbox_pending gauge\nloadline_outbox_pending %lld\n",
 			   (long long)g->outbox_pending);
+	long_poll_series(b, g);
 	process_series(b);
 	buf_puts(b, "# HELP loadline_build_info The running build.\n# TYPE loadline_build_info gauge\n"
 		    "loadline_build_info{version=\"");
@@ -312,5 +334,6 @@ void metrics_reset(void)
 	memset(runs_by_state, 0, sizeof runs_by_state);
 	memset(&run_duration, 0, sizeof run_duration);
 	memset(rows_by_bucket, 0, sizeof rows_by_bucket);
+	memset(long_polls, 0, sizeof long_polls);
 	pthread_mutex_unlock(&intern_lock);
 }

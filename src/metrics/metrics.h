@@ -20,11 +20,18 @@ void metrics_http(const char *route, int status, double seconds);
  * results by bucket (succeeded, warnings, failed, skipped), or is NULL. */
 void metrics_run(const char *state, double seconds, const int rows[4]);
 
+/* A long poll (GET run with Prefer: wait) ended: it was answered because
+ * the run changed, because its time was up, or at once because no more
+ * could be held (LOADLINE_MAX_WAITERS). */
+enum long_poll_outcome { LONG_POLL_CHANGED, LONG_POLL_TIMEOUT, LONG_POLL_REFUSED };
+void metrics_long_poll(enum long_poll_outcome o);
+
 /* Gauges read at scrape time from the database, -1 = unknown. */
 struct metrics_gauges {
 	int64_t queue_depth;     /* runs QUEUED (not staged) */
 	int64_t outbox_pending;  /* mails not yet delivered */
 	int64_t awaiting_review; /* runs QUEUED and staged for mapping review */
+	int64_t held;            /* this process's long polls held now (-1: not serving) */
 };
 
 /* Appends the text exposition format (version 0.0.4) of every series,
