@@ -35,8 +35,11 @@ static size_t on_header(char *p, size_t size, size_t n, void *ctx)
 {
 	struct hc_response *res = ctx;
 	size_t len = size * n;
-	char ra[32] = "";
+	char ra[32] = "", applied[64] = "";
 	header_value(p, len, "ETag", res->etag, sizeof res->etag);
+	header_value(p, len, "Preference-Applied", applied, sizeof applied);
+	if (!strncasecmp(applied, "wait", 4))
+		res->waited = true;
 	header_value(p, len, "Location", res->location, sizeof res->location);
 	header_value(p, len, "Retry-After", ra, sizeof ra);
 	if (*ra) {
@@ -76,6 +79,10 @@ static struct curl_slist *headers(const struct hc_request *rq)
 	}
 	if (rq->dry_run)
 		h = curl_slist_append(h, "Service-Dry-Run: true");
+	if (rq->prefer_wait_s > 0) {
+		snprintf(line, sizeof line, "Prefer: wait=%d", rq->prefer_wait_s);
+		h = curl_slist_append(h, line);
+	}
 	return h;
 }
 

@@ -19,6 +19,7 @@ struct hc_request {
 	const char *progress_label; /* before the progress text ("dry run: "), or NULL */
 	long timeout_ms;            /* the whole request, or 0: no limit */
 	long stall_s;               /* give up when no byte moves for this long; 0: 60 s */
+	int prefer_wait_s;          /* > 0: Prefer: wait=N (a long poll, RFC 7240) */
 };
 
 struct hc_response {
@@ -29,6 +30,7 @@ struct hc_response {
 	int retry_after_s;          /* -1 when absent */
 	char error[256];            /* transport error, when status is 0 */
 	bool timed_out;             /* the error was a timeout (timeout_ms or stall_s) */
+	bool waited;                /* Preference-Applied: wait=... (the server long-polls) */
 };
 
 /* Performs the request; returns 0 when an HTTP response arrived (any

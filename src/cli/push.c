@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "cli.h"
 #include "client.h"
 #include "common.h"
@@ -77,17 +78,35 @@ static int exit_status(const struct client *c, json_t *run)
 	return EXIT_OK;   /* SUCCEEDED, SKIPPED, PARTIAL with warnings only, or accepted (--no-wait) */
 }
 
-/* Fetches the run at url once (with If-None-Match); the new run (or NULL
- * when unchanged) through ret, -1 after a message. */
-static int poll_once(const struct client *c, const char *url, char *etag, size_t etag_cap, int *retry_after,
-		     json_t **ret)
+/* How long a long poll asks the server to hold it: 25 s, less than the
+ * silence a request is allowed (LOADLINE_STALL_S) and than what is left of
+ * --timeout. */
+static int long_poll_s(const struct client *c)
 {
-	struct hc_request rq = {.method = "GET", .url = url, .token = c->token, .if_none_match = *etag ? etag : NULL};
+	long s = 25, stall = c->stall_s > 0 ? c->stall_s : 60;
+	if (s > stall - 2)
+		s = stall - 2;
+	if (c->deadline > 0 && s > (long)((c->deadline - mono_ms()) / 1000) - 1)
+		s = (long)((c->deadline - mono_ms()) / 1000) - 1;
+	return s > 0 ? (int)s : 0;
+}
+
+/* Fetches the run at url once (with If-None-Match, and as a long poll);
+ * the new run (or NULL when unchanged) through ret, whether the server
+ * held it (Preference-Applied) through *ret_waited, -1 after a message. */
+static int poll_once(const struct client *c, const char *url, char *etag, size_t etag_cap, int *retry_after,
+		     bool *ret_waited, json_t **ret)
+{
+	struct hc_request rq = {.method = "GET", .url = url, .token = c->token, .if_none_match = *etag ? etag : NULL,
+				.prefer_wait_s = *etag ? long_poll_s(c) : 0};
 	struct hc_response res;
 	*ret = NULL;
 	if (client_request(c, &rq, &res))
 		return -1;
 	*retry_after = res.retry_after_s;
+	/* The first look had no ETag to wait on: the next one goes at once,
+	 * as a long poll, and says whether the server holds polls at all. */
+	*ret_waited = res.waited || !rq.if_none_match;
 	int rc = 0;
 	if (res.status == 200) {
 		*ret = json_loads(buf_str(&res.body), 0, NULL);
@@ -101,10 +120,13 @@ static int poll_once(const struct client *c, const char *url, char *etag, size_t
 	return rc;
 }
 
-/* Polls the run until it is terminal or staged, with If-None-Match; the
- * delay starts at 5 s and doubles to 30 s unless Retry-After says
- * otherwise.  Each new state is progress, on stderr.  Takes ownership of
- * run; returns the final one or NULL. */
+/* Polls the run until it is terminal or staged, with If-None-Match and as
+ * a long poll (Prefer: wait): a server that holds the request (it answers
+ * Preference-Applied) is asked again at once, so the command returns the
+ * moment the run ends.  With a server that does not, the delay starts at
+ * 5 s and doubles to 30 s unless Retry-After says otherwise.  Each new
+ * state is progress, on stderr.  Takes ownership of run; returns the
+ * final one or NULL. */
 static json_t *wait_run(const struct client *c, const char *path, json_t *run)
 {
 	char url[2048], etag[128] = "", last[32] = "";
@@ -113,19 +135,25 @@ static json_t *wait_run(const struct client *c, const char *path, json_t *run)
 		return NULL;
 	}
 	int backoff_s = 5, retry_after = -1;
+	/* The first look is at once: the 202's run has no ETag to wait on yet,
+	 * and a small file is often done by now. */
+	bool waited = true;
 	while (!run || !run_done(run)) {
 		if (run && !c->json && strcmp(last, jstr(run, "state"))) {
 			snprintf(last, sizeof last, "%s", jstr(run, "state"));
 			print_state(c, stderr, run);
 		}
-		client_nap(c, delay_ms(c, retry_after, backoff_s));
-		if (retry_after < 0 && backoff_s < 30)
-			backoff_s = backoff_s * 2 > 30 ? 30 : backoff_s * 2;
+		if (!waited) {
+			client_nap(c, delay_ms(c, retry_after, backoff_s));
+			if (retry_after < 0 && backoff_s < 30)
+				backoff_s = backoff_s * 2 > 30 ? 30 : backoff_s * 2;
+		}
 		char what[160];
 		snprintf(what, sizeof what, "run %.40s is still %.20s", run ? jstr(run, "id") : "",
 			 run ? jstr(run, "state") : "");
 		json_t *o;
-		if (client_expired(c, run ? what : NULL) || poll_once(c, url, etag, sizeof etag, &retry_after, &o)) {
+		if (client_expired(c, run ? what : NULL) ||
+		    poll_once(c, url, etag, sizeof etag, &retry_after, &waited, &o)) {
 			json_decref(run);
 			return NULL;
 		}

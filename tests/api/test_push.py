@@ -12,6 +12,7 @@ import select
 import subprocess
 import time
 
+from harness.checks import parse_ts
 from harness.jobs import csv_bytes, csv_text, row, rows
 from harness.net import free_port
 from harness.server import child_env, loadline_bin, sanitizer_reports
@@ -208,7 +209,7 @@ class FakeApi:
     def __init__(self, routes=None):
         import http.server
         import threading
-        self.routes, self.seen = routes or {}, []
+        self.routes, self.seen, self.prefer = routes or {}, [], []
         api = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -218,7 +219,11 @@ class FakeApi:
                     self.rfile.read(n)
                 path = self.path.split("?")[0]
                 api.seen.append((self.command, self.path, self.headers.get("Authorization")))
-                status, body, *extra = api.routes.get((self.command, path), (404, {"code": "NOT_FOUND"}))
+                api.prefer.append(self.headers.get("Prefer"))
+                answer = api.routes.get((self.command, path), (404, {"code": "NOT_FOUND"}))
+                if isinstance(answer, list):   # one answer per request, the last one repeats
+                    answer = answer.pop(0) if len(answer) > 1 else answer[0]
+                status, body, *extra = answer
                 data = json.dumps(body).encode()
                 self.send_response(status)
                 for k, v in (extra[0] if extra else {}).items():
@@ -564,3 +569,43 @@ def test_base_url_without_scheme_still_works(server, tmp_path):
     env = _env(server, LOADLINE_URL=server.base_url.split("://", 1)[1])
     rc, out, err = push(server, tmp_path, csv_bytes(rows(1, job="J-NOSCHEME")), env=env)
     assert rc == 0 and " SUCCEEDED: " in out, (out, err)
+
+
+def test_push_long_polls_and_returns_when_the_run_ends(server, tmp_path):
+    """Issue 23 part 2: with the server's long poll, push returns within a
+    moment of its run's end (it used to sleep the 202's Retry-After: 5 s).
+    No LOADLINE_POLL_MS: the real waiting."""
+    env = child_env({"LOADLINE_URL": server.base_url, "LOADLINE_TOKEN": server.token})
+    data = csv_bytes(rows(750, job="LP-PUSH"))
+    t0 = time.monotonic()
+    rc, out, err = push(server, tmp_path, data, "--json", env=env)
+    wall = time.monotonic() - t0
+    assert rc == 0, err
+    run = json.loads(out)
+    took = (parse_ts(run["finishedAt"]) - parse_ts(run["createdAt"])).total_seconds()
+    assert wall < took + 1.5 and wall < 4.5, (wall, took)
+
+
+def test_push_without_long_poll_on_the_server_still_works(tmp_path):
+    """An older server ignores Prefer (no Preference-Applied): push falls
+    back to polling with its delays and still ends with the run."""
+    api = FakeApi({("POST", "/api/v1/imports/jobs"): (202, fake_run(state="QUEUED"),
+                                                      {"Location": "/api/v1/imports/runs/run_fake1",
+                                                       "Retry-After": "1"}),
+                   ("GET", "/api/v1/imports/runs/run_fake1"): [
+                       (200, fake_run(state="QUEUED"), {"ETag": '"q"'}),
+                       (200, fake_run(state="RUNNING"), {"ETag": '"r"'}),
+                       (200, fake_run(state="SUCCEEDED"), {"ETag": '"s"'})]})
+    try:
+        env = child_env({"LOADLINE_URL": api.url, "LOADLINE_TOKEN": "ll_live_secret"})
+        t0 = time.monotonic()
+        rc, out, err = push(None, tmp_path, csv_bytes(rows(1)), env=env)
+        assert rc == 0, err
+        assert "SUCCEEDED" in out
+        gets = [p for (m, _, _), p in zip(api.seen, api.prefer) if m == "GET"]
+        assert gets[0] is None and gets[1] == "wait=25", gets
+        # Without Preference-Applied it waited between polls (1 s, then the
+        # Retry-After-less backoff is not reached: three GETs).
+        assert time.monotonic() - t0 >= 1.0
+    finally:
+        api.close()
