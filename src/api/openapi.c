@@ -306,15 +306,21 @@ static json_t *op_run_get(void)
 	for (size_t i = 0; i < 2; i++) {
 		json_object_set_new(hs[i], "ETag", header_ref("ETag"));
 		json_object_set_new(hs[i], "Cache-Control", header_ref("Cache-Control"));
+		json_object_set_new(hs[i], "Preference-Applied", header_ref("Preference-Applied"));
 	}
 	json_t *r = json_object();
 	json_object_set_new(r, "200", ok);
 	json_object_set_new(r, "304", same);
 	add_problems(r, "NOT_FOUND", OP_AUTH | OP_NO_BODY);
 	return operation("getImportRun", "Imports", "Read an import run", "A run of another organization is 404, "
-		"never revealed. Poll from the upload's Retry-After (5 s), doubling up to 30 s; stop at a terminal "
-		"state or when nextAction is present. Send the ETag back in If-None-Match to get 304 while nothing "
-		"changed.", json_pack("[o,o]", param("RunId"), param("IfNoneMatch")), r);
+		"never revealed. Send the ETag back in If-None-Match to get 304 while nothing changed. Long poll: "
+		"with If-None-Match and `Prefer: wait=N` (RFC 7240; N up to 60, larger is clamped) the request is held "
+		"until the run's representation changes (200 with the new ETag) or N seconds pass (304), with "
+		"`Preference-Applied: wait=N`, so a client learns the result the moment it exists; ask again at once "
+		"after each answer. It holds no server thread and works across processes. Without the preference: "
+		"poll from the upload's Retry-After (5 s), doubling up to 30 s; stop at a terminal state or when "
+		"nextAction is present.", json_pack("[o,o,o]", param("RunId"), param("IfNoneMatch"), param("PreferWait")),
+		r);
 }
 
 static json_t *op_run_results(void)
@@ -548,6 +554,9 @@ static json_t *headers(void)
 					      oa_type("string"), true));
 	json_object_set_new(h, "Cache-Control", header("`no-cache`: revalidate with If-None-Match.", oa_type("string"),
 						       true));
+	json_object_set_new(h, "Preference-Applied", header("`wait=N` (RFC 7240) when the request's `Prefer: wait` "
+		"was honoured: the answer came when the run changed (200) or after N seconds (304). Absent when the "
+		"server held no more long polls (LOADLINE_MAX_WAITERS) and answered at once.", oa_type("string"), false));
 	return h;
 }
 
@@ -583,6 +592,9 @@ static json_t *parameters(void)
 		json_pack("{s:s,s:i}", "type", "string", "maxLength", 0)));
 	json_object_set_new(p, "IfNoneMatch", in_param("If-None-Match", "header", false, "An ETag this run returned "
 		"before (or *): 304 while it still matches.", oa_type("string")));
+	json_object_set_new(p, "PreferWait", in_param("Prefer", "header", false, "`wait=N` (RFC 7240): with "
+		"If-None-Match, hold the request up to N seconds (at most 60) until the run changes.",
+		json_pack("{s:s,s:s,s:s}", "type", "string", "pattern", "^.*wait=[0-9]+.*$", "example", "wait=25")));
 	json_object_set_new(p, "CustomerId", in_param("id", "path", true, "The customer's id.", oa_type("string")));
 	json_object_set_new(p, "BranchId", in_param("id", "path", true, "The branch's id.", oa_type("string")));
 	json_object_set_new(p, "NameQuery", in_param("q", "query", false, "Search text: part of a name, matched "
