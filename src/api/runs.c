@@ -348,29 +348,15 @@ static void rerun(struct api_ctx *ctx, struct http_request *req, struct http_res
 	bool dry_run;
 	if (!load_run(ctx, req, res, &orig) || !api_dry_run_header(req, res, &dry_run))
 		return;
-	unsigned char *data = NULL;
-	size_t len = 0;
-	enum code rc = run_upload_expired(&orig, ctx->app->cfg.keep_uploads_ms, now_ms())
-		? CODE_NOT_FOUND : store_run_file(ctx->app->store, orig.id, &data, &len);
-	if (rc == CODE_NOT_FOUND) {
-		api_problem(req, res, CODE_UPLOAD_EXPIRED, arena_printf(req->arena, "The stored file of run %s was "
-			    "deleted by retention; push the file again from your copy.", orig.id), NULL);
-		return;
-	}
-	if (rc) {
-		api_store_failed(req, res, rc);
-		return;
-	}
-	char fingerprint[DIGEST_HEX];
-	intake_fingerprint(data, len, fingerprint);
-	const char *why;
-	struct intake in = {.org_id = ctx->org.id, .file_name = orig.file_name, .dry_run = dry_run,
-			    .format = intake_sniff(req->arena, data, len, &why), .fingerprint = fingerprint,
-			    .staging_ttl_ms = ctx->app->cfg.staging_ttl_ms};
 	struct run run;
 	char existing[ID_MAX];
-	rc = intake_create_run(ctx->app->store, req->arena, &in, data, len, &run, existing);
-	free(data);
+	enum code rc = intake_rerun(ctx->app->store, req->arena, &orig, dry_run, ctx->app->cfg.keep_uploads_ms,
+				    ctx->app->cfg.staging_ttl_ms, &run, existing);
+	if (rc == CODE_UPLOAD_EXPIRED) {
+		api_problem(req, res, rc, arena_printf(req->arena, "The stored file of run %s was deleted by retention; "
+			    "push the file again from your copy.", orig.id), NULL);
+		return;
+	}
 	api_run_created(ctx, req, res, rc, &run, existing);
 }
 

@@ -11,6 +11,7 @@
 #include "base/buf.h"
 #include "base/csv_write.h"
 #include "import/mapping.h"
+#include "import/xlsx_out.h"
 #include "import/results.h"
 #include "sheet/sheet.h"
 
@@ -267,54 +268,41 @@ static void xlsx_row(struct arena *a, lxw_worksheet *ws, lxw_row_t at, const str
 }
 
 /* libxlsxwriter writes to a file: a private temporary one, read back. */
-static enum code build_xlsx(struct arena *a, struct sheet *sh, const struct layout *l, const struct failed *f,
-			   struct fixup *ret)
+struct xlsx_fill {
+	struct arena *a;
+	struct sheet *sh;
+	const struct layout *l;
+	const struct failed *f;
+	int rows;
+};
+
+static int fill_failed(lxw_workbook *wb, void *ctx)
 {
-	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	char path[4096];
-	snprintf(path, sizeof path, "%s/loadline-fixup-XXXXXX", dir);
-	int fd = mkstemp(path);
-	if (fd < 0)
-		return CODE_INTERNAL_ERROR;
-	close(fd);
-	lxw_workbook_options opt = {.constant_memory = LXW_TRUE, .tmpdir = (char *)dir};
-	lxw_workbook *wb = workbook_new_opt(path, &opt);
-	lxw_worksheet *ws = wb ? workbook_add_worksheet(wb, "Failed rows") : NULL;
-	if (!ws) {
-		if (wb)
-			workbook_close(wb);
-		unlink(path);
-		return CODE_INTERNAL_ERROR;
-	}
+	struct xlsx_fill *x = ctx;
+	lxw_worksheet *ws = workbook_add_worksheet(wb, "Failed rows");
 	lxw_format *bold = workbook_add_format(wb);
+	if (!ws || !bold)
+		return -1;
 	format_set_bold(bold);
 	const struct sheet_row *r;
 	const char *errs;
-	xlsx_row(a, ws, 0, l, sheet_header(sh), "errors", bold);
+	xlsx_row(x->a, ws, 0, x->l, sheet_header(x->sh), "errors", bold);
 	lxw_row_t at = 1;
-	while (next_failed(sh, f, &r, &errs) == CODE_OK && r) {
-		xlsx_row(a, ws, at++, l, r, errs, NULL);
-		ret->rows++;
+	while (next_failed(x->sh, x->f, &r, &errs) == CODE_OK && r) {
+		xlsx_row(x->a, ws, at++, x->l, r, errs, NULL);
+		x->rows++;
 	}
-	lxw_error err = workbook_close(wb);
-	FILE *in = err == LXW_NO_ERROR ? fopen(path, "rb") : NULL;
-	struct buf b;
-	buf_init(&b, FIXUP_MAX_BYTES);
-	char chunk[65536];
-	size_t n;
-	int bad = !in;
-	while (in && (n = fread(chunk, 1, sizeof chunk, in)) > 0)
-		bad |= buf_append(&b, chunk, n);
-	if (in)
-		fclose(in);
-	unlink(path);
-	if (bad) {
-		buf_done(&b);
-		return CODE_INTERNAL_ERROR;
-	}
-	ret->data = (unsigned char *)buf_steal(&b, &ret->len);
+	return 0;
+}
+
+static enum code build_xlsx(struct arena *a, struct sheet *sh, const struct layout *l, const struct failed *f,
+			   struct fixup *ret)
+{
+	struct xlsx_fill x = {a, sh, l, f, 0};
+	enum code rc = xlsx_to_memory(fill_failed, &x, FIXUP_MAX_BYTES, &ret->data, &ret->len);
+	ret->rows += x.rows;
 	ret->content_type = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
-	return CODE_OK;
+	return rc;
 }
 
 /* Two reads of the stored file: the first measures the failed rows (the

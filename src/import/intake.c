@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/clock.h"
@@ -75,4 +76,24 @@ enum code intake_create_run(struct store *st, struct arena *a, const struct inta
 		return rc;
 	*ret_existing_id = '\0';
 	return store_run_create(st, run, data, len, ret_existing_id);
+}
+
+enum code intake_rerun(struct store *st, struct arena *a, const struct run *orig, bool dry_run,
+		       int64_t keep_uploads_ms, int64_t staging_ttl_ms, struct run *ret, char ret_existing_id[ID_MAX])
+{
+	unsigned char *data = NULL;
+	size_t len = 0;
+	enum code rc = run_upload_expired(orig, keep_uploads_ms, now_ms())
+		? CODE_NOT_FOUND : store_run_file(st, orig->id, &data, &len);
+	if (rc)
+		return rc == CODE_NOT_FOUND ? CODE_UPLOAD_EXPIRED : rc;
+	char fingerprint[DIGEST_HEX];
+	intake_fingerprint(data, len, fingerprint);
+	const char *why;
+	struct intake in = {.org_id = orig->org_id, .file_name = orig->file_name, .dry_run = dry_run,
+			    .format = intake_sniff(a, data, len, &why), .fingerprint = fingerprint,
+			    .staging_ttl_ms = staging_ttl_ms};
+	rc = intake_create_run(st, a, &in, data, len, ret, ret_existing_id);
+	free(data);
+	return rc;
 }

@@ -48,4 +48,12 @@ enum sheet_format intake_sniff(struct arena *a, const void *data, size_t len, co
 enum code intake_create_run(struct store *st, struct arena *a, const struct intake *in, const void *data, size_t len,
 			    struct run *ret, char ret_existing_id[ID_MAX]);
 
+/* "Import this file again": a new run of orig's stored upload, as pushing
+ * those bytes again would make it, with orig's file name.
+ * CODE_UPLOAD_EXPIRED when retention took the file (at now, with
+ * keep_uploads_ms; see run_upload_expired); otherwise as
+ * intake_create_run. */
+enum code intake_rerun(struct store *st, struct arena *a, const struct run *orig, bool dry_run,
+		       int64_t keep_uploads_ms, int64_t staging_ttl_ms, struct run *ret, char ret_existing_id[ID_MAX]);
+
 #endif

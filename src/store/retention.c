@@ -16,16 +16,8 @@ enum code store_retention_due(struct store *st, enum retained what, int64_t cuto
 		  " ORDER BY finished_at LIMIT $2"
 		: "SELECT id FROM runs WHERE finished_at < $1 AND results_deleted_at IS NULL AND " TERMINAL
 		  " ORDER BY finished_at LIMIT $2";
-	struct db_res *r;
-	struct db_param p[] = {P_INT(cutoff), P_INT(n)};
-	enum code rc = store_exec1(st, sql, p, 2, &r);
 	*ret_n = 0;
-	if (rc)
-		return rc;
-	for (int i = 0; i < db_res_rows(r) && i < n; i++)
-		cell_copy(r, i, 0, ret_ids[(*ret_n)++], ID_MAX);
-	db_res_free(r);
-	return CODE_OK;
+	return store_run_ids(st, sql, cutoff, ret_ids, n, ret_n);
 }
 
 /* One chunk: the run's lowest row indexes first, so a chunk is one range

@@ -352,8 +352,7 @@ enum code store_run_move(struct store *st, const char *id, const struct run_move
 	return rc;
 }
 
-/* Up to n run ids of a query whose parameters are (time, n). */
-static enum code run_ids(struct store *st, const char *sql, int64_t t, char (*ret_ids)[ID_MAX], int n, int *ret_n)
+enum code store_run_ids(struct store *st, const char *sql, int64_t t, char (*ret_ids)[ID_MAX], int n, int *ret_n)
 {
 	struct db_res *r;
 	struct db_param p[] = {P_INT(t), P_INT(n)};
@@ -369,7 +368,7 @@ static enum code run_ids(struct store *st, const char *sql, int64_t t, char (*re
 
 enum code store_runs_staging_expired(struct store *st, int64_t now, char (*ret_ids)[ID_MAX], int n, int *ret_n)
 {
-	return run_ids(st, "SELECT id FROM runs WHERE state = 'QUEUED' AND staged = 1 AND expires_at <= $1 "
+	return store_run_ids(st, "SELECT id FROM runs WHERE state = 'QUEUED' AND staged = 1 AND expires_at <= $1 "
 		       "ORDER BY created_at LIMIT $2", now, ret_ids, n, ret_n);
 }
 
@@ -377,7 +376,7 @@ enum code store_runs_timed_out(struct store *st, int64_t cutoff, char (*ret_ids)
 {
 	/* A QUEUED run's clock starts when it became claimable (creation, or
 	 * release from review: updated_at); a RUNNING one's at its first claim. */
-	return run_ids(st, "SELECT id FROM runs WHERE staged = 0 AND ((state = 'QUEUED' AND updated_at < $1) "
+	return store_run_ids(st, "SELECT id FROM runs WHERE staged = 0 AND ((state = 'QUEUED' AND updated_at < $1) "
 		       "OR (state = 'RUNNING' AND started_at < $1)) ORDER BY created_at LIMIT $2", cutoff, ret_ids, n,
 		       ret_n);
 }

@@ -44,6 +44,10 @@ void cell_copy(const struct db_res *r, int row, int col, char *dst, size_t n);
 enum code store_exec1(struct store *st, const char *sql, const struct db_param *p, int n,
 		      struct db_res **ret);
 
+/* Up to n run ids of a query whose parameters are (time, n), into
+ * ret_ids (*ret_n of them). */
+enum code store_run_ids(struct store *st, const char *sql, int64_t t, char (*ret_ids)[ID_MAX], int n, int *ret_n);
+
 struct store_tx;
 /* The connection a transaction runs on. */
 struct db *store_tx_db(struct store_tx *tx);

@@ -126,6 +126,21 @@ static void too_large(struct web_req *w)
 		  "it into smaller files and import each.", w->app->cfg.max_file_bytes));
 }
 
+/* The browser goes to the new run's page (the workers woken), or to the
+ * page of the run of the same bytes that is still being imported; or an
+ * error page. */
+static void run_created(struct web_req *w, enum code rc, const struct run *run, const char *existing)
+{
+	if (rc == CODE_IMPORT_IN_PROGRESS) {
+		web_redirect(w, arena_printf(w->a, "/imports/runs/%s?already=1", existing));
+		return;
+	}
+	if (web_store_answered(w, rc))
+		return;
+	app_hook_call(&w->app->run_queued);
+	web_redirect(w, arena_printf(w->a, "/imports/runs/%s", run->id));
+}
+
 /* The run made (the browser goes to its page), or an error page. */
 static void create(struct web_req *w, struct web_upload *up, enum sheet_format fmt)
 {
@@ -139,14 +154,7 @@ static void create(struct web_req *w, struct web_upload *up, enum sheet_format f
 	char existing[ID_MAX];
 	enum code rc = intake_create_run(w->app->store, w->a, &in, up->file.map ? up->file.map : "", up->file.len,
 					 &run, existing);
-	if (rc == CODE_IMPORT_IN_PROGRESS) {
-		web_redirect(w, arena_printf(w->a, "/imports/runs/%s?already=1", existing));
-		return;
-	}
-	if (web_store_answered(w, rc))
-		return;
-	app_hook_call(&w->app->run_queued);
-	web_redirect(w, arena_printf(w->a, "/imports/runs/%s", run.id));
+	run_created(w, rc, &run, existing);
 }
 
 static void import_file(struct web_req *w)
@@ -185,36 +193,17 @@ static void rerun(struct web_req *w)
 	enum code rc = store_run_get(w->app->store, w->session->org.id, web_param(w, "id"), &orig);
 	if (web_store_answered(w, rc))
 		return;
-	unsigned char *data = NULL;
-	size_t len = 0;
-	rc = run_upload_expired(&orig, w->app->cfg.keep_uploads_ms, now_ms())
-		? CODE_NOT_FOUND : store_run_file(w->app->store, orig.id, &data, &len);
-	if (rc == CODE_NOT_FOUND) {
+	const char *dry = web_field(w, "dry_run");
+	struct run run;
+	char existing[ID_MAX];
+	rc = intake_rerun(w->app->store, w->a, &orig, dry && *dry, w->app->cfg.keep_uploads_ms,
+			  w->app->cfg.staging_ttl_ms, &run, existing);
+	if (rc == CODE_UPLOAD_EXPIRED) {
 		web_error(w, 410, "File deleted (UPLOAD_EXPIRED)", "The stored file of this run was deleted by "
 			  "retention. Import the file again from your copy with Import a file.");
 		return;
 	}
-	if (web_store_answered(w, rc))
-		return;
-	char fingerprint[DIGEST_HEX];
-	intake_fingerprint(data, len, fingerprint);
-	const char *why;
-	const char *dry = web_field(w, "dry_run");
-	struct intake in = {.org_id = w->session->org.id, .file_name = orig.file_name, .dry_run = dry && *dry,
-			    .format = intake_sniff(w->a, data, len, &why), .fingerprint = fingerprint,
-			    .staging_ttl_ms = w->app->cfg.staging_ttl_ms};
-	struct run run;
-	char existing[ID_MAX];
-	rc = intake_create_run(w->app->store, w->a, &in, data, len, &run, existing);
-	free(data);
-	if (rc == CODE_IMPORT_IN_PROGRESS) {
-		web_redirect(w, arena_printf(w->a, "/imports/runs/%s?already=1", existing));
-		return;
-	}
-	if (web_store_answered(w, rc))
-		return;
-	app_hook_call(&w->app->run_queued);
-	web_redirect(w, arena_printf(w->a, "/imports/runs/%s", run.id));
+	run_created(w, rc, &run, existing);
 }
 
 const struct web_handler page_run_rerun = {rerun};
