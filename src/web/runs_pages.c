@@ -246,7 +246,7 @@ static const char *format_text(struct arena *a, const struct run *r)
 /* The run page shows this many groups; the API lists them all. */
 #define GROUPS_SHOWN 20
 
-/* "Rows 2, 3, 7" or "Rows 2, 3, … (first 20 of 312)". */
+/* "Rows 2, 3, 7", or "Rows 2, 3, …, 40, … (the first 20)" when there are more. */
 static const char *first_rows(struct arena *a, const struct run_problem *p)
 {
 	const char *s = p->nrows == 1 ? "Row " : "Rows ";
@@ -277,7 +277,8 @@ static const struct html *problem_item(struct web_req *w, const struct run *r, c
 		T_TEXT("code", p->code), T_TEXT("doc_url", p->doc_url), T_TEXT("severity", p->error ? "error" : "warning"),
 		T_TEXT("where", where), T_TEXT("first_rows", first_rows(a, p)),
 		T_TEXT("detail", p->fix_name ? p->message : NULL),
-		T_TEXT("fix_name", exists ? NULL : p->fix_name), T_TEXT("fix_kind", kind), T_FLAG("exists", exists), T_TEXT("fix_page", branch ? "Branches" : "Customers"),
+		T_TEXT("fix_name", exists ? NULL : p->fix_name), T_TEXT("fix_kind", kind), T_FLAG("exists", exists),
+		T_TEXT("fix_page", branch ? "Branches" : "Customers"),
 		T_FLAG("admin", web_is_admin(w)), T_TEXT("csrf", web_csrf_token(w)),
 	};
 	return tmpl_render(a, "problem.html", v, sizeof v / sizeof v[0]);
