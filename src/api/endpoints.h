@@ -13,6 +13,7 @@ extern const struct endpoint ep_run_get;
 extern const struct endpoint ep_run_list;
 extern const struct endpoint ep_run_results;
 extern const struct endpoint ep_run_failed_rows;
+extern const struct endpoint ep_run_problems;
 extern const struct endpoint ep_run_rerun;
 extern const struct endpoint ep_import_template;
 extern const struct endpoint ep_load_get;

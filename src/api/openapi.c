@@ -337,6 +337,33 @@ static json_t *op_run_results(void)
 		json_pack("[o,o,o,o]", param("RunId"), param("Bucket"), param("Limit"), param("Cursor")), r);
 }
 
+static json_t *op_run_problems(void)
+{
+	json_t *ok = json_ok("A page of the run's problems.", "RunProblemList", OP_AUTH);
+	json_t *same = json_pack("{s:s,s:o}", "description", "Not Modified: If-None-Match matches the page's ETag "
+				 "(or is *). No body.", "headers", headers_for(304, OP_AUTH));
+	json_t *hs[] = {json_object_get(ok, "headers"), json_object_get(same, "headers")};
+	for (size_t i = 0; i < 2; i++) {
+		json_object_set_new(hs[i], "ETag", header_ref("ETag"));
+		json_object_set_new(hs[i], "Cache-Control", header_ref("Cache-Control"));
+	}
+	json_t *r = json_object();
+	json_object_set_new(r, "200", ok);
+	json_object_set_new(r, "304", same);
+	add_problems(r, "NOT_FOUND INVALID_LIMIT INVALID_CURSOR RUN_NOT_TERMINAL RESULTS_EXPIRED", OP_AUTH | OP_NO_BODY);
+	return operation("listImportRunProblems", "Imports", "Read a terminal run's problems, grouped",
+		"The errors and warnings of the run's rows grouped by (code, field, value), the value compared "
+		"exactly as stored: most rows first, ties by first appearance (the earlier first row, then the order "
+		"of the entries in that row). A row with the same problem twice counts once. Each group gives its "
+		"first 20 row numbers and the message of its first row; a LOOKUP_MISS of customer or branch carries "
+		"`fix` (create the record, then import the file again). A run that failed as a whole, or has no "
+		"problems, gives an empty list. Checked in the order of the results endpoint: the run (404), limit "
+		"and cursor, that the run is terminal (409 RUN_NOT_TERMINAL), that retention has not deleted the "
+		"results (410 RESULTS_EXPIRED). A finished run's problems never change: send the ETag back in "
+		"If-None-Match to get 304.",
+		json_pack("[o,o,o,o]", param("RunId"), param("Limit"), param("Cursor"), param("IfNoneMatch")), r);
+}
+
 static json_t *op_run_failed_rows(void)
 {
 	json_t *ok = json_pack("{s:s,s:o,s:{s:{s:{s:s,s:s}},s:{s:{s:s,s:s}}}}", "description", "The fix-up file: the "
@@ -491,6 +518,7 @@ static const struct {
 	{"get", "/api/v1/imports/runs/{id}", NULL, op_run_get},
 	{"get", "/api/v1/imports/runs/{id}/results/{bucket}", NULL, op_run_results},
 	{"get", "/api/v1/imports/runs/{id}/failed-rows", NULL, op_run_failed_rows},
+	{"get", "/api/v1/imports/runs/{id}/problems", NULL, op_run_problems},
 	{"post", "/api/v1/imports/runs/{id}/rerun", NULL, op_run_rerun},
 	{"get", "/api/v1/imports/jobs/template", NULL, op_import_template},
 	{"get", "/api/v1/loads/{id}", NULL, op_load_get},

@@ -378,6 +378,39 @@ static json_t *row_result(void)
 
 /* ---- records ---- */
 
+/* PRODUCT §11 "Problems, grouped". */
+static json_t *run_problem(void)
+{
+	json_t *field = json_pack("{s:[o,{s:s}],s:s}", "oneOf", oa_ref("JobsField"), "type", "null",
+				  "description", "The schema field; null when the problem is about the row as a whole.");
+	json_t *code = json_pack("{s:[o,o],s:s}", "oneOf", oa_ref("RowErrorCode"), oa_ref("RowWarningCode"),
+				 "description", "The per-row code the group's rows share.");
+	json_t *fix = object_of("Present only when the product can fix the problem in place: a LOOKUP_MISS of "
+		"customer or branch is fixed by creating the record (POST /api/v1/customers or /api/v1/branches with "
+		"this name, or the button in the group on the run page); then import the file again (POST "
+		"/api/v1/imports/runs/{id}/rerun).", "type name",
+		"type", str_enum("create_customer create_branch"),
+		"name", desc(text(200, false), "The name to create: the cell value trimmed."), NULL);
+	return closed(object_of("The rows of a run that share one problem: the same code, field and value "
+		"(compared exactly as stored, so values that differ only in case or surrounding spaces are separate "
+		"groups).", "object code severity field column value rowCount rowIndexes message docUrl",
+		"object", const_str("run_problem"),
+		"code", code,
+		"severity", desc(str_enum("error warning"), "error: the rows failed (an entry of their errors[]); "
+				 "warning: the rows committed (warnings[])."),
+		"field", field,
+		"column", desc(oa_nullable("string"), "The file's header text for the field; null when unmapped."),
+		"value", desc(text(200, true), "The raw cell text as read (at most 200 characters); null when "
+			      "the problem has no cell value."),
+		"rowCount", desc(oa_with(oa_type("integer"), "minimum", json_integer(1)), "How many rows have it."),
+		"rowIndexes", desc(oa_with(array_of(row_index()), "maxItems", json_integer(20)), "The first 20 of "
+				   "those rows (rowIndex, ascending)."),
+		"message", desc(oa_type("string"), "The message of the group's first row."),
+		"docUrl", desc(oa_withs(oa_type("string"), "format", "uri"), "{docs_url}/api/errors/<CODE>."),
+		"fix", fix,
+		NULL));
+}
+
 static json_t *load(void)
 {
 	return object_of("A load (`object: load`) as the last import of it wrote it.",
@@ -567,6 +600,9 @@ json_t *openapi_schemas(void)
 	put(s, "SkippedRow", skipped_row());
 	put(s, "RowResult", row_result());
 	put(s, "RowResultList", list_of("RowResult", "A page of one bucket's per-row results, in rowIndex order."));
+	put(s, "RunProblem", run_problem());
+	put(s, "RunProblemList", list_of("RunProblem", "A page of a run's problems grouped by (code, field, value): "
+		"most rows first, ties by first appearance (the earlier first row, then the order in that row)."));
 	put(s, "Load", load());
 	put(s, "Project", project());
 	put(s, "Location", location());

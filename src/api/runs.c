@@ -361,3 +361,75 @@ static void rerun(struct api_ctx *ctx, struct http_request *req, struct http_res
 }
 
 const struct endpoint ep_run_rerun = {.finish = rerun};
+
+/* ---- GET /api/v1/imports/runs/{id}/problems (PRODUCT §11) ---- */
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? api_str(s) : json_null();
+}
+
+static json_t *problem_json(const struct run_problem *p)
+{
+	json_t *rows = json_array();
+	for (int i = 0; i < p->nrows; i++)
+		json_array_append_new(rows, json_integer(p->rows[i]));
+	json_t *o = json_object();
+	json_object_set_new(o, "object", json_string("run_problem"));
+	json_object_set_new(o, "code", json_string(p->code));
+	json_object_set_new(o, "severity", json_string(p->error ? "error" : "warning"));
+	json_object_set_new(o, "field", str_or_null(p->field));
+	json_object_set_new(o, "column", str_or_null(p->column));
+	json_object_set_new(o, "value", str_or_null(p->value));
+	json_object_set_new(o, "rowCount", json_integer(p->row_count));
+	json_object_set_new(o, "rowIndexes", rows);
+	json_object_set_new(o, "message", api_str(p->message));
+	json_object_set_new(o, "docUrl", api_str(p->doc_url));
+	if (p->fix_type)
+		json_object_set_new(o, "fix", json_pack("{s:s,s:o}", "type", p->fix_type, "name", api_str(p->fix_name)));
+	return o;
+}
+
+/* The problems of a finished run never change, so the page's position is
+ * an index into the sorted groups; the answer carries an ETag. */
+static void get_problems(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
+{
+	struct run run;
+	if (!load_run(ctx, req, res, &run))
+		return;
+	int limit, after = 0;
+	const char *pos;
+	char *scope = arena_printf(req->arena, "%s/problems", run.id);
+	if (!page_limit(req, res, &limit) || !cursor_read(req, res, scope, &pos))
+		return;
+	if (!run_state_terminal(run.state)) {
+		api_problem(req, res, CODE_RUN_NOT_TERMINAL, arena_printf(req->arena, "The run is %s; its problems "
+			    "exist once it is terminal. Poll the run first.", run_state_name(run.state)), NULL);
+		return;
+	}
+	if (run_results_expired(&run, ctx->app->cfg.keep_results_ms, now_ms())) {
+		results_expired(req, res, &run);
+		return;
+	}
+	struct run_problem **groups;
+	int n;
+	enum code rc = results_problems(ctx->app->store, req->arena, run.id, ctx->app->cfg.docs_url, &groups, &n);
+	if (rc) {
+		api_store_failed(req, res, rc);
+		return;
+	}
+	if (pos && (!position_index(pos, &after) || after > n)) {
+		cursor_invalid(req, res);
+		return;
+	}
+	json_t *data = json_array();
+	for (int i = after; i < n && i < after + limit; i++)
+		json_array_append_new(data, problem_json(groups[i]));
+	json_t *next = json_null();
+	if (n - after > limit)
+		next = json_string(next_page_url(req, cursor_make(req, scope, arena_printf(req->arena, "%d", after + limit)),
+						 limit, NULL));
+	api_json_etag(req, res, json_pack("{s:s,s:o,s:o}", "object", "list", "data", data, "nextPageUrl", next));
+}
+
+const struct endpoint ep_run_problems = {.finish = get_problems};

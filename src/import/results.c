@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "base/buf.h"
+#include "base/strmap.h"
 #include "model/normalize.h"
 #include "store/records.h"
 
@@ -427,17 +428,26 @@ static void put_cell(struct buf *b, int col, int row)
 	buf_printf(b, "%d\"", row);
 }
 
+/* The message of a stored diag: its kind and arguments (an arg0 of 0
+ * stands for the quote of value). */
+static struct msg diag_msg(struct arena *a, json_t *d)
+{
+	const char *value = jstr(json_array_get(d, 4));
+	struct msg m = {(enum msg_kind)json_integer_value(json_array_get(d, 3)), {NULL}};
+	for (int i = 0; i < MSG_MAX_ARGS; i++) {
+		json_t *v = json_array_get(d, 5 + (size_t)i);
+		m.arg[i] = json_is_integer(v) && i == 0 && value ? norm_quote(a, value, strlen(value), MSG_QUOTE_CHARS)
+			   : jstr(v);
+	}
+	return m;
+}
+
 static void render_diag(struct render *x, int row, json_t *d)
 {
 	struct buf *b = &x->b;
 	const char *code = jstr(json_array_get(d, 0)), *value = jstr(json_array_get(d, 4));
 	json_int_t col = json_integer_value(json_array_get(d, 2));
-	struct msg m = {(enum msg_kind)json_integer_value(json_array_get(d, 3)), {NULL}};
-	for (int i = 0; i < MSG_MAX_ARGS; i++) {
-		json_t *v = json_array_get(d, 5 + (size_t)i);
-		m.arg[i] = json_is_integer(v) && i == 0 && value ? norm_quote(x->a, value, strlen(value), MSG_QUOTE_CHARS)
-			   : jstr(v);
-	}
+	struct msg m = diag_msg(x->a, d);
 	json_t *field = json_array_get(d, 1);
 	buf_append(b, "{\"code\":", 8);
 	put_str(b, code ? code : "");
@@ -583,5 +593,114 @@ enum code results_page(struct store *st, const char *run_id, const char *bucket,
 	struct page_ctx p = {&x, bucket, fn, ctx};
 	rc = store_results_page(st, run_id, bucket, after, limit, on_stored, &p, ret_more);
 	render_done(&x);
+	return rc;
+}
+
+/* ---- Grouped problems (PRODUCT §11 "Problems, grouped") ---- */
+
+struct groups {
+	struct arena *a;
+	json_t *columns;
+	const char *docs_url;
+	struct strmap *by_key;
+	struct run_problem **list;
+	int n, cap;
+	enum code rc;
+};
+
+/* A name the product could create for a LOOKUP_MISS of customer or branch:
+ * the cell trimmed, 1..NAME_MAX_LEN characters on one line (the rule of
+ * POST /api/v1/customers); NULL otherwise. */
+static const char *fix_name(struct arena *a, const char *value)
+{
+	size_t len, chars = 0;
+	const char *t = norm_trim(value, strlen(value), &len);
+	for (size_t i = 0; i < len; i++) {
+		if ((unsigned char)t[i] < 0x20 || t[i] == 0x7f)
+			return NULL;
+		chars += ((unsigned char)t[i] & 0xC0) != 0x80;
+	}
+	return len && chars <= NAME_MAX_LEN ? arena_strndup(a, t, len) : NULL;
+}
+
+/* The group of one diag, made (with its message, rendered for this row)
+ * the first time its key is seen. */
+static struct run_problem *group_of(struct groups *g, json_t *d, bool failed)
+{
+	const char *code = jstr(json_array_get(d, 0)), *field = jstr(json_array_get(d, 1));
+	const char *value = jstr(json_array_get(d, 4));
+	/* code, field, value compared exactly; null differs from "". */
+	const char *key = arena_printf(g->a, "%s\x1f%c%s\x1f%c%s", code ? code : "", field ? 's' : 'n', field ? field : "",
+				       value ? 's' : 'n', value ? value : "");
+	struct run_problem *p = strmap_get(g->by_key, key);
+	if (p)
+		return p;
+	p = arena_alloc(g->a, sizeof(*p));
+	enum code c = code ? code_from_name(code) : CODE_INTERNAL_ERROR;
+	enum field f = field ? field_from_name(field) : FIELD_NONE;
+	json_int_t col = json_integer_value(json_array_get(d, 2));
+	struct msg m = diag_msg(g->a, d);
+	*p = (struct run_problem){
+		.code = arena_strdup(g->a, code ? code : ""), .error = failed, .field = arena_strdup(g->a, field),
+		.column = col >= 0 ? arena_strdup(g->a, jstr(json_array_get(g->columns, (size_t)col))) : NULL,
+		.value = arena_strdup(g->a, value), .seq = g->n,
+		.message = arena_strdup(g->a, msg_render(g->a, c, f, &m)),
+		.doc_url = arena_printf(g->a, "%s/api/errors/%s", g->docs_url, code ? code : ""),
+	};
+	if (c == CODE_LOOKUP_MISS && value && (f == FIELD_CUSTOMER || f == FIELD_BRANCH) &&
+	    (p->fix_name = fix_name(g->a, value)))
+		p->fix_type = f == FIELD_CUSTOMER ? "create_customer" : "create_branch";
+	if (g->n == g->cap) {
+		g->cap = g->cap ? 2 * g->cap : 64;
+		struct run_problem **grown = arena_alloc(g->a, sizeof(*grown) * (size_t)g->cap);
+		if (g->n)
+			memcpy(grown, g->list, sizeof(*grown) * (size_t)g->n);
+		g->list = grown;
+	}
+	g->list[g->n++] = p;
+	strmap_put(g->by_key, key, p);
+	return p;
+}
+
+static void on_problem_row(int row_index, bool failed, const char *body, void *ctx)
+{
+	struct groups *g = ctx;
+	json_t *j = json_loads(body, 0, NULL);
+	json_t *list = json_array_get(j, failed ? 1 : 2);
+	for (size_t i = 0; i < json_array_size(list); i++) {
+		struct run_problem *p = group_of(g, json_array_get(list, i), failed);
+		if (p->row_count && p->rows[p->nrows - 1] == row_index)
+			continue;   /* the same problem twice in one row counts the row once */
+		p->row_count++;
+		if (p->nrows < PROBLEM_ROWS_SHOWN)
+			p->rows[p->nrows++] = row_index;
+	}
+	json_decref(j);
+}
+
+static int by_rows(const void *x, const void *y)
+{
+	const struct run_problem *a = *(struct run_problem *const *)x, *b = *(struct run_problem *const *)y;
+	if (a->row_count != b->row_count)
+		return a->row_count > b->row_count ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+enum code results_problems(struct store *st, struct arena *a, const char *run_id, const char *docs_url,
+			   struct run_problem ***ret, int *ret_n)
+{
+	char *columns = NULL;
+	enum code rc = store_run_result_columns(st, run_id, &columns);
+	if (rc)
+		return rc;
+	struct groups g = {.a = a, .columns = columns ? json_loads(columns, 0, NULL) : NULL, .docs_url = docs_url,
+			   .by_key = strmap_new(a)};
+	free(columns);
+	rc = store_results_problem_rows(st, run_id, on_problem_row, &g);
+	json_decref(g.columns);
+	if (g.n)
+		qsort(g.list, (size_t)g.n, sizeof(*g.list), by_rows);
+	*ret = g.list;
+	*ret_n = g.n;
 	return rc;
 }

@@ -41,4 +41,34 @@ const char *results_render(struct arena *a, const char *bucket, int row_index, c
 int results_entries(struct arena *a, bool dry_run, const struct colmap *map, const struct row *rows, int nrows,
 		    const char *docs_url, struct result_entry **ret);
 
+/* One group of a run's problems (PRODUCT §11 "Problems, grouped"): the
+ * errors and warnings of its rows that share (code, field, value), the
+ * value compared exactly as stored (so " Acme" and "Acme" are two groups,
+ * null and "" too). */
+#define PROBLEM_ROWS_SHOWN 20
+struct run_problem {
+	const char *code;
+	bool error;                 /* severity: an error of a failed row, else a warning */
+	const char *field;          /* NULL when none */
+	const char *column;         /* header text, NULL when no column */
+	const char *value;          /* NULL when none */
+	int row_count;
+	int rows[PROBLEM_ROWS_SHOWN];   /* the first rows, ascending */
+	int nrows;
+	int seq;                    /* order of first appearance (row, then place in the row) */
+	const char *message;        /* rendered for its first row */
+	const char *doc_url;
+	/* The fix the product offers in place: "create_customer" or
+	 * "create_branch" (a LOOKUP_MISS of customer/branch) with the name to
+	 * create (the value trimmed); NULL when none. */
+	const char *fix_type, *fix_name;
+};
+
+/* The run's problems grouped, most rows first, ties by first appearance
+ * (the first row, then the order within it): *ret (in a) gets *ret_n
+ * groups.  Each stored row is read once (store_results_problem_rows), and
+ * a message is rendered once per group. */
+enum code results_problems(struct store *st, struct arena *a, const char *run_id, const char *docs_url,
+			   struct run_problem ***ret, int *ret_n);
+
 #endif

@@ -72,6 +72,18 @@ enum code store_ref_create(struct store *st, enum ref_kind k, const char *org_id
 	return store_tx_commit(tx);
 }
 
+enum code store_ref_find(struct store *st, enum ref_kind k, const char *org_id, const char *name, char ret_id[ID_MAX])
+{
+	char key[NAME_MAX_LEN * 4 * 18 + 1];
+	text_ref_key(name, key, sizeof key);
+	struct db *db = store_acquire(st);
+	if (!db)
+		return CODE_SERVICE_UNAVAILABLE;
+	enum code rc = by_key(db, k, org_id, key, ret_id);
+	store_release(st, db);
+	return rc;
+}
+
 static enum code ref_list(struct store *st, struct arena *a, const char *sql, struct db_param *p, int n,
 			  struct ref_rec *ret, int max, int *ret_n)
 {

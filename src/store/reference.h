@@ -23,6 +23,10 @@ struct ref_rec {
  * name are serialized, so exactly one succeeds. */
 enum code store_ref_create(struct store *st, enum ref_kind k, const char *org_id, const char *name,
 			   char ret_id[ID_MAX], char ret_existing[ID_MAX]);
+/* The record a row naming name would match (by the name rule of
+ * store_ref_create): its id, or CODE_NOT_FOUND.  name is at most
+ * NAME_MAX_LEN characters. */
+enum code store_ref_find(struct store *st, enum ref_kind k, const char *org_id, const char *name, char ret_id[ID_MAX]);
 enum code store_ref_get(struct store *st, struct arena *a, enum ref_kind k, const char *org_id, const char *id,
 			struct ref_rec *ret);
 /* Records whose name key contains key ("" = all), oldest first after the

@@ -508,6 +508,33 @@ enum code store_results_page(struct store *st, const char *run_id, const char *b
 	return CODE_OK;
 }
 
+#define PROBLEM_BATCH 500
+
+enum code store_results_problem_rows(struct store *st, const char *run_id,
+				     void (*fn)(int row_index, bool failed, const char *body, void *ctx), void *ctx)
+{
+	/* Row numbers are unique within a run (a row is stored once, in its
+	 * bucket), so one keyset over row_index walks both kinds in order. */
+	int after = 0;
+	for (;;) {
+		struct db_res *r;
+		struct db_param p[] = {P_TXT(run_id), P_INT(after), P_INT(PROBLEM_BATCH)};
+		enum code rc = store_exec1(st, "SELECT row_index, bucket, body FROM run_results WHERE run_id = $1 "
+					   "AND row_index > $2 AND (bucket = 'failed' OR (bucket = 'succeeded' AND warned = 1)) "
+					   "ORDER BY row_index LIMIT $3", p, 3, &r);
+		if (rc)
+			return rc;
+		int n = db_res_rows(r);
+		for (int i = 0; i < n; i++) {
+			after = (int)db_res_int(r, i, 0);
+			fn(after, !strcmp(db_res_get(r, i, 1), "failed"), db_res_get(r, i, 2), ctx);
+		}
+		db_res_free(r);
+		if (n < PROBLEM_BATCH)
+			return CODE_OK;
+	}
+}
+
 enum code store_run_set_result_columns(struct store_tx *tx, const char *run_id, const char *columns)
 {
 	struct db_param p[] = {P_TXT(run_id), P_TXT(columns)};

@@ -172,6 +172,13 @@ enum code store_results_page(struct store *st, const char *run_id, const char *b
 			     int limit, void (*fn)(int row_index, const char *body, void *ctx), void *ctx,
 			     bool *ret_more);
 
+/* Every stored row with errors or warnings (the failed bucket and the
+ * succeeded rows flagged warned), in row order, read in batches: fn gets
+ * each (row_index, whether it failed, compact body).  The grouped problems
+ * of a run (import/results.h results_problems) are built from it. */
+enum code store_results_problem_rows(struct store *st, const char *run_id,
+				     void (*fn)(int row_index, bool failed, const char *body, void *ctx), void *ctx);
+
 /* The run's column texts its results point at (JSON; results_save), set
  * in the run's transaction; *ret is malloc'd, NULL when the run has none. */
 enum code store_run_set_result_columns(struct store_tx *tx, const char *run_id, const char *columns);

@@ -108,6 +108,6 @@ extern const struct web_handler page_keys, page_keys_mint, page_keys_revoke, pag
 extern const struct web_handler page_locations;
 extern const struct web_handler page_run_fixup;
 extern const struct web_handler page_import_upload, page_run_rerun, page_template;
-extern const struct web_handler page_reference, page_reference_add;
+extern const struct web_handler page_reference, page_reference_add, page_run_fix;
 
 #endif

@@ -1,6 +1,7 @@
 /* Customers and Branches: the reference data rows are matched against
  * (PRODUCT §8).  Members list and search; admins add, with the same name
- * rule as POST /api/v1/customers (DUPLICATE_NAME). */
+ * rule as POST /api/v1/customers (DUPLICATE_NAME), here or with the button
+ * of a LOOKUP_MISS group on a run's page (PRODUCT §11). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 #include "model/names.h"
 #include "model/normalize.h"
 #include "store/reference.h"
+#include "store/runs.h"
 #include "web/page.h"
 
 #define PER_PAGE 50
@@ -96,20 +98,28 @@ static void list(struct web_req *w)
 
 const struct web_handler page_reference = {list};
 
-static void add(struct web_req *w)
+/* The posted name trimmed (*ret); false when it is not 1 to 200
+ * characters on one line (the rule of POST /api/v1/customers). */
+static bool posted_name(struct web_req *w, char **ret)
 {
-	enum ref_kind k = kind_of(w);
 	const char *raw = web_field(w, "name");
 	size_t len;
 	const char *t = norm_trim(raw ? raw : "", raw ? strlen(raw) : 0, &len);
-	char *name = arena_strndup(w->a, t, len);
+	char *name = *ret = arena_strndup(w->a, t, len);
 	size_t chars = 0;
 	bool control = false;
 	for (size_t i = 0; i < len; i++) {
 		chars += ((unsigned char)name[i] & 0xC0) != 0x80;
 		control |= (unsigned char)name[i] < 0x20 || name[i] == 0x7f;
 	}
-	if (!len || chars > NAME_MAX_LEN || control) {
+	return len && chars <= NAME_MAX_LEN && !control;
+}
+
+static void add(struct web_req *w)
+{
+	enum ref_kind k = kind_of(w);
+	char *name;
+	if (!posted_name(w, &name)) {
 		render(w, 400, "Give a name of 1 to 200 characters on one line, as it appears in your files.", name);
 		return;
 	}
@@ -126,3 +136,32 @@ static void add(struct web_req *w)
 }
 
 const struct web_handler page_reference_add = {add};
+
+/* POST /imports/runs/{id}/fix (PRODUCT §11 "Run page"): the one button in a
+ * LOOKUP_MISS group of the run page adds the missing customer or branch,
+ * exactly as the Customers page and POST /api/v1/customers do, then
+ * returns to the run page, whose note suggests importing the file again.
+ * A name that exists already is not an error here: the note says so. */
+static void fix(struct web_req *w)
+{
+	struct run r;
+	enum code rc = store_run_get(w->app->store, w->session->org.id, web_param(w, "id"), &r);
+	if (web_store_answered(w, rc))
+		return;
+	const char *kind = web_field(w, "kind");
+	char *name;
+	if (!kind || (strcmp(kind, "customer") && strcmp(kind, "branch")) || !posted_name(w, &name)) {
+		web_error(w, 400, "Nothing to add", "The form names no customer or branch to add. Go back to the run "
+			  "page and use the button in the problem's group.");
+		return;
+	}
+	enum ref_kind k = !strcmp(kind, "branch") ? REF_BRANCH : REF_CUSTOMER;
+	char id[ID_MAX], existing[ID_MAX] = "";
+	rc = store_ref_create(w->app->store, k, w->session->org.id, name, id, existing);
+	if (rc && rc != CODE_DUPLICATE_NAME && web_store_answered(w, rc))
+		return;
+	web_redirect(w, arena_printf(w->a, "/imports/runs/%s?fixed=%s&kind=%s&name=%s#fix-note", r.id,
+				     rc == CODE_DUPLICATE_NAME ? "exists" : "added", kind, web_url_encode(w->a, name)));
+}
+
+const struct web_handler page_run_fix = {fix};

@@ -9,6 +9,7 @@
 #include "base/url.h"
 #include "import/fixup.h"
 #include "import/results.h"
+#include "store/reference.h"
 #include "store/runs.h"
 #include "base/csv_write.h"
 #include "web/page.h"
@@ -240,6 +241,77 @@ static const char *format_text(struct arena *a, const struct run *r)
 	return s;
 }
 
+/* ---- grouped problems (PRODUCT §11) ---- */
+
+/* The run page shows this many groups; the API lists them all. */
+#define GROUPS_SHOWN 20
+
+/* "Rows 2, 3, 7", or "Rows 2, 3, …, 40, … (the first 20)" when there are more. */
+static const char *first_rows(struct arena *a, const struct run_problem *p)
+{
+	const char *s = p->nrows == 1 ? "Row " : "Rows ";
+	for (int i = 0; i < p->nrows; i++)
+		s = arena_printf(a, "%s%s%d", s, i ? ", " : "", p->rows[i]);
+	if (p->row_count > p->nrows)
+		s = arena_printf(a, "%s, … (the first %d)", s, p->nrows);
+	return s;
+}
+
+static const struct html *problem_item(struct web_req *w, const struct run *r, const struct run_problem *p)
+{
+	struct arena *a = w->a;
+	bool branch = p->fix_type && !strcmp(p->fix_type, "create_branch");
+	const char *kind = branch ? "branch" : "customer";
+	/* A missing customer or branch is said in a few words; other groups by their message. */
+	const char *title = p->fix_name ? arena_printf(a, "No %s named “%s”", kind, p->fix_name) : p->message;
+	/* Added since the run (here or on the Customers page): no button,
+	 * what is left to do is importing the file again. */
+	char found[ID_MAX];
+	bool exists = p->fix_name && !store_ref_find(w->app->store, branch ? REF_BRANCH : REF_CUSTOMER,
+						     w->session->org.id, p->fix_name, found);
+	const char *where = p->field ? (p->column ? arena_printf(a, "%s · column “%s”", p->field, p->column) : p->field)
+				     : p->column ? arena_printf(a, "column “%s”", p->column) : NULL;
+	struct tmpl_var v[] = {
+		T_TEXT("id", r->id), T_TEXT("title", title), T_FLAG("warn", !p->error),
+		T_TEXT("rows", p->row_count == 1 ? "1 row" : arena_printf(a, "%s rows", web_int(a, p->row_count))),
+		T_TEXT("code", p->code), T_TEXT("doc_url", p->doc_url), T_TEXT("severity", p->error ? "error" : "warning"),
+		T_TEXT("where", where), T_TEXT("first_rows", first_rows(a, p)),
+		T_TEXT("detail", p->fix_name ? p->message : NULL),
+		T_TEXT("fix_name", exists ? NULL : p->fix_name), T_TEXT("fix_kind", kind), T_FLAG("exists", exists),
+		T_TEXT("fix_page", branch ? "Branches" : "Customers"),
+		T_FLAG("admin", web_is_admin(w)), T_TEXT("csrf", web_csrf_token(w)),
+	};
+	return tmpl_render(a, "problem.html", v, sizeof v / sizeof v[0]);
+}
+
+/* The run's problems grouped, the first GROUPS_SHOWN of them; *ret_n is
+ * how many groups there are.  False when storage failed. */
+static bool problem_list(struct web_req *w, const struct run *r, const struct html **ret, int *ret_n)
+{
+	struct run_problem **groups;
+	int n = 0;
+	if (results_problems(w->app->store, w->a, r->id, w->app->cfg.docs_url, &groups, &n))
+		return false;
+	struct html_list *l = html_list_new(w->a);
+	for (int i = 0; i < n && i < GROUPS_SHOWN; i++)
+		html_list_add(l, problem_item(w, r, groups[i]));
+	*ret = html_list_done(l);
+	*ret_n = n;
+	return true;
+}
+
+/* The note after an admin's "Add customer" (?fixed=added|exists). */
+static const char *fix_note(struct web_req *w)
+{
+	const char *fixed = web_query(w, "fixed"), *kind = web_query(w, "kind"), *name = web_query(w, "name");
+	if (!fixed || !name || !kind || (strcmp(kind, "customer") && strcmp(kind, "branch")))
+		return NULL;
+	const char *again = "Import this file again to update its loads";
+	if (!strcmp(fixed, "added"))
+		return arena_printf(w->a, "Added %s “%s”. Rows naming it match it from now on. %s.", kind, name, again);
+	return arena_printf(w->a, "A %s named “%s” exists already. %s.", kind, name, again);
+}
+
 /* Loads the run of the session's org; answers 404/503 and returns false. */
 static bool load_run(struct web_req *w, struct run *r)
 {
@@ -271,6 +343,12 @@ static void run_page(struct web_req *w)
 		after = 0;
 	struct page_rows p = {w, html_list_new(a), 0, 0};
 	bool more = false;
+	const struct html *problems = html_empty();
+	int ngroups = 0;
+	if (results && !problem_list(w, &r, &problems, &ngroups)) {
+		web_unavailable(w);
+		return;
+	}
 	if (results && results_page(w->app->store, r.id, buckets[b], after, RESULTS_PER_PAGE, w->app->cfg.docs_url, add_result, &p,
 					 &more)) {
 		web_unavailable(w);
@@ -305,6 +383,11 @@ static void run_page(struct web_req *w)
 		T_TEXT("count_skipped", web_int(a, r.counts[COUNT_SKIPPED])),
 		T_FLAG("fixup", results && !upload_gone && r.counts[COUNT_FAILED] > 0),
 		T_HTML("tabs", results ? tabs(w, &r, b) : html_empty()),
+		T_HTML("problems", problems),
+		T_FLAG("has_problems", ngroups > 0),
+		T_TEXT("more_problems", ngroups > GROUPS_SHOWN ? arena_printf(a, "%d more groups are not shown here; "
+			"GET /api/v1/imports/runs/%s/problems lists them all.", ngroups - GROUPS_SHOWN, r.id) : NULL),
+		T_TEXT("fix_note", fix_note(w)),
 		T_TEXT("bucket", buckets[b]),
 		T_FLAG("empty_bucket", p.n == 0),
 		T_HTML("result_rows", html_list_done(p.rows)),

@@ -19,7 +19,9 @@
 #include "base/arena.h"
 #include "base/clock.h"
 #include "base/ids.h"
+#include "import/results.h"
 #include "mail/mailer.h"
+#include "model/messages.h"
 #include "model/names.h"
 #include "store/outbox.h"
 #include "store/reference.h"
@@ -269,6 +271,65 @@ static void revocation_across_stores(struct store *st, const char *url)
 	store_close(st2);
 }
 
+/* PRODUCT §11 "Problems, grouped": results_problems over stored compact
+ * rows.  A problem twice in one row counts once; null and "" values are
+ * separate groups; ties go by first appearance; more rows than one batch
+ * of store_results_problem_rows (500) are all read. */
+static void problems(struct store *st)
+{
+	struct org o;
+	assert_int_equal(store_org_create(st, "Problems Org", &o), CODE_OK);
+	struct run r = new_run(o.id, "problems");
+	char existing[ID_MAX];
+	assert_int_equal(store_run_create(st, &r, "x", 1, existing), CODE_OK);
+	enum { BIG = 1200 };
+	struct arena *a = arena_new();
+	struct result_entry *e = arena_alloc(a, sizeof(*e) * (BIG + 8));
+	int n = 0;
+	const char *src = "[\"L\",\"J\"]";
+	e[n++] = (struct result_entry){"failed", 2, false, arena_printf(a, "[%s,[[\"TYPE_MISMATCH\",\"weight\",5,%d,"
+		"\"abc\",0,\"1\"],[\"TYPE_MISMATCH\",\"weight\",5,%d,\"abc\",0,\"1\"]]]", src, MSG_MISMATCH, MSG_MISMATCH)};
+	e[n++] = (struct result_entry){"succeeded", 3, true, arena_printf(a, "[%s,[\"load_x\"],[[\"LOOKUP_MISS\","
+		"\"customer\",4,%d,\" Acme \",0],[\"LOOKUP_MISS\",\"branch\",3,%d,\"\",0]]]", src, MSG_NO_NAMED, MSG_NO_NAMED)};
+	e[n++] = (struct result_entry){"succeeded", 4, true, arena_printf(a, "[%s,[\"load_y\"],[[\"LOOKUP_MISS\","
+		"\"branch\",-1,%d,null],[\"LOOKUP_MISS\",\"customer\",4,%d,\" Acme \",0]]]", src, MSG_NO_NAMED, MSG_NO_NAMED)};
+	e[n++] = (struct result_entry){"skipped", 5, false, arena_printf(a, "[%s,\"duplicate_of_prior_import\"]", src)};
+	e[n++] = (struct result_entry){"succeeded", 6, false, arena_printf(a, "[%s,[\"load_z\"]]", src)};
+	for (int i = 0; i < BIG; i++)
+		e[n++] = (struct result_entry){"succeeded", 7 + i, true, arena_printf(a, "[%s,[],[[\"LOOKUP_MISS\","
+			"\"customer\",4,%d,\"Big\",0]]]", src, MSG_NO_NAMED)};
+	struct store_tx *tx;
+	assert_int_equal(store_tx_begin(st, &tx), CODE_OK);
+	assert_int_equal(store_results_add_all(tx, r.id, e, n), CODE_OK);
+	assert_int_equal(store_tx_commit(tx), CODE_OK);
+
+	struct run_problem **g;
+	int ng = 0;
+	assert_int_equal(results_problems(st, a, r.id, "https://docs.test", &g, &ng), CODE_OK);
+	assert_int_equal(ng, 5);
+	assert_string_equal(g[0]->value, "Big");
+	assert_int_equal(g[0]->row_count, BIG);
+	assert_int_equal(g[0]->nrows, PROBLEM_ROWS_SHOWN);
+	assert_int_equal(g[0]->rows[0], 7);
+	assert_int_equal(g[0]->rows[19], 26);
+	assert_string_equal(g[1]->value, " Acme ");
+	assert_int_equal(g[1]->row_count, 2);
+	assert_string_equal(g[1]->fix_type, "create_customer");
+	assert_string_equal(g[1]->fix_name, "Acme");
+	assert_non_null(strstr(g[1]->message, "No customer named \" Acme \""));
+	assert_string_equal(g[1]->doc_url, "https://docs.test/api/errors/LOOKUP_MISS");
+	assert_string_equal(g[2]->code, "TYPE_MISMATCH");   /* row 2, counted once */
+	assert_true(g[2]->error);
+	assert_int_equal(g[2]->row_count, 1);
+	assert_null(g[2]->fix_type);
+	assert_string_equal(g[3]->value, "");                /* row 3: "" ... */
+	assert_null(g[3]->fix_type);                         /* ... is no name to create */
+	assert_null(g[4]->value);                            /* row 4: null, another group */
+	assert_null(g[4]->column);
+	assert_false(g[4]->error);
+	arena_free(a);
+}
+
 static void run_all(const char *url)
 {
 	struct store *st = open_store(url);
@@ -277,6 +338,7 @@ static void run_all(const char *url)
 	runs(st);
 	outbox_and_secrets(st);
 	locations(st);
+	problems(st);
 	store_close(st);
 }
 
