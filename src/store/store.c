@@ -269,16 +269,23 @@ static enum code apply_pending(struct db *db, char *err, size_t errlen)
 			       NULL, 0, NULL);
 	struct db_res *r = NULL;
 	if (!rc)
-		rc = db_exec(db, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations", NULL, 0, &r);
+		rc = db_exec(db, "SELECT version FROM schema_migrations", NULL, 0, &r);
 	if (rc) {
 		snprintf(err, errlen, "migrations: %s", db_errmsg(db));
 		return rc;
 	}
-	int64_t have = db_res_int(r, 0, 0);
+	/* Every migration not recorded as applied, in order (not only those
+	 * past the highest: one recorded missing is applied again). */
+	bool have[256] = {false};
+	for (int k = 0; k < db_res_rows(r); k++) {
+		int64_t v = db_res_int(r, k, 0);
+		if (v >= 0 && v < 256)
+			have[v] = true;
+	}
 	db_res_free(r);
 	for (int i = 0; i < migrations_count; i++) {
 		const struct migration *m = &migrations[i];
-		if (m->version <= have)
+		if (m->version < 256 && have[m->version])
 			continue;
 		char *sql = dialect_sql(m->sql, db_kind(db));
 		rc = *sql ? db_script(db, sql) : CODE_OK;
