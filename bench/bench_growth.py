@@ -100,9 +100,13 @@ class SqliteDb:
             rows = []
         finally:
             con.close()
-        return rows
+        wal = self.path + "-wal"
+        return rows + ([("(wal)", os.path.getsize(wal))] if os.path.exists(wal) else [])
 
     def close(self):
+        if os.environ.get("BENCH_GROWTH_KEEP"):
+            print("  kept " + self.path)
+            return
         shutil.rmtree(self.dir, ignore_errors=True)
 
 

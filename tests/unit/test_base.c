@@ -7,12 +7,14 @@
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/arena.h"
 #include "base/buf.h"
 #include "base/codes.h"
 #include "base/digest.h"
 #include "base/envfile.h"
+#include "base/ids.h"
 #include "base/text.h"
 #include "base/url.h"
 #include "base/waiter.h"
@@ -234,6 +236,27 @@ static void test_envfile_subset(void **state)
 	assert_int_equal(z.nbad, 1);
 }
 
+/* Ids of rows added in bulk sort in creation order (their table's id index
+ * grows at its end, docs/benchmarks.md "Growth"), stay valid ids of the same
+ * length, and keep a random part. */
+static void test_ordered_ids_sort_by_creation(void **state)
+{
+	(void)state;
+	assert_int_equal(ids_init(), 0);
+	char prev[ID_MAX], id[ID_MAX], again[ID_MAX];
+	id_new_ordered("load", prev);
+	for (int i = 0; i < 5; i++) {
+		struct timespec two_ms = {0, 2000000};
+		nanosleep(&two_ms, NULL);
+		id_new_ordered("load", id);
+		assert_true(id_valid(id, "load"));
+		assert_true(strcmp(prev, id) < 0);
+		memcpy(prev, id, sizeof id);
+	}
+	id_new_ordered("load", again);
+	assert_memory_not_equal(id + 5 + ID_TIME_CHARS, again + 5 + ID_TIME_CHARS, ID_RANDOM_CHARS - ID_TIME_CHARS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_text_utf8_valid),
 		cmocka_unit_test(test_codes_table),
 		cmocka_unit_test(test_envfile_subset),
+		cmocka_unit_test(test_ordered_ids_sort_by_creation),
 		cmocka_unit_test(test_waiter_keeps_a_wakeup_that_came_early),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
