@@ -86,7 +86,7 @@ def test_clean_file_succeeds_and_reads_back(server):
 
 def test_load_and_run_ids_sort_in_creation_order(server):
     """Loads and runs, the rows every import adds, take ids that sort in the
-    order they were created (docs/design.md "Ids"): the id index then grows
+    order they were created (docs/design.md, "Storage"): the id index then grows
     at its end instead of a random page a row, which kept import time flat as
     an organization's history grew (docs/benchmarks.md, "Growth").  The
     wire form is unchanged (prefix, 22 base62 characters)."""
