@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <sodium.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -236,6 +238,23 @@ static void test_envfile_subset(void **state)
 	assert_int_equal(z.nbad, 1);
 }
 
+/* buf_put_int writes what "%lld" writes, at the ends of the range too. */
+static void test_buf_put_int(void **state)
+{
+	(void)state;
+	const long long vals[] = {0, 7, -1, 42, 1000000, -987654321, LLONG_MAX, LLONG_MIN};
+	struct buf b;
+	buf_init(&b, 1024);
+	for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+		char want[32];
+		snprintf(want, sizeof want, "%lld", vals[i]);
+		buf_clear(&b);
+		assert_int_equal(buf_put_int(&b, vals[i]), 0);
+		assert_string_equal(buf_str(&b), want);
+	}
+	buf_done(&b);
+}
+
 /* Ids of rows added in bulk sort in creation order (their table's id index
  * grows at its end, docs/benchmarks.md "Growth"), stay valid ids of the same
  * length, and keep a random part. */
@@ -263,6 +282,7 @@ int main(void)
 		cmocka_unit_test(test_arena_alloc_and_big),
 		cmocka_unit_test(test_digest_is_sha256),
 		cmocka_unit_test(test_buf_cap),
+		cmocka_unit_test(test_buf_put_int),
 		cmocka_unit_test(test_url_encode),
 		cmocka_unit_test(test_text_one_line),
 		cmocka_unit_test(test_text_utf8_valid),
