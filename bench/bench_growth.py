@@ -7,14 +7,14 @@ integration does over weeks) and, every STEP pushes, records:
 - import time: the run's finishedAt - createdAt, median of the last STEP runs;
 - poll time: GET /api/v1/imports/runs/{id} with If-None-Match (304), median;
 - page time: GET .../results/warnings?limit=100 and GET /api/v1/imports/runs
-  (the runs list), median;
+  (the runs list, a page of 50: as many runs as the first step has), median;
 - database bytes per imported row: SQLite's file + WAL after a checkpoint, or
   PostgreSQL's pg_database_size, minus the size of the empty database, over
   the loads imported so far; and the largest tables.
 
 Goals (issue 21): <= 1 KB of database per imported row (uploads included while
 kept), import time at the end <= 1.3x the time after the first STEP pushes,
-polls and pages flat (reported as end/first ratios).
+polls and pages flat (end/first ratios, judged against the import's 1.3x).
 
 The file is as messy as real ones: a named pickup and dropoff on every row
 (60 sites), weights in tons, lb, lbs and kg, $ rates, M/D/YYYY dates, 10
@@ -44,6 +44,7 @@ from harness.net import free_port  # noqa: E402
 ROWS, JOBS, SITES, CUSTOMERS = 750, 40, 60, 10
 GOAL_BYTES_PER_ROW = 1024
 GOAL_IMPORT_GROWTH = 1.3
+GOAL_FLAT = 1.3   # "flat" for polls and pages: the import's own bound (sub-ms figures, a shared machine)
 UNITS = ["12.5 t", "24000 lbs", "9000 kg", "18 tons", "21500 lb"]
 MATERIALS = ["Crushed Limestone #57", "Rip Rap", "Fill Dirt", "Asphalt Millings", "Sand"]
 
@@ -100,9 +101,13 @@ class SqliteDb:
             rows = []
         finally:
             con.close()
-        return rows
+        wal = self.path + "-wal"
+        return rows + ([("(wal)", os.path.getsize(wal))] if os.path.exists(wal) else [])
 
     def close(self):
+        if os.environ.get("BENCH_GROWTH_KEEP"):
+            print("  kept " + self.path)
+            return
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -201,7 +206,7 @@ def main():
             etag = s.get(url).headers["ETag"]
             poll = timed_get(s, url, {"If-None-Match": etag}, expect=304, reps=21)
             page = timed_get(s, url + "/results/warnings?limit=100", reps=7)
-            lst = timed_get(s, base + "/api/v1/imports/runs?limit=100", reps=7)
+            lst = timed_get(s, base + "/api/v1/imports/runs?limit=50", reps=7)
             per_row = (db.size() - empty) / ((i + 1) * ROWS)
             row = (median_ms(imports[-a.step:]), poll * 1000, page * 1000, lst * 1000, per_row)
             first = first or row
@@ -213,8 +218,9 @@ def main():
                                                                "HOLDS" if end[4] <= GOAL_BYTES_PER_ROW else "MISSED"))
         print("  import time end/first %.2fx (goal <= %.1fx): %s" % (growth, GOAL_IMPORT_GROWTH,
                                                                    "HOLDS" if growth <= GOAL_IMPORT_GROWTH else "MISSED"))
-        print("  poll end/first %.2fx, results page %.2fx, runs list %.2fx (goal: flat)"
-              % (end[1] / first[1], end[2] / first[2], end[3] / first[3]))
+        flat = [end[k] / first[k] for k in (1, 2, 3)]
+        print("  polls and pages flat, end/first <= %.1fx: poll %.2fx, results page %.2fx, runs list %.2fx: %s"
+              % (GOAL_FLAT, flat[0], flat[1], flat[2], "HOLDS" if max(flat) <= GOAL_FLAT else "MISSED"))
         return 0 if end[4] <= GOAL_BYTES_PER_ROW and growth <= GOAL_IMPORT_GROWTH else 1
     finally:
         if proc:

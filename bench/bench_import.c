@@ -1163,6 +1163,7 @@ static void xlsx_vs_openpyxl(void)
 	 * and each keeps its best: both get the same chances at a fast slot. */
 	long cells = 0, py_cells = -1;
 	double c_ms = 1e9, floor = 1e9, efloor = 1e9, ifloor = 1e9, py_s = -1, round_ratio[ROUNDS_XLSX];
+	double round_sax[ROUNDS_XLSX];
 	for (int k = 0; k < ROUNDS_XLSX; k++) {
 		double c = reader_ms(x.data, x.len, &cells);
 		c_ms = c < c_ms ? c : c_ms;
@@ -1170,6 +1171,7 @@ static void xlsx_vs_openpyxl(void)
 		floor = f < floor ? f : floor;
 		efloor = e < efloor ? e : efloor;
 		ifloor = i < ifloor ? i : ifloor;
+		round_sax[k] = c / f;
 		char cmd[512];
 		snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s/openpyxl_read.py %s 5", BENCH_SOURCE_DIR, path);
 		FILE *p = popen(cmd, "r");
@@ -1192,8 +1194,14 @@ static void xlsx_vs_openpyxl(void)
 	unlink(path);
 	printf("\nXLSX reader on the %d x %d bench workbook (%zu bytes): %.2f ms CPU, %ld cells\n", ROWS + 1, NCOLS,
 	       x.len, c_ms, cells);
+	printf("floor of a libxml2 reader (unzip + SAX2, empty callbacks): %.2f ms CPU; reader / floor in each round:",
+	       floor);
+	for (int k = 0; k < ROUNDS_XLSX; k++)
+		printf(" %.2fx", round_sax[k]);
+	printf("\ngoal XLSX reader within 1.2x of the unzip + SAX2 floor: %.2fx (best against best) %s\n",
+	       c_ms / floor, c_ms <= 1.2 * floor ? "HOLDS" : "MISSED");
 	if (py_s < 0) {
-		printf("goal XLSX reader >= 20x openpyxl: not measured (python3-openpyxl missing?)\n");
+		printf("XLSX reader against openpyxl: not measured (python3-openpyxl missing?)\n");
 	} else {
 		double ratio = py_s * 1e3 / c_ms;
 		printf("openpyxl read-only: %.2f ms CPU, %ld cells\n", py_s * 1e3, py_cells);
@@ -1206,8 +1214,8 @@ static void xlsx_vs_openpyxl(void)
 		printf("each round's own ratio:");
 		for (int k = 0; k < ROUNDS_XLSX; k++)
 			printf(" %.1fx", round_ratio[k]);
-		printf("\ngoal XLSX reader >= 20x openpyxl: %.1fx (best against best) %s\n", ratio,
-		       ratio >= 20 ? "HOLDS" : "MISSED");
+		printf("\nXLSX reader against openpyxl (informative; the goal of issue 11 was >= 20x): %.1fx (best against "
+		       "best)\n", ratio);
 	}
 	buf_done(&x);
 }

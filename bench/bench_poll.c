@@ -268,10 +268,12 @@ int main(void)
 		}
 	double ratio = best_real / best_bare;
 	printf("poll path (GET run, 304), server CPU per request, best of %d x %d, one core:\n", ROUNDS, REQUESTS);
-	printf("  loadline %.1f us   bare libmicrohttpd %.1f us   ratio %.2fx   goal <= 1.20x: %s\n", best_real,
-	       best_bare, ratio, ratio <= 1.2 ? "HOLDS" : "MISSED");
-	printf("  median of the %d rounds' own ratios (loadline / bare, measured back to back): %.2fx (%.2f-%.2fx)\n",
-	       ROUNDS, paired[ROUNDS / 2], paired[0], paired[ROUNDS - 1]);
+	printf("  loadline %.1f us   bare libmicrohttpd %.1f us   best against best %.2fx (informative)\n", best_real,
+	       best_bare, ratio);
+	/* Issue 21 item 4: the goal is judged on the median of the pairs. */
+	printf("  goal poll <= 1.25x a bare handler, median of %d alternating pairs (loadline / bare, back to back): "
+	       "%.2fx (%.2f-%.2fx): %s\n", ROUNDS, paired[ROUNDS / 2], paired[0], paired[ROUNDS - 1],
+	       paired[ROUNDS / 2] <= 1.25 ? "HOLDS" : "MISSED");
 	printf("  (bare with Loadline's daemon options, %d KiB connection memory and idle timeout: %.1f us, "
 	       "loadline / that %.2fx)\n", HTTP_CONNECTION_MEMORY / 1024, best_bare2, best_real / best_bare2);
 	MHD_stop_daemon(d2);

@@ -22,6 +22,8 @@ int buf_append(struct buf *b, const void *p, size_t n);
 int buf_puts(struct buf *b, const char *s);
 int buf_putc(struct buf *b, char c);
 int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* v in decimal, as "%lld" would write it. */
+int buf_put_int(struct buf *b, long long v);
 /* Takes ownership of the data (caller frees); the buffer is left empty. */
 char *buf_steal(struct buf *b, size_t *ret_len);
 /* The data, or "" when nothing was appended. */

@@ -11,6 +11,11 @@
 int ids_init(void);
 /* Writes prefix + '_' + ID_RANDOM_CHARS base62 characters into out[ID_MAX]. */
 void id_new(const char *prefix, char out[ID_MAX]);
+/* The same, ordered by creation time: the first ID_TIME_CHARS characters
+ * after '_' are the milliseconds since 1970 in base62 (sorted like the
+ * times, byte by byte), the rest random.  For rows added in bulk. */
+#define ID_TIME_CHARS 8
+void id_new_ordered(const char *prefix, char out[ID_MAX]);
 /* Fills out[0..n) with uniformly random base62 characters (no NUL added). */
 void base62_random(char *out, size_t n);
 /* Encodes v as exactly width base62 digits, most significant first. */

@@ -58,7 +58,7 @@ enum code intake_create_run(struct store *st, struct arena *a, const struct inta
 {
 	struct run *run = ret;
 	memset(run, 0, sizeof(*run));
-	id_new("run", run->id);
+	id_new_ordered("run", run->id);
 	snprintf(run->org_id, sizeof run->org_id, "%s", in->org_id);
 	snprintf(run->kind, sizeof run->kind, "jobs");
 	run->state = RUN_QUEUED;

@@ -278,7 +278,11 @@ static void put_compact_diag(struct ctx *x, const struct diag *d)
 	put_str(b, code_name(d->code));
 	buf_putc(b, ',');
 	put_str_or_null(b, d->field < FIELD__COUNT ? field_name(d->field) : NULL);
-	buf_printf(b, ",%d,%d,", d->col >= 0 ? d->col : -1, (int)d->msg.kind);
+	buf_putc(b, ',');
+	buf_put_int(b, d->col >= 0 ? d->col : -1);
+	buf_putc(b, ',');
+	buf_put_int(b, (int)d->msg.kind);
+	buf_putc(b, ',');
 	put_str_or_null(b, d->value);
 	int n = MSG_MAX_ARGS;
 	while (n > 0 && !d->msg.arg[n - 1])

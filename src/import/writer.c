@@ -681,7 +681,7 @@ static enum code write_load(struct write_ctx *w, struct row *r, const char *proj
 		memcpy(l->id, old->id, sizeof l->id);
 		return store_load_update(w->tx, w->run_id, l);
 	}
-	id_new("load", l->id);
+	id_new_ordered("load", l->id);
 	w->pending[w->npending++] = *l;
 	return w->npending == STORE_LOAD_BATCH ? writer_flush(w) : CODE_OK;
 }

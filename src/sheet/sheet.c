@@ -30,7 +30,6 @@ void sheet_limits_default(struct sheet_limits *lim)
 	 * ~80 MB of offsets. */
 	lim->max_shared_strings = 1000000;
 	lim->max_shared_bytes = 16u * 1024 * 1024;
-	lim->reference_xml = false;
 }
 
 size_t sheet_expansion_budget(const struct sheet_limits *lim)

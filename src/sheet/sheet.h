@@ -18,10 +18,6 @@ struct sheet_limits {
 	size_t max_uncompressed;
 	size_t max_shared_strings;      /* XLSX: entries of the shared string table, 1,000,000 */
 	size_t max_shared_bytes;        /* XLSX: their text in all, 16 MB */
-	/* XLSX: read every XML part with libxml2 alone, without the sheetData
-	 * scanner (xmlpart.c): the reference the fuzz target and the unit
-	 * tests compare the scanner with.  False by default. */
-	bool reference_xml;
 };
 
 /* Hard caps that are not configurable: Excel's own grid size.  A row's

@@ -69,13 +69,10 @@ int xentry_open(struct xzip *z, const char *name, struct xentry *e, const char *
 int xentry_read(void *ctx, char *out, int len);
 void xentry_close(struct xentry *e);
 /* Whole parts only (e->mem): hands the next up to len bytes out without
- * copying them, counted against the limits as xentry_read counts them;
- * bytes already counted once (a part read again from its start after
- * xentry_rewind) are not counted again.  Returns the bytes handed out (0 at
+ * copying them (from e->mem + e->pos before the call), counted against the
+ * limits as xentry_read counts them.  Returns the bytes handed out (0 at
  * the end), -1 on error with z->err set. */
 int xentry_advance(struct xentry *e, size_t len);
-/* Whole parts only: reads start again from the first byte. */
-void xentry_rewind(struct xentry *e);
 
 /* An XML part streamed through libxml2's reader with no DTD, no entities,
  * no network.  xml_open returns -1 (with *ret_msg) when the part is absent
@@ -114,10 +111,6 @@ bool xpart_is(struct xpart *p, int type, const char *local);
  * needed). */
 #define XSAX_CHUNK 16384
 #define XSAX_FIRST_CHUNK 4096
-#define XFAST_DEPTH 8        /* elements open inside the scanned one */
-#define XFAST_NAME 32        /* element names and prefixes, NUL included */
-#define XFAST_PREFIXES 16
-#define XFAST_ATTRS 16
 struct xsax {
 	struct xentry e;
 	xmlParserCtxtPtr ctxt;
@@ -125,22 +118,6 @@ struct xsax {
 	void *user;
 	const char *err;     /* set by xsax_fail */
 	bool stopped, finished;
-	/* The part is parsed again from its start by libxml2 after the
-	 * scanner gave it back: the callbacks' state goes back to the start. */
-	void (*restart)(void *user);
-	/* The scanner (xsax_scan_from, xmlpart.c). */
-	bool fast;           /* it reads the part */
-	bool fast_off;       /* it gave the part back for good */
-	bool fast_root;      /* the scanned element is the document's root */
-	bool fast_tail;      /* past its end (only white space may follow) */
-	char fast_elem[XFAST_NAME];
-	size_t fast_elem_len;
-	size_t fpos;         /* next byte of e.mem to scan */
-	int sp;              /* elements open inside the scanned one */
-	char open[XFAST_DEPTH][XFAST_NAME];
-	size_t open_len[XFAST_DEPTH];
-	int nprefix;         /* namespace prefixes bound where it started */
-	char prefix[XFAST_PREFIXES][XFAST_NAME];
 };
 /* The handler's security callbacks (internalSubset, getEntity, serror) are
  * filled in here; `h` must live as long as s. */
@@ -150,14 +127,6 @@ int xsax_open(struct xzip *z, const char *name, struct xsax *s, xmlSAXHandler *h
  * is complete (or xsax_stop was called), -1 on error (*ret_msg says which). */
 int xsax_feed(struct xsax *s, const char **ret_msg);
 void xsax_fail(struct xsax *s, const char *msg);
-/* Called by a startElementNs callback for the element `local` (whose start
- * tag libxml2 just read): when the part is in memory as UTF-8, a scanner
- * reads the rest of that element's content, calling the same callbacks,
- * and gives the part back to libxml2 (restart, then from its first byte)
- * on anything outside the plain subset it knows.  `root`: the element is
- * the document's root (the part ends with it); otherwise a callback stops
- * the part (xsax_stop) at its end tag.  True when the scanner took over. */
-bool xsax_scan_from(struct xsax *s, const char *local, bool root);
 void xsax_stop(struct xsax *s);
 void xsax_close(struct xsax *s);
 /* An attribute value from a SAX2 attribute array (not NUL-terminated) into

@@ -42,8 +42,6 @@ static void sst_start(void *ctx, const xmlChar *local, const xmlChar *prefix, co
 	int d = ++sst->depth;
 	const char *name = (const char *)local;
 	if (!sst->si) {
-		if (d == 1 && !strcmp(name, "sst"))
-			xsax_scan_from(&sst->part, "sst", true);
 		if (strcmp(name, "si"))
 			return;
 		if (sst->max_strings && sst->n >= sst->max_strings) {
@@ -87,16 +85,6 @@ static void sst_text(void *ctx, const xmlChar *s, int len)
 		xsax_fail(&sst->part, SST_BYTES_MSG);
 }
 
-/* The part is read again from its start (the scanner gave it back). */
-static void sst_restart(void *ctx)
-{
-	struct xsst *sst = ctx;
-	buf_clear(&sst->pool);
-	sst->n = 0;
-	sst->done = sst->cur = 0;
-	sst->depth = sst->si = sst->t = sst->rph = 0;
-}
-
 /* The table is as large as the part's text, which the caps bound; strings
  * are kept because cells may refer to any of them.  Nothing is parsed
  * here: xsst_get parses as far as a cell needs. */
@@ -116,7 +104,6 @@ enum code xsst_open(struct xzip *z, const char *name, struct xsst *sst, const ch
 	sst->sax.ignorableWhitespace = sst_text;
 	if (xsax_open(z, name, &sst->part, &sst->sax, sst, ret_msg))
 		return CODE_MALFORMED_XLSX;
-	sst->part.restart = sst_restart;
 	sst->open = true;
 	sst->complete = false;
 	return CODE_OK;

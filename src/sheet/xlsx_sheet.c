@@ -42,10 +42,6 @@ struct xsheet {
 	const char *err;    /* the parse failed after the queued rows */
 	enum code err_code; /* its code: MALFORMED_XLSX unless a cell was too long */
 	unsigned err_row;
-	/* sheetData is read by xmlpart.c's scanner, which may give the part
-	 * back to libxml2, to be parsed again from its start. */
-	unsigned delivered;          /* number of the last row handed out */
-	unsigned skip_upto;          /* after a hand-back: rows already handed out */
 };
 
 /* "AB12" -> column 27 (0-based), row 12.  Returns -1 when malformed. */
@@ -396,7 +392,6 @@ static void sax_start(void *ctx, const xmlChar *local, const xmlChar *prefix, co
 			start_cell(x, nattrs, attrs);
 	} else if (eq(name, "sheetData")) {
 		x->in_data = true;
-		xsax_scan_from(&x->part, "sheetData", false);
 	} else if (x->in_data && eq(name, "row")) {
 		start_row(x, nattrs, attrs);
 	}
@@ -443,22 +438,6 @@ static void sax_text(void *ctx, const xmlChar *s, int len)
 								: "out of memory while reading a cell");
 }
 
-/* The part is read again from its start (the scanner gave it back): the
- * parse state goes back to the start; rows already handed out are
- * skipped when they come again. */
-static void sheet_restart(void *ctx)
-{
-	struct xsheet *x = ctx;
-	x->skip_upto = x->delivered;
-	x->in_data = x->done = false;
-	x->last_row = 0;
-	x->depth = x->row = x->c = x->v = x->is = x->t = x->rph = 0;
-	x->next_col = x->col = 0;
-	buf_clear(&x->val);
-	buf_clear(&x->q);
-	x->q_ready = x->q_pos = 0;
-}
-
 /* ---- the row stream ---- */
 
 static void q_get(struct xsheet *x, void *p, size_t n)
@@ -474,17 +453,6 @@ static enum code deliver_row(struct xsheet *x, struct rowbuf *rb, const char **r
 	x->q_pos++;  /* 'R' */
 	q_get(x, &number, sizeof(number));
 	rb->number = number;
-	if (number <= x->skip_upto) {
-		/* Handed out before the scanner gave the part back. */
-		while (x->q.data[x->q_pos] == 'C') {
-			uint32_t len;
-			memcpy(&len, x->q.data + x->q_pos + 14, 4);
-			x->q_pos += CELL_REC + (size_t)len + 1;
-		}
-		x->q_pos++;
-		return CODE_OK;
-	}
-	x->delivered = number;
 	while (x->q.data[x->q_pos] == 'C') {
 		const char *rec = x->q.data + x->q_pos;
 		uint32_t col, len;
@@ -513,19 +481,8 @@ static enum code xsheet_next(struct sheet_reader *r, struct rowbuf *rb, bool *re
 	struct xsheet *x = (struct xsheet *)r;
 	*ret_eof = false;
 	for (;;) {
-		if (x->q_pos < x->q_ready) {
-			if (x->skip_upto) {
-				unsigned number;
-				memcpy(&number, x->q.data + x->q_pos + 1, sizeof(number));
-				if (number <= x->skip_upto) {
-					enum code e = deliver_row(x, rb, ret_msg);  /* skips it */
-					if (e)
-						return e;
-					continue;
-				}
-			}
+		if (x->q_pos < x->q_ready)
 			return deliver_row(x, rb, ret_msg);
-		}
 		if (x->err) {
 			*ret_msg = x->err;
 			rb->number = x->err_row;
@@ -608,7 +565,6 @@ enum code xsheet_open(struct xzip *z, const char *part, const char *sst_part, st
 		xsheet_free(&x->base);
 		return CODE_MALFORMED_XLSX;
 	}
-	x->part.restart = sheet_restart;
 	*ret = &x->base;
 	return CODE_OK;
 }

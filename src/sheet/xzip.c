@@ -247,17 +247,10 @@ static int account(struct xentry *e, const char *p, size_t n)
 int xentry_advance(struct xentry *e, size_t len)
 {
 	size_t n = e->size - e->pos < len ? e->size - e->pos : len;
-	size_t end = e->pos + n;
-	/* A part read again after xentry_rewind: its bytes count once. */
-	if (end > e->inflated && account(e, e->mem + e->inflated, end - e->inflated))
+	if (n && account(e, e->mem + e->pos, n))
 		return -1;
-	e->pos = end;
+	e->pos += n;
 	return (int)n;
-}
-
-void xentry_rewind(struct xentry *e)
-{
-	e->pos = 0;
 }
 
 /* The read callback handed to libxml2: inflates and enforces the limits on

@@ -25,6 +25,11 @@ static void make_parent_dir(const char *path)
 	mkdir(dir, 0700);
 }
 
+/* The log file is cut back to this many bytes when it starts over after a
+ * checkpoint: otherwise it keeps the size of the largest backlog it ever
+ * held (a log that had grown to 127 MB under a busy hour stayed 127 MB). */
+#define WAL_SIZE_LIMIT "16777216"
+
 /* SQLite's own auto-checkpoint size, in pages of the log. */
 #define WAL_CHECKPOINT_PAGES 1000
 
@@ -93,7 +98,7 @@ static enum code sq_open(struct db *db, const char *url)
 		sqlite3_free(msg);
 		msg = NULL;
 		rc = sqlite3_exec(s, "PRAGMA auto_vacuum=INCREMENTAL; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
-				  "PRAGMA foreign_keys=ON;", NULL, NULL, &msg);
+				  "PRAGMA foreign_keys=ON; PRAGMA journal_size_limit=" WAL_SIZE_LIMIT ";", NULL, NULL, &msg);
 		if ((rc & 0xff) != SQLITE_BUSY || tries >= 300)
 			break;
 		sqlite3_sleep(50);

@@ -154,9 +154,14 @@ static void load_values(struct buf *sql, int k)
 {
 	for (int i = 0; i < k; i++) {
 		int b = 4 + LOAD_PARAMS * i;   /* $b is the row's first parameter */
-		buf_printf(sql, "%s($%d, $1, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, "
-			   "$2, $3, $3)", i ? ", " : "", b, b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7, b + 8,
-			   b + 9, b + 10, b + 11, b + 12, b + 13);
+		buf_puts(sql, i ? ", ($" : "($");
+		buf_put_int(sql, b);
+		buf_puts(sql, ", $1");
+		for (int j = 1; j < LOAD_PARAMS; j++) {
+			buf_puts(sql, ", $");
+			buf_put_int(sql, b + j);
+		}
+		buf_puts(sql, ", $2, $3, $3)");
 	}
 }
 
@@ -251,8 +256,10 @@ static int in_len(int k)
 static void in_list(struct buf *sql, int first, int len)
 {
 	buf_putc(sql, '(');
-	for (int i = 0; i < len; i++)
-		buf_printf(sql, "%s$%d", i ? ", " : "", first + i);
+	for (int i = 0; i < len; i++) {
+		buf_puts(sql, i ? ", $" : "$");
+		buf_put_int(sql, first + i);
+	}
 	buf_putc(sql, ')');
 }
 

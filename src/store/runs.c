@@ -88,7 +88,9 @@ static unsigned char *deflate_upload(const void *file, size_t len, size_t *ret_l
 {
 	if (len < 64)
 		return NULL;
-	struct libdeflate_compressor *c = libdeflate_alloc_compressor(6);
+	/* Level 1: 0.18 ms for a 144 kB CSV against level 6's 0.6 ms, for
+	 * 17 kB instead of 15 (docs/design.md, "Uploads"). */
+	struct libdeflate_compressor *c = libdeflate_alloc_compressor(1);
 	size_t cap = len - len / 10;
 	unsigned char *out = c ? malloc(cap) : NULL;
 	size_t n = out ? libdeflate_deflate_compress(c, file, len, out, cap) : 0;

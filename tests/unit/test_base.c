@@ -5,14 +5,18 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <sodium.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/arena.h"
 #include "base/buf.h"
 #include "base/codes.h"
 #include "base/digest.h"
 #include "base/envfile.h"
+#include "base/ids.h"
 #include "base/text.h"
 #include "base/url.h"
 #include "base/waiter.h"
@@ -234,17 +238,57 @@ static void test_envfile_subset(void **state)
 	assert_int_equal(z.nbad, 1);
 }
 
+/* buf_put_int writes what "%lld" writes, at the ends of the range too. */
+static void test_buf_put_int(void **state)
+{
+	(void)state;
+	const long long vals[] = {0, 7, -1, 42, 1000000, -987654321, LLONG_MAX, LLONG_MIN};
+	struct buf b;
+	buf_init(&b, 1024);
+	for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+		char want[32];
+		snprintf(want, sizeof want, "%lld", vals[i]);
+		buf_clear(&b);
+		assert_int_equal(buf_put_int(&b, vals[i]), 0);
+		assert_string_equal(buf_str(&b), want);
+	}
+	buf_done(&b);
+}
+
+/* Ids of rows added in bulk sort in creation order (their table's id index
+ * grows at its end, docs/benchmarks.md "Growth"), stay valid ids of the same
+ * length, and keep a random part. */
+static void test_ordered_ids_sort_by_creation(void **state)
+{
+	(void)state;
+	assert_int_equal(ids_init(), 0);
+	char prev[ID_MAX], id[ID_MAX], again[ID_MAX];
+	id_new_ordered("load", prev);
+	for (int i = 0; i < 5; i++) {
+		struct timespec two_ms = {0, 2000000};
+		nanosleep(&two_ms, NULL);
+		id_new_ordered("load", id);
+		assert_true(id_valid(id, "load"));
+		assert_true(strcmp(prev, id) < 0);
+		memcpy(prev, id, sizeof id);
+	}
+	id_new_ordered("load", again);
+	assert_memory_not_equal(id + 5 + ID_TIME_CHARS, again + 5 + ID_TIME_CHARS, ID_RANDOM_CHARS - ID_TIME_CHARS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_arena_alloc_and_big),
 		cmocka_unit_test(test_digest_is_sha256),
 		cmocka_unit_test(test_buf_cap),
+		cmocka_unit_test(test_buf_put_int),
 		cmocka_unit_test(test_url_encode),
 		cmocka_unit_test(test_text_one_line),
 		cmocka_unit_test(test_text_utf8_valid),
 		cmocka_unit_test(test_codes_table),
 		cmocka_unit_test(test_envfile_subset),
+		cmocka_unit_test(test_ordered_ids_sort_by_creation),
 		cmocka_unit_test(test_waiter_keeps_a_wakeup_that_came_early),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

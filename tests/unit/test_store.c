@@ -400,6 +400,39 @@ static void test_sqlite_checkpoints_in_background(void **state)
 	store_close(st);
 }
 
+/* The write-ahead log is cut back to 16 MiB (journal_size_limit) when it
+ * starts over after a checkpoint, instead of keeping the size of the
+ * largest commit it ever held (issue 21: a busy hour left a 127 MB log that
+ * counted against every imported row for good). */
+static void test_sqlite_log_is_cut_back_after_a_checkpoint(void **state)
+{
+	(void)state;
+	char url[200], path[160], wal[170];
+	snprintf(path, sizeof path, "%s/walcap.db", sqlite_dir);
+	snprintf(wal, sizeof wal, "%s-wal", path);
+	snprintf(url, sizeof url, "sqlite:%s", path);
+	struct store *st = open_store(url);
+	assert_int_equal(store_exec1(st, "CREATE TABLE ballast (n INTEGER PRIMARY KEY, b BLOB NOT NULL)", NULL, 0,
+				     NULL), CODE_OK);
+	/* ~24 MB in one commit: the log holds all of it until a checkpoint. */
+	assert_int_equal(store_exec1(st, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 24000) "
+				     "INSERT INTO ballast SELECT x, randomblob(1000) FROM c", NULL, 0, NULL), CODE_OK);
+	assert_true(file_size(wal) > 20000000);
+	long long cut = -1;
+	for (int i = 0; i < 100; i++) {
+		struct db_res *r = NULL;
+		assert_int_equal(store_exec1(st, "PRAGMA wal_checkpoint(PASSIVE)", NULL, 0, &r), CODE_OK);
+		db_res_free(r);
+		/* The next write starts the log over, and cuts the file back. */
+		assert_int_equal(store_exec1(st, "INSERT INTO ballast (b) VALUES (x'00')", NULL, 0, NULL), CODE_OK);
+		if ((cut = file_size(wal)) <= 16 * 1024 * 1024)
+			break;
+		usleep(20000);
+	}
+	assert_true(cut >= 0 && cut <= 16 * 1024 * 1024);
+	store_close(st);
+}
+
 /* The first file the SMTP server wrote, waited for up to 10 s. */
 static char *received_mail(const char *dir)
 {
@@ -496,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_store_sqlite),
 		cmocka_unit_test(test_store_postgres),
 		cmocka_unit_test(test_sqlite_checkpoints_in_background),
+		cmocka_unit_test(test_sqlite_log_is_cut_back_after_a_checkpoint),
 		cmocka_unit_test(test_pool_wait_is_bounded),
 		cmocka_unit_test(test_mailer_delivers_over_smtp),
 	};
