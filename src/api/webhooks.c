@@ -2,7 +2,6 @@
  * /api/v1/webhook-endpoints/{id} (PRODUCT §12).  Any token of the
  * organization may manage them: an API token is org-wide (like minting
  * one in Settings, which only admins can do). */
-#include <curl/curl.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "base/ids.h"
 #include "endpoints.h"
 #include "store/webhooks.h"
+#include "webhook/webhook.h"
 
 static const char *const event_types[] = {"import_run.staged", "import_run.completed"};
 
@@ -38,28 +38,8 @@ static json_t *webhook_endpoint_json(const struct webhook_endpoint *e)
 static const char *posted_url(struct http_request *req, struct http_response *res, json_t *body, bool allow_http)
 {
 	json_t *ju = json_object_get(body, "url");
-	const char *u = json_string_value(ju), *why = NULL;
-	CURLU *h = curl_url();
-	char *scheme = NULL, *host = NULL, *user = NULL;
-	if (!u || !*u)
-		why = "url is required: the https:// address your receiver answers at.";
-	else if (strlen(u) > WEBHOOK_URL_MAX || strlen(u) != json_string_length(ju))
-		why = "url is longer than 2,048 characters or contains a NUL.";
-	else if (curl_url_set(h, CURLUPART_URL, u, 0) || curl_url_get(h, CURLUPART_SCHEME, &scheme, 0) ||
-		 curl_url_get(h, CURLUPART_HOST, &host, 0) || !*host)
-		why = "url is not an absolute URL with a host.";
-	else if (strcasecmp(scheme, "https") && !(allow_http && !strcasecmp(scheme, "http")))
-		why = allow_http ? "url must start with https:// or http://." : "url must start with https://: "
-		      "deliveries are signed, and sent over TLS only.";
-	else if (!curl_url_get(h, CURLUPART_USER, &user, 0))
-		why = "url must not carry a user name or password; authenticate deliveries by their signature.";
-	for (const char *p = u; !why && p && *p; p++)
-		if ((unsigned char)*p <= 0x20 || *p == 0x7f)
-			why = "url contains a space or control character.";
-	curl_free(scheme);
-	curl_free(host);
-	curl_free(user);
-	curl_url_cleanup(h);
+	const char *u = json_string_value(ju);
+	const char *why = u && strlen(u) != json_string_length(ju) ? "url contains a NUL." : webhook_url_check(u, allow_http);
 	if (why)
 		api_problem(req, res, CODE_INVALID_WEBHOOK_URL, why, NULL);
 	return why ? NULL : u;
@@ -86,16 +66,6 @@ static const char *posted_events(struct http_request *req, struct http_response 
 	return seen[0] && seen[1] ? "import_run.staged,import_run.completed" : seen[0] ? event_types[0] : event_types[1];
 }
 
-/* whsec_ + base64 of 24 random bytes (Standard Webhooks' secret form). */
-static void new_secret(char out[WEBHOOK_SECRET_MAX])
-{
-	unsigned char key[24];
-	randombytes_buf(key, sizeof key);
-	memcpy(out, "whsec_", 6);
-	sodium_bin2base64(out + 6, WEBHOOK_SECRET_MAX - 6, key, sizeof key, sodium_base64_VARIANT_ORIGINAL);
-	sodium_memzero(key, sizeof key);
-}
-
 static void create(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
 	json_t *body = api_body_json(ctx, req, res);
@@ -110,7 +80,7 @@ static void create(struct api_ctx *ctx, struct http_request *req, struct http_re
 	struct webhook_endpoint e = {.url = url, .events = events, .created_at = now_ms()};
 	id_new("whe", e.id);
 	snprintf(e.org_id, sizeof e.org_id, "%s", ctx->org.id);
-	new_secret(e.secret);
+	webhook_new_secret(e.secret);
 	enum code rc = store_webhook_endpoint_create(ctx->app->store, &e);
 	if (rc) {
 		api_store_failed(req, res, rc);

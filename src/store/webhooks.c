@@ -309,10 +309,19 @@ enum code store_webhook_resend(struct store *st, const char *org_id, const char 
 {
 	struct db_param p[] = {P_TXT(org_id), P_TXT(event_id), P_TXT(endpoint_id), P_INT(now_ms())};
 	struct db_res *r = NULL;
-	enum code rc = store_exec1(st, "UPDATE webhook_deliveries SET state = 'queued', next_attempt_at = $4 WHERE "
-				   "org_id = $1 AND event_id = $2 AND endpoint_id = $3 AND endpoint_id IN (SELECT id "
-				   "FROM webhook_endpoints WHERE deleted_at IS NULL AND disabled_at IS NULL) "
-				   "RETURNING event_id", p, 4, &r);
+	/* A queued delivery is left alone: it may be in flight right now (one
+	 * attempt at a time), and it will be tried again anyway.  A resent one
+	 * gets a new retry window. */
+	enum code rc = store_exec1(st, "UPDATE webhook_deliveries SET state = 'queued', next_attempt_at = $4, "
+				   "created_at = $4 WHERE org_id = $1 AND event_id = $2 AND endpoint_id = $3 AND state <> "
+				   "'queued' AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE deleted_at IS NULL "
+				   "AND disabled_at IS NULL) RETURNING event_id", p, 4, &r);
+	if (!rc && db_res_rows(r) == 0) {
+		db_res_free(r);
+		r = NULL;
+		rc = store_exec1(st, "SELECT event_id FROM webhook_deliveries WHERE org_id = $1 AND event_id = $2 AND "
+				 "endpoint_id = $3 AND state = 'queued'", p, 3, &r);
+	}
 	rc = db_one_row(rc, r);
 	db_res_free(r);
 	return rc;

@@ -23,7 +23,7 @@
 
 #define POLL_MS 500
 #define TIMEOUT_MS 10000            /* PRODUCT §12: a 2xx within 10 s */
-#define HOLD_MS (3 * TIMEOUT_MS)    /* no second attempt while one may still run */
+#define HOLD_MS (2 * TIMEOUT_MS)    /* no second attempt while one may still run */
 #define BACKOFF_MAX_MS (3600 * 1000)
 
 struct webhooks {
@@ -71,6 +71,7 @@ static char *build_payload(struct webhooks *w, const struct webhook_delivery *d)
 }
 
 struct attempt_ctx {
+	struct waiter *w;
 	bool allow_private;
 	char refused[INET6_ADDRSTRLEN];   /* the address refused, if one was */
 };
@@ -88,6 +89,14 @@ static curl_socket_t open_socket(void *arg, curlsocktype purpose, struct curl_so
 		return CURL_SOCKET_BAD;
 	}
 	return socket(a->family, a->socktype, a->protocol);
+}
+
+/* A process that stops does not wait out a slow receiver: the attempt
+ * ends (a failure, retried later, by this process or another). */
+static int progress(void *arg, curl_off_t dlt, curl_off_t dl, curl_off_t ult, curl_off_t ul)
+{
+	(void)dlt, (void)dl, (void)ult, (void)ul;
+	return waiter_stopping(((struct attempt_ctx *)arg)->w) ? 1 : 0;
 }
 
 static size_t discard(char *p, size_t size, size_t n, void *arg)
@@ -122,7 +131,7 @@ static void post(struct webhooks *w, const struct webhook_delivery *d, const cha
 		 char *err, size_t errlen)
 {
 	int64_t t0 = now_ms();
-	struct attempt_ctx ctx = {.allow_private = w->o.allow_private};
+	struct attempt_ctx ctx = {.w = &w->w, .allow_private = w->o.allow_private};
 	struct curl_slist *hl = headers(d, body, err, errlen);
 	CURL *c = hl ? curl_easy_init() : NULL;
 	if (c) {
@@ -135,6 +144,9 @@ static void post(struct webhooks *w, const struct webhook_delivery *d, const cha
 		curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, &ctx);
 		curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)TIMEOUT_MS);
 		curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+		curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, progress);
+		curl_easy_setopt(c, CURLOPT_XFERINFODATA, &ctx);
 		curl_easy_setopt(c, CURLOPT_HTTPHEADER, hl);
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
 		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));

@@ -1,10 +1,13 @@
 /* Standard Webhooks signatures and the public-address rule. */
 #include <arpa/inet.h>
+#include <curl/curl.h>
 #include <netinet/in.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
+#include "store/webhooks.h"
 #include "webhook.h"
 
 int webhook_sign(const char *secret, const char *id, long long timestamp, const char *body, size_t len,
@@ -76,4 +79,40 @@ bool webhook_address_public(const struct sockaddr *sa)
 	if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x0d && b[3] == 0xb8)
 		return false;   /* 2001:db8::/32 documentation */
 	return true;
+}
+
+const char *webhook_url_check(const char *u, bool allow_http)
+{
+	if (!u || !*u)
+		return "url is required: the https:// address your receiver answers at.";
+	if (strlen(u) > WEBHOOK_URL_MAX)
+		return "url is longer than 2,048 characters.";
+	for (const char *p = u; *p; p++)
+		if ((unsigned char)*p <= 0x20 || *p == 0x7f)
+			return "url contains a space or control character.";
+	const char *why = NULL;
+	CURLU *h = curl_url();
+	char *scheme = NULL, *host = NULL, *user = NULL;
+	if (!h || curl_url_set(h, CURLUPART_URL, u, 0) || curl_url_get(h, CURLUPART_SCHEME, &scheme, 0) ||
+	    curl_url_get(h, CURLUPART_HOST, &host, 0) || !*host)
+		why = "url is not an absolute URL with a host.";
+	else if (strcasecmp(scheme, "https") && !(allow_http && !strcasecmp(scheme, "http")))
+		why = allow_http ? "url must start with https:// or http://."
+				 : "url must start with https://: deliveries are sent over TLS only.";
+	else if (!curl_url_get(h, CURLUPART_USER, &user, 0))
+		why = "url must not carry a user name or password; authenticate deliveries by their signature.";
+	curl_free(scheme);
+	curl_free(host);
+	curl_free(user);
+	curl_url_cleanup(h);
+	return why;
+}
+
+void webhook_new_secret(char *out)
+{
+	unsigned char key[24];
+	randombytes_buf(key, sizeof key);
+	memcpy(out, "whsec_", 6);
+	sodium_bin2base64(out + 6, WEBHOOK_SECRET_MAX - 6, key, sizeof key, sodium_base64_VARIANT_ORIGINAL);
+	sodium_memzero(key, sizeof key);
 }

@@ -37,6 +37,13 @@ int64_t webhook_backoff(int attempt, int64_t min_ms);
  * is not of that form. */
 int webhook_sign(const char *secret, const char *id, long long timestamp, const char *body, size_t len,
 		 char *out, size_t outlen);
+/* Why url cannot be an endpoint's URL (NULL: it can): absolute, https://
+ * (or http:// when allow_http), a host, at most WEBHOOK_URL_MAX bytes, no
+ * user name or password, no spaces or control characters. */
+const char *webhook_url_check(const char *url, bool allow_http);
+/* A new signing secret: whsec_ + base64 of 24 random bytes (out holds
+ * WEBHOOK_SECRET_MAX bytes). */
+void webhook_new_secret(char *out);
 /* Whether a delivery may connect to this address: false for loopback,
  * private, link-local, shared, multicast and other non-public ranges. */
 bool webhook_address_public(const struct sockaddr *sa);

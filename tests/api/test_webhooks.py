@@ -35,20 +35,21 @@ class Receiver:
     """An HTTP server on 127.0.0.1 that records every POST (headers, body)
     and answers with the next status of `script` (then 200)."""
 
-    def __init__(self, script=(), delay=0.0):
+    def __init__(self, script=(), delays=()):
         self.requests = queue.Queue()
         self.script = list(script)
-        self.delay = delay
+        self.delays = list(delays)   # seconds to hold each request before answering
         outer = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 status = outer.script.pop(0) if outer.script else 200
+                delay = outer.delays.pop(0) if outer.delays else 0
                 outer.requests.put({"headers": {k.lower(): v for k, v in self.headers.items()},
-                                    "body": body, "status": status, "path": self.path})
-                if outer.delay:
-                    time.sleep(outer.delay)
+                                    "body": body, "status": status, "path": self.path, "at": time.monotonic()})
+                if delay:
+                    time.sleep(delay)
                 self.send_response(status)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
@@ -261,5 +262,45 @@ def test_disabled_after_retry_window_and_admins_mailed(start_server):
         n = rcv.requests.qsize()
         time.sleep(2.5)
         assert rcv.requests.qsize() == n, "no deliveries to a disabled endpoint"
+    finally:
+        rcv.close()
+
+
+def test_hanging_receiver_times_out_after_10_s_and_is_retried(start_server):
+    """A receiver that does not answer: the attempt ends at 10 s (logged as
+    a failure) and the retry delivers the same event."""
+    rcv = Receiver(delays=[14])
+    try:
+        srv = start_server(env=SWITCHES)
+        create_endpoint(srv, rcv.url, events=["import_run.completed"])
+        wait_run(srv, accepted_run(upload(srv, csv_bytes(rows(1, job="WH-5"))))["id"])
+        first, second = rcv.next(), rcv.next(timeout=30)
+        assert first["headers"]["webhook-id"] == second["headers"]["webhook-id"]
+        took = second["at"] - first["at"]
+        assert 10 <= took < 13.5, "10 s limit, then a retry after 1 s: %.1f s" % took
+        assert '"durationMs":10' in srv.stderr(), "the timed-out attempt is logged"
+    finally:
+        rcv.close()
+
+
+def test_kill_9_mid_delivery_then_restart_delivers(start_server):
+    """kill -9 of the process while its attempt is in flight: the delivery
+    is due again once its hold lapses and the restarted process delivers
+    it, with the same webhook-id (at least once)."""
+    rcv = Receiver(delays=[6])
+    try:
+        first = start_server(env=SWITCHES)
+        create_endpoint(first, rcv.url, events=["import_run.completed"])
+        wait_run(first, accepted_run(upload(first, csv_bytes(rows(1, job="WH-6"))))["id"])
+        held = rcv.next()
+        first.kill()
+        first.expect_clean_exit = False
+        second = start_server(db_url=first.db_url, env=SWITCHES, bootstrap=False)
+        again = rcv.next(timeout=40)
+        assert again["headers"]["webhook-id"] == held["headers"]["webhook-id"]
+        assert again["body"] == held["body"]
+        time.sleep(2)
+        assert rcv.requests.empty()
+        assert second.running()
     finally:
         rcv.close()
