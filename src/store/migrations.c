@@ -172,8 +172,12 @@ const struct migration migrations[] = {
 	 "CREATE TABLE webhook_events ("
 	 "  id TEXT PRIMARY KEY, org_id TEXT NOT NULL REFERENCES orgs(id), type TEXT NOT NULL,"
 	 "  run_id TEXT, payload TEXT, created_at BIGINT NOT NULL);"
+	 /* key = event_id/endpoint_id: one column for the claim's scalar
+	  * subquery (a row-value IN (SELECT ... LIMIT 1 FOR UPDATE SKIP
+	  * LOCKED) may be evaluated more than once by PostgreSQL and claim
+	  * several rows). */
 	 "CREATE TABLE webhook_deliveries ("
-	 "  event_id TEXT NOT NULL REFERENCES webhook_events(id),"
+	 "  key TEXT NOT NULL UNIQUE, event_id TEXT NOT NULL REFERENCES webhook_events(id),"
 	 "  endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints(id), org_id TEXT NOT NULL,"
 	 "  state TEXT NOT NULL CHECK (state IN ('queued','delivered','failed')),"
 	 "  attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at BIGINT NOT NULL, created_at BIGINT NOT NULL,"

@@ -109,8 +109,9 @@ enum code webhook_enqueue_db(struct db *db, const char *org_id, const char *type
 			       " AND (CAST($8 AS TEXT) IS NULL OR id = $8))", p, 8, NULL);
 	struct db_param q[] = {P_TXT(id), P_TXT(org_id), P_INT(now_ms()), P_TXT(like), P_TXT(only_endpoint)};
 	if (!rc)
-		rc = db_exec(db, "INSERT INTO webhook_deliveries (event_id, endpoint_id, org_id, state, next_attempt_at, "
-			     "created_at) SELECT CAST($1 AS TEXT), id, org_id, 'queued', $3, $3 " SUBSCRIBED("$2", "$4")
+		rc = db_exec(db, "INSERT INTO webhook_deliveries (key, event_id, endpoint_id, org_id, state, "
+			     "next_attempt_at, created_at) SELECT CAST($1 AS TEXT) || '/' || id, CAST($1 AS TEXT), id, "
+			     "org_id, 'queued', $3, $3 " SUBSCRIBED("$2", "$4")
 			     " AND (CAST($5 AS TEXT) IS NULL OR id = $5)", q, 5, NULL);
 	return rc;
 }
@@ -141,10 +142,11 @@ enum code store_webhook_claim(struct store *st, struct arena *a, int64_t hold_ms
 		return CODE_SERVICE_UNAVAILABLE;
 	int64_t now = now_ms();
 	char sql[700];
+	/* A scalar subquery, evaluated once: exactly one delivery is claimed. */
 	snprintf(sql, sizeof sql, "UPDATE webhook_deliveries SET next_attempt_at = $2, attempts = attempts + 1 "
-		 "WHERE (event_id, endpoint_id) IN (SELECT event_id, endpoint_id FROM webhook_deliveries WHERE "
-		 "state = 'queued' AND next_attempt_at <= $1 ORDER BY next_attempt_at LIMIT 1%s) AND state = 'queued' "
-		 "AND next_attempt_at <= $1 RETURNING event_id, endpoint_id",
+		 "WHERE key = (SELECT key FROM webhook_deliveries WHERE state = 'queued' AND next_attempt_at <= $1 "
+		 "ORDER BY next_attempt_at LIMIT 1%s) AND state = 'queued' AND next_attempt_at <= $1 "
+		 "RETURNING event_id, endpoint_id",
 		 db_kind(db) == DB_POSTGRES ? " FOR UPDATE SKIP LOCKED" : "");
 	struct db_param p[] = {P_INT(now), P_INT(now + hold_ms)};
 	struct db_res *r = NULL;

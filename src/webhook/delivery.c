@@ -204,7 +204,11 @@ static bool deliver_one(struct webhooks *w)
 {
 	struct arena *a = arena_new();
 	struct webhook_delivery d;
-	if (store_webhook_claim(w->st, a, HOLD_MS, &d)) {
+	enum code rc = store_webhook_claim(w->st, a, HOLD_MS, &d);
+	if (rc) {
+		if (rc != CODE_NOT_FOUND)
+			log_json("error", "webhook claim failed", json_pack("{s:s,s:s}", "code", code_name(rc), "cause",
+									    store_last_failure().message));
 		arena_free(a);
 		return false;
 	}
