@@ -51,6 +51,8 @@ class Receiver:
                 if delay:
                     time.sleep(delay)
                 self.send_response(status)
+                if 300 <= status < 400:
+                    self.send_header("Location", "http://127.0.0.1:9/elsewhere")
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
@@ -319,3 +321,19 @@ def test_many_due_deliveries_are_each_delivered(start_server, receiver):
     assert got == sorted(runs)
     time.sleep(1.5)
     assert receiver.requests.empty()
+
+
+def test_redirect_is_not_followed(start_server):
+    """A 3xx is a failed attempt (redirects are never followed, so an
+    endpoint cannot bounce deliveries elsewhere); the retry goes to the
+    endpoint's own URL again."""
+    rcv = Receiver(script=[307])
+    try:
+        srv = start_server(env=SWITCHES)
+        create_endpoint(srv, rcv.url, events=["import_run.completed"])
+        wait_run(srv, accepted_run(upload(srv, csv_bytes(rows(1, job="WH-8"))))["id"])
+        first, second = rcv.next(), rcv.next()
+        assert first["status"] == 307 and second["status"] == 200 and second["path"] == "/hook"
+        assert "HTTP 307 (redirects are not followed)" in srv.stderr()
+    finally:
+        rcv.close()
