@@ -103,12 +103,16 @@ enum code webhook_enqueue_db(struct db *db, const char *org_id, const char *type
 	snprintf(like, sizeof like, only_endpoint ? "%%" : "%%,%s,%%", type);
 	struct db_param p[] = {P_TXT(id), P_TXT(org_id), P_TXT(type), P_TXT(run_id), P_INT(now_ms()), P_TXT(like),
 			       P_TXT(payload), P_TXT(only_endpoint)};
+	struct db_res *r = NULL;
 	enum code rc = db_exec(db, "INSERT INTO webhook_events (id, org_id, type, run_id, payload, created_at) SELECT "
 			       "CAST($1 AS TEXT), CAST($2 AS TEXT), CAST($3 AS TEXT), CAST($4 AS TEXT), "
 			       "CAST($7 AS TEXT), $5 WHERE EXISTS (SELECT 1 " SUBSCRIBED("$2", "$6")
-			       " AND (CAST($8 AS TEXT) IS NULL OR id = $8))", p, 8, NULL);
+			       " AND (CAST($8 AS TEXT) IS NULL OR id = $8)) RETURNING id", p, 8, &r);
+	/* No subscriber (the common case): one statement per run change. */
+	bool any = !rc && db_res_rows(r) == 1;
+	db_res_free(r);
 	struct db_param q[] = {P_TXT(id), P_TXT(org_id), P_INT(now_ms()), P_TXT(like), P_TXT(only_endpoint)};
-	if (!rc)
+	if (any)
 		rc = db_exec(db, "INSERT INTO webhook_deliveries (key, event_id, endpoint_id, org_id, state, "
 			     "next_attempt_at, created_at) SELECT CAST($1 AS TEXT) || '/' || id, CAST($1 AS TEXT), id, "
 			     "org_id, 'queued', $3, $3 " SUBSCRIBED("$2", "$4")
