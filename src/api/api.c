@@ -48,6 +48,10 @@ static const struct route routes[] = {
 	{"GET", "/api/v1/branches", (void *)&ep_reference_list, 0},
 	{"POST", "/api/v1/branches", (void *)&ep_reference_create, 0},
 	{"GET", "/api/v1/branches/{id}", (void *)&ep_reference_get, 0},
+	{"GET", "/api/v1/webhook-endpoints", (void *)&ep_webhook_list, 0},
+	{"POST", "/api/v1/webhook-endpoints", (void *)&ep_webhook_create, 0},
+	{"GET", "/api/v1/webhook-endpoints/{id}", (void *)&ep_webhook_get, 0},
+	{"DELETE", "/api/v1/webhook-endpoints/{id}", (void *)&ep_webhook_delete, 0},
 };
 
 const struct route *api_routes(size_t *ret_n)

@@ -3,6 +3,7 @@
 #define LOADLINE_API_ENDPOINTS_H
 
 #include "api.h"
+#include "import/run_json.h"
 
 extern const struct endpoint ep_whoami;
 extern const struct endpoint ep_openapi;
@@ -23,13 +24,14 @@ extern const struct endpoint ep_locations_search;
 extern const struct endpoint ep_reference_list;
 extern const struct endpoint ep_reference_create;
 extern const struct endpoint ep_reference_get;
+extern const struct endpoint ep_webhook_list;
+extern const struct endpoint ep_webhook_create;
+extern const struct endpoint ep_webhook_get;
+extern const struct endpoint ep_webhook_delete;
 
 struct run;
 struct location_rec;
 struct config;
-/* The import_run body (new reference); cfg gives the app URL and the
- * retention settings. */
-json_t *run_json(const struct run *r, const struct config *cfg);
 json_t *location_json(const struct location_rec *l);
 
 struct api_ctx;

@@ -498,6 +498,64 @@ static json_t *op_branch_get(void)
 	return get_record("getBranch", "branch", "Branch", "BranchId");
 }
 
+/* ---- webhook endpoints (PRODUCT §12) ---- */
+
+static const char webhooks_note[] = " Any API token of the organization may manage its endpoints (a token is "
+	"organization-wide; in the web app, Settings > Webhooks is for admins).";
+
+static json_t *op_webhooks_list(void)
+{
+	json_t *r = json_object();
+	json_object_set_new(r, "200", json_ok("The organization's endpoints.", "WebhookEndpointList", OP_AUTH));
+	add_problems(r, "", OP_AUTH | OP_NO_BODY);
+	char d[400];
+	snprintf(d, sizeof d, "Every webhook endpoint of the organization, oldest first, without secrets.%s",
+		 webhooks_note);
+	return operation("listWebhookEndpoints", "Webhooks", "List webhook endpoints", d, NULL, r);
+}
+
+static json_t *op_webhook_create(void)
+{
+	json_t *ok = json_pack("{s:s,s:o,s:{s:{s:o}}}", "description", "Created; the body shows the secret, once.",
+			       "headers", headers_for(201, OP_AUTH), "content", "application/json", "schema",
+			       oa_ref("WebhookEndpointCreated"));
+	json_object_set_new(json_object_get(ok, "headers"), "Location", header("Path of the new endpoint: "
+			    "/api/v1/webhook-endpoints/<id>.", oa_type("string"), true));
+	json_t *r = json_object();
+	json_object_set_new(r, "201", ok);
+	add_problems(r, "INVALID_REQUEST INVALID_WEBHOOK_URL INVALID_WEBHOOK_EVENTS TOO_LARGE", OP_AUTH);
+	char d[700];
+	snprintf(d, sizeof d, "Adds an endpoint that the chosen events are POSTed to, signed per the Standard "
+		 "Webhooks specification with the secret this response shows (and no other ever will). The URL "
+		 "must be https:// and, when a delivery connects, resolve to a public address; redirects are not "
+		 "followed.%s", webhooks_note);
+	json_t *op = operation("createWebhookEndpoint", "Webhooks", "Add a webhook endpoint", d, json_array(), r);
+	json_object_set_new(op, "requestBody", json_pack("{s:b,s:{s:{s:o,s:o}}}", "required", 1, "content",
+		"application/json", "schema", oa_ref("WebhookEndpointInput"), "example", json_pack("{s:s,s:[s]}",
+		"url", "https://hooks.example.com/loadline", "events", "import_run.completed")));
+	return op;
+}
+
+static json_t *op_webhook_get(void)
+{
+	json_t *r = json_object();
+	json_object_set_new(r, "200", json_ok("The endpoint (never its secret).", "WebhookEndpoint", OP_AUTH));
+	add_problems(r, "NOT_FOUND", OP_AUTH | OP_NO_BODY);
+	return operation("getWebhookEndpoint", "Webhooks", "Get a webhook endpoint", "One endpoint of the "
+			 "organization; another organization's id is 404.", json_pack("[o]", param("WebhookEndpointId")),
+			 r);
+}
+
+static json_t *op_webhook_delete(void)
+{
+	json_t *r = json_object();
+	json_object_set_new(r, "204", json_pack("{s:s,s:o}", "description", "Deleted.", "headers",
+						headers_for(204, OP_AUTH)));
+	add_problems(r, "NOT_FOUND", OP_AUTH | OP_NO_BODY);
+	return operation("deleteWebhookEndpoint", "Webhooks", "Delete a webhook endpoint", "Stops every delivery "
+			 "to the endpoint, queued retries included.", json_pack("[o]", param("WebhookEndpointId")), r);
+}
+
 /* ---- the document ---- */
 
 /* One entry per route of api.c; the unit test checks that none is missing.
@@ -531,6 +589,10 @@ static const struct {
 	{"get", "/api/v1/branches", NULL, op_branches_list},
 	{"post", "/api/v1/branches", NULL, op_branch_create},
 	{"get", "/api/v1/branches/{id}", NULL, op_branch_get},
+	{"get", "/api/v1/webhook-endpoints", NULL, op_webhooks_list},
+	{"post", "/api/v1/webhook-endpoints", NULL, op_webhook_create},
+	{"get", "/api/v1/webhook-endpoints/{id}", NULL, op_webhook_get},
+	{"delete", "/api/v1/webhook-endpoints/{id}", NULL, op_webhook_delete},
 };
 
 const char *openapi_path_of(const char *route)
@@ -624,6 +686,8 @@ static json_t *parameters(void)
 		"If-None-Match, hold the request up to N seconds (at most 60) until the run changes.",
 		json_pack("{s:s,s:s,s:s}", "type", "string", "pattern", "^.*wait=[0-9]+.*$", "example", "wait=25")));
 	json_object_set_new(p, "CustomerId", in_param("id", "path", true, "The customer's id.", oa_type("string")));
+	json_object_set_new(p, "WebhookEndpointId", in_param("id", "path", true, "The webhook endpoint's id.",
+							     oa_type("string")));
 	json_object_set_new(p, "BranchId", in_param("id", "path", true, "The branch's id.", oa_type("string")));
 	json_object_set_new(p, "NameQuery", in_param("q", "query", false, "Search text: part of a name, matched "
 		"ignoring case and spaces; at most 200 characters.", json_pack("{s:s,s:i}", "type", "string",
@@ -678,6 +742,64 @@ static const char *intro =
 	"x-error-codes lists every code, and {docs_url}/api/errors/<CODE> explains each. Lists are "
 	"`{object: \"list\", data, nextPageUrl}`: follow nextPageUrl until it is null.";
 
+/* The OpenAPI 3.1 webhooks object: what Loadline POSTs to endpoints. */
+static const char staged_example[] =
+	"{\"id\":\"evt_4QzWbJ2m8RkT0uYh6LdNcA\",\"type\":\"import_run.staged\",\"createdAt\":"
+	"\"2026-11-21T15:04:05.456Z\",\"data\":{\"object\":{\"id\":\"run_7Hc2LmQ9pXs4TbV1wNk8Ez\",\"object\":"
+	"\"import_run\",\"kind\":\"jobs\",\"state\":\"QUEUED\",\"dryRun\":false,\"nextAction\":{\"type\":"
+	"\"review_in_app\",\"url\":\"https://loadline.example.com/imports/runs/run_7Hc2LmQ9pXs4TbV1wNk8Ez/review\","
+	"\"expiresAt\":\"2026-11-24T15:04:05.123Z\"},\"counts\":{\"succeeded\":0,\"warnings\":0,\"failed\":0,"
+	"\"skipped\":0},\"fileName\":\"loads.csv\",\"rowCount\":312,\"file\":{\"format\":\"csv\",\"encoding\":"
+	"null,\"delimiter\":null},\"createdAt\":\"2026-11-21T15:04:05.123Z\",\"startedAt\":null,\"finishedAt\":null,"
+	"\"uploadExpiresAt\":null,\"resultsExpiresAt\":null}}}";
+static const char completed_example[] =
+	"{\"id\":\"evt_9LwXq3Vb7NcK2tRz5HsPdE\",\"type\":\"import_run.completed\",\"createdAt\":"
+	"\"2026-11-21T15:04:05.201Z\",\"data\":{\"object\":{\"id\":\"run_7Hc2LmQ9pXs4TbV1wNk8Ez\",\"object\":"
+	"\"import_run\",\"kind\":\"jobs\",\"state\":\"PARTIAL\",\"dryRun\":false,\"counts\":{\"succeeded\":"
+	"748,\"warnings\":3,\"failed\":2,\"skipped\":0},\"fileName\":\"loads.csv\",\"rowCount\":750,\"file\":"
+	"{\"format\":\"csv\",\"encoding\":\"utf-8\",\"delimiter\":\",\"},\"createdAt\":"
+	"\"2026-11-21T15:04:05.123Z\",\"startedAt\":\"2026-11-21T15:04:05.140Z\",\"finishedAt\":"
+	"\"2026-11-21T15:04:05.198Z\",\"uploadExpiresAt\":\"2026-12-21T15:04:05.198Z\",\"resultsExpiresAt\":"
+	"\"2027-02-19T15:04:05.198Z\"}}}";
+
+static json_t *webhook_header(const char *name, const char *d, const char *example)
+{
+	return json_pack("{s:s,s:s,s:b,s:s,s:{s:s,s:s}}", "name", name, "in", "header", "required", 1, "description", d,
+			 "schema", "type", "string", "example", example);
+}
+
+static json_t *webhook_op(const char *type, const char *summary, const char *d, const char *example)
+{
+	json_t *params = json_pack("[o,o,o]",
+		webhook_header("webhook-id", "The event id (evt_...), the same on every retry: deduplicate on it.",
+			       "evt_9LwXq3Vb7NcK2tRz5HsPdE"),
+		webhook_header("webhook-timestamp", "Unix seconds when this attempt was signed; reject old ones.",
+			       "1763737445"),
+		webhook_header("webhook-signature", "v1,<base64 HMAC-SHA256 of \"<webhook-id>.<webhook-timestamp>."
+			       "<body>\">, keyed with the base64-decoded part of the endpoint's secret after whsec_ "
+			       "(Standard Webhooks; its libraries verify it).",
+			       "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4="));
+	json_t *responses = json_pack("{s:{s:s}}", "200", "description", "Any 2xx answered within 10 s is success; "
+		"anything else (or no answer) is retried with exponential backoff for 3 days, after which the endpoint "
+		"is disabled and the organization's admins are mailed. Redirects are not followed.");
+	json_t *op = operation(type, "Webhooks", summary, d, params, responses);
+	json_object_set_new(op, "security", json_array());
+	json_object_set_new(op, "requestBody", json_pack("{s:b,s:{s:{s:o,s:o}}}", "required", 1, "content",
+		"application/json", "schema", oa_ref("WebhookEvent"), "example", json_loads(example, 0, NULL)));
+	return op;
+}
+
+static json_t *webhooks(void)
+{
+	return json_pack("{s:{s:o},s:{s:o}}",
+		"import_run.staged", "post", webhook_op("importRunStaged", "A run waits for mapping review",
+			"Sent when a live run of a column shape the organization has not confirmed was read and waits "
+			"for an admin's review: data.object.nextAction says where.", staged_example),
+		"import_run.completed", "post", webhook_op("importRunCompleted", "A run reached a terminal state",
+			"Sent when a run became SUCCEEDED, PARTIAL, SKIPPED, FAILED or CANCELLED; data.object is the "
+			"run as GET /api/v1/imports/runs/{id} shows it.", completed_example));
+}
+
 json_t *openapi_document(const char *server_url)
 {
 	json_t *doc = json_object();
@@ -689,10 +811,11 @@ json_t *openapi_document(const char *server_url)
 	json_object_set_new(doc, "servers", server_url ? json_pack("[{s:s}]", "url", server_url)
 		: json_pack("[{s:s,s:s}]", "url", "/", "description", "The Loadline server this document came from."));
 	json_object_set_new(doc, "security", json_pack("[{s:[]}]", "bearerAuth"));
-	json_object_set_new(doc, "tags", json_pack("[{s:s},{s:s},{s:s},{s:s},{s:s}]", "name", "Imports", "name",
-						   "Records", "name", "Reference data", "name", "Identity", "name",
-						   "Service"));
+	json_object_set_new(doc, "tags", json_pack("[{s:s},{s:s},{s:s},{s:s},{s:s},{s:s}]", "name", "Imports", "name",
+						   "Records", "name", "Reference data", "name", "Webhooks", "name",
+						   "Identity", "name", "Service"));
 	json_object_set_new(doc, "paths", paths());
+	json_object_set_new(doc, "webhooks", webhooks());
 	json_object_set_new(doc, "components", components());
 	json_object_set_new(doc, "x-error-codes", error_codes());
 	/* Not a component: no operation answers it (it belongs to the methods a

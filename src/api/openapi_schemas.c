@@ -13,6 +13,7 @@
 #include "base/ids.h"
 #include "model/run_state.h"
 #include "model/schema.h"
+#include "store/webhooks.h"
 
 /* ---- small builders ---- */
 
@@ -563,6 +564,56 @@ static json_t *jobs_field(void)
 	return desc(oa_with(oa_type("string"), "enum", a), "A field of the jobs schema (a property of JobsRow).");
 }
 
+/* ---- webhooks (PRODUCT §12) ---- */
+
+static json_t *event_types(void)
+{
+	return desc(str_enum("import_run.staged import_run.completed"), "import_run.staged: a run waits for "
+		    "mapping review (its nextAction is present). import_run.completed: a run reached a terminal state.");
+}
+
+static json_t *webhook_endpoint(bool with_secret)
+{
+	json_t *o = object_of(with_secret ? "The new endpoint, with its signing secret: the only time the secret "
+		"is shown; store it now." : "A webhook endpoint (`object: webhook_endpoint`). Its secret is never "
+		"shown after its creation.",
+		"id object url events status createdAt disabledAt failingSince",
+		"id", id_schema("whe", false),
+		"object", const_str("webhook_endpoint"),
+		"url", desc(text(WEBHOOK_URL_MAX, false), "Where events are POSTed: https:// (http:// only when the "
+			    "operator set LOADLINE_WEBHOOK_ALLOW_HTTP=1); it must resolve to a public address."),
+		"events", array_of(event_types()),
+		"status", desc(str_enum("enabled disabled"), "disabled: every delivery failed for 3 days (the "
+			       "organization's admins were mailed); nothing more is sent to it."),
+		"createdAt", oa_ref("Timestamp"),
+		"disabledAt", oa_ref("TimestampOrNull"),
+		"failingSince", desc(oa_ref("TimestampOrNull"), "The first failed delivery since the last success; "
+				     "null while deliveries succeed."),
+		NULL);
+	if (with_secret)
+		json_array_append_new(json_object_get(o, "required"), json_string("secret"));
+	if (with_secret)
+		json_object_set_new(json_object_get(o, "properties"), "secret", desc(oa_withs(oa_withs(oa_type("string"),
+			"pattern", "^whsec_[A-Za-z0-9+/]{32,}={0,2}$"), "example", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"),
+			"The signing secret: whsec_ + base64 of 24 random bytes. Verify each delivery's "
+			"webhook-signature with it (Standard Webhooks)."));
+	return o;
+}
+
+static json_t *webhook_event(void)
+{
+	return object_of("The body of every delivery (Standard Webhooks' payload shape). The same event, with the "
+		"same id (the webhook-id header), is sent again until the receiver answers 2xx within 10 s.",
+		"id type createdAt data",
+		"id", desc(id_schema("evt", false), "The event id; also the webhook-id header, the same on every "
+			   "retry: deduplicate on it."),
+		"type", event_types(),
+		"createdAt", desc(oa_ref("Timestamp"), "When the change happened."),
+		"data", object_of(NULL, "object", "object", desc(oa_ref("ImportRun"), "The run exactly as GET "
+				  "/api/v1/imports/runs/{id} showed it when the event was first sent."), NULL),
+		NULL);
+}
+
 /* ---- the whole section ---- */
 
 static void put(json_t *s, const char *name, json_t *schema)
@@ -613,6 +664,17 @@ json_t *openapi_schemas(void)
 	put(s, "BranchList", list_of("Branch", "A page of branches matching the search, oldest first."));
 	put(s, "NameInput", object_of("The new record's name.", "name",
 		"name", desc(text(200, false), "1 to 200 characters, not only spaces."), NULL));
+	put(s, "WebhookEndpoint", webhook_endpoint(false));
+	put(s, "WebhookEndpointCreated", webhook_endpoint(true));
+	put(s, "WebhookEndpointList", list_of("WebhookEndpoint", "The organization's webhook endpoints, oldest "
+					      "first (one page: nextPageUrl is null)."));
+	put(s, "WebhookEndpointInput", closed(object_of("A new webhook endpoint.", "url events",
+		"url", desc(text(WEBHOOK_URL_MAX, false), "https:// URL of your receiver; anything else is 400 "
+			    "INVALID_WEBHOOK_URL."),
+		"events", desc(oa_with(array_of(event_types()), "minItems", json_integer(1)), "The event types to "
+			       "send; an empty or unknown list is 400 INVALID_WEBHOOK_EVENTS."),
+		NULL)));
+	put(s, "WebhookEvent", webhook_event());
 	put(s, "Organization", organization());
 	put(s, "ApiKey", api_key());
 	put(s, "Health", object_of(NULL, "status", "status", str_enum("ok ready"), NULL));

@@ -14,54 +14,11 @@
 #include "endpoints.h"
 #include "import/fixup.h"
 #include "import/intake.h"
+#include "import/run_json.h"
 #include "import/results.h"
 #include "paging.h"
 #include "state.h"
 #include "store/runs.h"
-
-/* When retention deletes what the run kept (finishedAt + the setting), or
- * null: not finished, or kept forever.  Computed, not read, so that a
- * terminal run's representation (and ETag) never changes. */
-static json_t *expires_at(const struct run *r, int64_t keep_ms)
-{
-	return run_state_terminal(r->state) && r->finished_at && keep_ms > 0 ? api_time(r->finished_at + keep_ms)
-									      : json_null();
-}
-
-json_t *run_json(const struct run *r, const struct config *cfg)
-{
-	const char *app_url = cfg->app_url;
-	json_t *o = json_object();
-	json_object_set_new(o, "id", json_string(r->id));
-	json_object_set_new(o, "object", json_string("import_run"));
-	json_object_set_new(o, "kind", json_string(r->kind));
-	json_object_set_new(o, "state", json_string(run_state_name(r->state)));
-	json_object_set_new(o, "dryRun", json_boolean(r->dry_run));
-	if (r->staged && r->state == RUN_QUEUED) {
-		char url[1024];
-		snprintf(url, sizeof url, "%s/imports/runs/%s/review", app_url, r->id);
-		json_object_set_new(o, "nextAction", json_pack("{s:s,s:s,s:o}", "type", "review_in_app", "url", url,
-							       "expiresAt", api_time(r->expires_at)));
-	}
-	if (r->state == RUN_FAILED && *r->error_code)
-		json_object_set_new(o, "error", json_pack("{s:s,s:o}", "code", r->error_code, "message",
-							  api_str(*r->error_message ? r->error_message
-										    : code_summary(code_from_name(r->error_code)))));
-	json_object_set_new(o, "counts", json_pack("{s:i,s:i,s:i,s:i}", "succeeded", r->counts[0], "warnings",
-						   r->counts[1], "failed", r->counts[2], "skipped", r->counts[3]));
-	json_object_set_new(o, "fileName", api_str(r->file_name));
-	json_object_set_new(o, "rowCount", r->row_count >= 0 ? json_integer(r->row_count) : json_null());
-	json_object_set_new(o, "file", json_pack("{s:s,s:o,s:o}", "format", r->file_format,
-		"encoding", *r->file_encoding ? json_string(r->file_encoding) : json_null(),
-		"delimiter", *r->file_delimiter ? json_string(!strcmp(r->file_delimiter, "\\t") ? "\t" : r->file_delimiter)
-						: json_null()));
-	json_object_set_new(o, "createdAt", api_time(r->created_at));
-	json_object_set_new(o, "startedAt", api_time(r->started_at));
-	json_object_set_new(o, "finishedAt", api_time(r->finished_at));
-	json_object_set_new(o, "uploadExpiresAt", expires_at(r, cfg->keep_uploads_ms));
-	json_object_set_new(o, "resultsExpiresAt", expires_at(r, cfg->keep_results_ms));
-	return o;
-}
 
 /* Looks the run up in the caller's org; answers 404 (never revealing that
  * another org's run exists) or the store failure and returns false. */

@@ -35,11 +35,11 @@ static inline void app_hook_call(const struct app_hook *h)
  * one at a time, so that no thread ever waits for another to give one
  * back — the HTTP threads (0 in a worker process), the metrics listener's
  * thread, the import workers, their heartbeat and sweeper, the mailer,
- * and the main thread.  (The runs listener and the checkpointer open
- * connections of their own.) */
+ * the webhook deliverer and the main thread.  (The runs listener and the
+ * checkpointer open connections of their own.) */
 static inline int app_store_pool_size(const struct config *c, int http_threads)
 {
-	return http_threads + (c->metrics_listen[0] ? 1 : 0) + c->workers + 2 + (c->smtp_url[0] ? 1 : 0) + 1;
+	return http_threads + (c->metrics_listen[0] ? 1 : 0) + c->workers + 2 + (c->smtp_url[0] ? 1 : 0) + 1 + 1;
 }
 
 struct app {

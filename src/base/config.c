@@ -269,6 +269,8 @@ static void config_defaults(struct config *c)
 	c->idle_timeout_ms = 15000;
 	c->header_timeout_ms = 5000;
 	c->max_waiters = 1000;
+	c->webhook_retry_min_ms = 60000;
+	c->webhook_retry_for_ms = 72LL * 3600 * 1000;
 }
 
 /* The texts: addresses, URLs, mail, OIDC.  Returns non-zero when one is
@@ -327,6 +329,10 @@ static int load_numbers(struct config *c)
 	else if (r) c->max_connections_per_ip = (int)v;
 	if ((r = env_long("LOADLINE_REUSEPORT", 0, 1, &v)) < 0) rc = 1;
 	else if (r) c->reuseport = v == 1;
+	if ((r = env_long("LOADLINE_WEBHOOK_ALLOW_HTTP", 0, 1, &v)) < 0) rc = 1;
+	else if (r) c->webhook_allow_http = v == 1;
+	if ((r = env_long("LOADLINE_WEBHOOK_ALLOW_PRIVATE", 0, 1, &v)) < 0) rc = 1;
+	else if (r) c->webhook_allow_private = v == 1;
 	if ((r = env_long("LOADLINE_DEBUG_ROW_DELAY_MS", 0, 10000, &v)) < 0) rc = 1;
 	else if (r) c->debug_row_delay_ms = (int)v;
 	return rc;
@@ -343,6 +349,8 @@ static int load_durations(struct config *c)
 	rc |= env_duration("LOADLINE_SESSION_TTL", &c->session_ttl_ms) < 0;
 	rc |= env_duration("LOADLINE_IDLE_TIMEOUT", &c->idle_timeout_ms) < 0;
 	rc |= env_duration("LOADLINE_HEADER_TIMEOUT", &c->header_timeout_ms) < 0;
+	rc |= env_duration("LOADLINE_WEBHOOK_RETRY_MIN", &c->webhook_retry_min_ms) < 0;
+	rc |= env_duration("LOADLINE_WEBHOOK_RETRY_FOR", &c->webhook_retry_for_ms) < 0;
 	rc |= env_duration_of("LOADLINE_KEEP_UPLOADS", &c->keep_uploads_ms, true) < 0;
 	rc |= env_duration_of("LOADLINE_KEEP_RESULTS", &c->keep_results_ms, true) < 0;
 	return rc;

@@ -22,6 +22,7 @@
 #include "http/ratelimit.h"
 #include "import/worker.h"
 #include "mail/mailer.h"
+#include "webhook/webhook.h"
 #include "store/runs.h"
 #include "store/settings.h"
 
@@ -73,6 +74,7 @@ static int curl_start(void)
 struct background {
 	struct workers *workers;
 	struct mailer *mailer;
+	struct webhooks *webhooks;
 };
 
 static void background_start(struct app *app, struct background *bg)
@@ -92,10 +94,16 @@ static void background_start(struct app *app, struct background *bg)
 	bg->workers = workers_start(app->store, &wo, c->workers);
 	app->run_queued = (struct app_hook){workers_notify, bg->workers};
 	app->mail_queued = (struct app_hook){mailer_notify, bg->mailer};
+	struct webhook_opts ho = {.cfg = c, .retry_min_ms = c->webhook_retry_min_ms,
+				  .retry_for_ms = c->webhook_retry_for_ms, .allow_http = c->webhook_allow_http,
+				  .allow_private = c->webhook_allow_private, .mail_queued = mailer_notify,
+				  .mail_arg = bg->mailer};
+	bg->webhooks = webhooks_start(app->store, &ho);
 }
 
 static void background_stop(struct background *bg)
 {
+	webhooks_stop(bg->webhooks);
 	workers_stop(bg->workers);
 	mailer_stop(bg->mailer);
 }

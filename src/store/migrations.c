@@ -157,6 +157,38 @@ const struct migration migrations[] = {
 	 "ALTER TABLE runs ADD COLUMN result_columns TEXT;"
 	 /* Uploads stored deflated have their length here (NULL: as uploaded). */
 	 "ALTER TABLE run_files ADD COLUMN raw_size BIGINT;"},
+	/* Webhooks (PRODUCT §12, issue 23): endpoints per organization; an
+	 * event per run change, written in the transaction of that change
+	 * (its payload frozen at its first attempt); one delivery per event
+	 * and subscribed endpoint, claimed like the mail outbox (the claim
+	 * pushes next_attempt_at past the attempt's time limit: one attempt
+	 * in flight); every attempt logged. */
+	{12, "webhooks",
+	 "CREATE TABLE webhook_endpoints ("
+	 "  id TEXT PRIMARY KEY, org_id TEXT NOT NULL REFERENCES orgs(id), url TEXT NOT NULL,"
+	 "  events TEXT NOT NULL, secret TEXT NOT NULL, created_at BIGINT NOT NULL,"
+	 "  deleted_at BIGINT, disabled_at BIGINT, failing_since BIGINT);"
+	 "CREATE INDEX webhook_endpoints_org ON webhook_endpoints(org_id, created_at);"
+	 "CREATE TABLE webhook_events ("
+	 "  id TEXT PRIMARY KEY, org_id TEXT NOT NULL REFERENCES orgs(id), type TEXT NOT NULL,"
+	 "  run_id TEXT, payload TEXT, created_at BIGINT NOT NULL);"
+	 /* key = event_id/endpoint_id: one column for the claim's scalar
+	  * subquery (a row-value IN (SELECT ... LIMIT 1 FOR UPDATE SKIP
+	  * LOCKED) may be evaluated more than once by PostgreSQL and claim
+	  * several rows). */
+	 "CREATE TABLE webhook_deliveries ("
+	 "  key TEXT NOT NULL UNIQUE, event_id TEXT NOT NULL REFERENCES webhook_events(id),"
+	 "  endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints(id), org_id TEXT NOT NULL,"
+	 "  state TEXT NOT NULL CHECK (state IN ('queued','delivered','failed')),"
+	 "  attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at BIGINT NOT NULL, created_at BIGINT NOT NULL,"
+	 "  last_status INTEGER, last_duration_ms BIGINT, last_error TEXT, delivered_at BIGINT,"
+	 "  PRIMARY KEY (event_id, endpoint_id));"
+	 "CREATE INDEX webhook_deliveries_due ON webhook_deliveries(state, next_attempt_at);"
+	 "CREATE TABLE webhook_attempts ("
+	 "  event_id TEXT NOT NULL, endpoint_id TEXT NOT NULL, attempt INTEGER NOT NULL, at BIGINT NOT NULL,"
+	 "  status INTEGER, duration_ms BIGINT NOT NULL, error TEXT,"
+	 "  PRIMARY KEY (event_id, endpoint_id, attempt));"
+	 "CREATE INDEX webhook_attempts_endpoint ON webhook_attempts(endpoint_id, at);"},
 };
 
 const int migrations_count = (int)(sizeof migrations / sizeof migrations[0]);

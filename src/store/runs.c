@@ -269,8 +269,11 @@ enum code store_run_triaged(struct store *st, const char *id, const char *owner,
 	if (!rc)
 		rc = db_exec(db, "UPDATE runs SET row_count = $1, lease_owner = NULL, lease_until = NULL "
 			     "WHERE id = $2 AND lease_owner = $3 AND state = 'QUEUED' AND staged = 1 "
-			     "AND row_count IS NULL RETURNING id", p, 3, &r);
+			     "AND row_count IS NULL RETURNING id, org_id", p, 3, &r);
 	*ret_done = !rc && db_res_rows(r) == 1;
+	/* Staged for review: the webhook event commits with the triage. */
+	if (*ret_done)
+		rc = webhook_enqueue_db(db, db_res_get(r, 0, 1), "import_run.staged", id, NULL, NULL);
 	db_res_free(r);
 	/* The approval mail exists only with its triaged run. */
 	if (!rc && *ret_done && mail)
@@ -330,7 +333,8 @@ static enum code run_move_db(struct db *db, const char *id, const struct run_mov
 		 "row_count = CASE WHEN $12 >= 0 THEN $12 ELSE row_count END, "
 		 "finished_at = CASE WHEN $13 = 1 THEN $2 ELSE finished_at END, "
 		 "lease_until = CASE WHEN $13 = 1 THEN NULL ELSE lease_until END "
-		 "WHERE id = $14 AND state IN (%s) AND (CAST($15 AS TEXT) IS NULL OR lease_owner = $15) RETURNING id", sources);
+		 "WHERE id = $14 AND state IN (%s) AND (CAST($15 AS TEXT) IS NULL OR lease_owner = $15) RETURNING id, "
+		 "org_id", sources);
 	struct db_param p[] = {
 		P_TXT(run_state_name(m->to)), P_INT(now), P_TXT(m->error_code), P_TXT(m->error_message),
 		P_INT(m->counts ? 1 : 0), P_INT(c[0]), P_INT(c[1]), P_INT(c[2]), P_INT(c[3]),
@@ -339,6 +343,9 @@ static enum code run_move_db(struct db *db, const char *id, const struct run_mov
 	struct db_res *r = NULL;
 	enum code rc = db_exec(db, sql, p, 15, &r);
 	*ret_moved = !rc && db_res_rows(r) == 1;
+	/* The webhook event commits with the move that it tells of. */
+	if (*ret_moved && run_state_terminal(m->to))
+		rc = webhook_enqueue_db(db, db_res_get(r, 0, 1), "import_run.completed", id, NULL, NULL);
 	db_res_free(r);
 	return rc;
 }
@@ -349,7 +356,12 @@ enum code store_run_move(struct store *st, const char *id, const struct run_move
 	struct db *db = store_acquire(st);
 	if (!db)
 		return CODE_SERVICE_UNAVAILABLE;
-	enum code rc = run_move_db(db, id, m, ret_moved);
+	enum code rc = db_begin_write(db);
+	if (!rc)
+		rc = run_move_db(db, id, m, ret_moved);
+	rc = db_finish(db, rc);
+	if (rc)
+		*ret_moved = false;
 	store_release(st, db);
 	return rc;
 }

@@ -62,6 +62,13 @@ struct outbox_mail;
 /* Inserts a queued mail on db (inside the caller's transaction). */
 enum code outbox_insert_db(struct db *db, const struct outbox_mail *m);
 
+/* Queues a webhook event of this type about run_id (NULL: none) to the
+ * org's endpoints subscribed to it (only_endpoint: to that one alone) on
+ * db, inside the caller's transaction (webhooks.c).  payload NULL: built
+ * at its first attempt. */
+enum code webhook_enqueue_db(struct db *db, const char *org_id, const char *type, const char *run_id,
+			     const char *payload, const char *only_endpoint);
+
 /* The text of a multi-row statement for k rows, as build writes it.  The
  * full batch's (k == full), which all but a run's last batch use, is built
  * once a process and kept in *cache (printing it per batch was an eighth

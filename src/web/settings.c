@@ -1,5 +1,6 @@
 /* Settings → API keys (mint, list, revoke) and Settings → Communications
- * (the "Bulk import mapping approvals" recipients). */
+ * (the "Bulk import mapping approvals" recipients); Settings → Webhooks is
+ * webhooks.c. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +16,11 @@
 #define KEY_NAME_MAX 200
 #define MAX_RECIPIENTS 50
 
-static const struct html *tabs(struct web_req *w, bool keys)
+const struct html *settings_tabs(struct web_req *w, const char *current)
 {
-	struct tmpl_var v[] = {T_FLAG("keys", keys), T_FLAG("comms", !keys)};
-	return tmpl_render(w->a, "settings_tabs.html", v, 2);
+	struct tmpl_var v[] = {T_FLAG("keys", !strcmp(current, "keys")), T_FLAG("comms", !strcmp(current, "comms")),
+			       T_FLAG("hooks", !strcmp(current, "hooks")), T_FLAG("admin", web_is_admin(w))};
+	return tmpl_render(w->a, "settings_tabs.html", v, 4);
 }
 
 static void settings(struct web_req *w)
@@ -66,7 +68,7 @@ static void keys_render(struct web_req *w, int status, const char *minted, const
 	}
 	const char *notice = web_query(w, "revoked") ? "The key was revoked; requests with it now get 401." : NULL;
 	struct tmpl_var v[] = {
-		T_HTML("tabs", tabs(w, true)),
+		T_HTML("tabs", settings_tabs(w, "keys")),
 		T_TEXT("notice", minted ? NULL : notice),
 		T_TEXT("minted", minted),
 		T_TEXT("minted_name", minted_name),
@@ -167,7 +169,7 @@ static void comms_render(struct web_req *w, int status, const char *error, const
 	}
 	const char *notice = web_query(w, "saved") ? "Saved. The next approval emails go to these recipients." : NULL;
 	struct tmpl_var v[] = {
-		T_HTML("tabs", tabs(w, false)),
+		T_HTML("tabs", settings_tabs(w, "comms")),
 		T_TEXT("notice", notice),
 		T_TEXT("org_name", w->session->org.name),
 		T_FLAG("configured", n > 0),

@@ -1,6 +1,7 @@
 """Reliability soak (issue 12 item 1): faults at random moments, on both
 backends, with the figures the issue asks for.  Run: `make soak` (full) or
 `make soak-short` (SOAK_SCALE=0.05, for CI)."""
+import json
 import os
 import random
 import signal
@@ -15,6 +16,8 @@ from harness.db import db_int as scalar
 from harness.jobs import csv_bytes, rows
 from harness.server import start_workers, stop_workers
 from harness.smtp import Smtp
+from harness.net import free_port
+from api.test_webhooks import Receiver
 
 SCALE = float(os.environ.get("SOAK_SCALE", "1"))
 LEASE_S = 2
@@ -171,6 +174,36 @@ def test_smtp_down_for_a_while_loses_no_mail(start_server, figure):
            "%d, %d" % (n, got), "equal",
            ok=got == n)
     assert got == n and len({m["X-Loadline-Run"] for _, m in msgs}) == n
+
+
+def test_webhook_receiver_down_for_a_while_loses_no_event(start_server, figure):
+    """Issue 23: the webhook receiver refuses connections for a while;
+    every run's import_run.completed is delivered once it is back (at
+    least once; counted by webhook-id), retried with backoff meanwhile."""
+    down_s = max(3, int(180 * SCALE))
+    port = free_port()
+    srv = start_server(env={"LOADLINE_WEBHOOK_ALLOW_HTTP": "1", "LOADLINE_WEBHOOK_ALLOW_PRIVATE": "1",
+                            "LOADLINE_WEBHOOK_RETRY_MIN": "1s"})
+    r = srv.post("/api/v1/webhook-endpoints", json={"url": "http://127.0.0.1:%d/hook" % port,
+                                                    "events": ["import_run.completed"]})
+    assert r.status_code == 201, r.text
+    n = n_of(10, 2)
+    runs = [upload(srv, csv_bytes(rows(1, job="WHK-%d" % i))) for i in range(n)]
+    time.sleep(down_s)   # the outage is what is tested: it lasts this long
+    rcv = Receiver(port=port)
+    try:
+        ids, deadline = {}, time.monotonic() + 2 * down_s + 60   # backoff doubles: up to twice the outage
+        while len(ids) < n and time.monotonic() < deadline:
+            try:
+                req = rcv.next(timeout=max(0.1, deadline - time.monotonic()))
+            except Exception:
+                break
+            ids[req["headers"]["webhook-id"]] = json.loads(req["body"])["data"]["object"]["id"]
+    finally:
+        rcv.close()
+    figure("webhook receiver down %d s [%s]: events, delivered" % (down_s, srv.db_url.split(":")[0]),
+           "%d, %d" % (n, len(ids)), "equal", ok=len(ids) == n)
+    assert sorted(ids.values()) == sorted(runs)
 
 
 @pytest.mark.parametrize("backend", ["postgres"], indirect=True)

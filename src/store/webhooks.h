@@ -1,0 +1,97 @@
+/* Webhook endpoints, events and their deliveries (PRODUCT §12).  Events are
+ * written in the transaction of the run change they tell of (runs.c), so a
+ * crash never loses one; deliveries are claimed like the mail outbox. */
+#ifndef LOADLINE_STORE_WEBHOOKS_H
+#define LOADLINE_STORE_WEBHOOKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/arena.h"
+#include "store.h"
+
+#define WEBHOOK_URL_MAX 2048
+#define WEBHOOK_SECRET_MAX 80
+
+struct webhook_endpoint {
+	char id[ID_MAX];
+	char org_id[ID_MAX];
+	const char *url;
+	const char *events;        /* comma-separated event types */
+	char secret[WEBHOOK_SECRET_MAX];   /* whsec_...; only for the one who creates or delivers */
+	int64_t created_at, disabled_at, failing_since;
+};
+
+enum code store_webhook_endpoint_create(struct store *st, const struct webhook_endpoint *e);
+/* The org's endpoints (not deleted), oldest first. */
+enum code store_webhook_endpoint_list(struct store *st, struct arena *a, const char *org_id,
+				      void (*fn)(const struct webhook_endpoint *e, void *ctx), void *ctx);
+enum code store_webhook_endpoint_get(struct store *st, struct arena *a, const char *org_id, const char *id,
+				     struct webhook_endpoint *ret);
+/* Deletes the endpoint (its log stays); queued deliveries to it are
+ * dropped.  CODE_NOT_FOUND when the org has no such endpoint. */
+enum code store_webhook_endpoint_delete(struct store *st, const char *org_id, const char *id);
+
+/* A delivery as the delivery thread claims it. */
+struct webhook_delivery {
+	char event_id[ID_MAX];
+	char endpoint_id[ID_MAX];
+	char org_id[ID_MAX];
+	char run_id[ID_MAX];
+	const char *type;
+	const char *payload;       /* NULL until its first attempt builds it */
+	const char *url;
+	char secret[WEBHOOK_SECRET_MAX];
+	int attempts;              /* this attempt's number */
+	int64_t created_at, event_created_at;
+};
+
+/* Takes the oldest due queued delivery of an enabled endpoint and holds it
+ * for hold_ms (its next_attempt_at moves past this attempt's time limit,
+ * so no other thread or process tries it meanwhile); CODE_NOT_FOUND when
+ * none is due. */
+enum code store_webhook_claim(struct store *st, struct arena *a, int64_t hold_ms, struct webhook_delivery *ret);
+/* Freezes the event's payload when it has none yet; *ret is the payload
+ * stored (this one or one another attempt stored first), in a. */
+enum code store_webhook_set_payload(struct store *st, struct arena *a, const char *event_id, const char *payload,
+				    const char **ret);
+struct webhook_attempt {
+	int status;              /* HTTP status; 0 when there was no answer */
+	int64_t duration_ms;
+	const char *error;       /* NULL on success */
+};
+/* Records attempt number d->attempts (while no later claim took it over):
+ * delivered on a 2xx; else due again at retry_at, or failed when
+ * give_up.  The endpoint's failing_since is set by its first failure and
+ * cleared by a success; *ret_failing_since tells it (0: not failing). */
+enum code store_webhook_record(struct store *st, const struct webhook_delivery *d, const struct webhook_attempt *at,
+			       bool ok, bool give_up, int64_t retry_at, int64_t *ret_failing_since);
+struct outbox_mail;
+/* Disables the endpoint, fails its queued deliveries and queues the mail
+ * to the org's admins (NULL: nobody to tell), in one transaction;
+ * *ret_done is false when it was disabled or deleted already. */
+enum code store_webhook_disable(struct store *st, const char *endpoint_id, const struct outbox_mail *mail,
+				bool *ret_done);
+/* The org's admins' addresses, comma-separated ("" when none). */
+enum code store_org_admins(struct store *st, struct arena *a, const char *org_id, const char **ret);
+
+/* One logged attempt, with what it was for. */
+struct webhook_log {
+	char event_id[ID_MAX];
+	char endpoint_id[ID_MAX];
+	const char *type;
+	int attempt, status;
+	int64_t at, duration_ms;
+	const char *error;
+};
+/* The org's last n attempts, newest first. */
+enum code store_webhook_log(struct store *st, struct arena *a, const char *org_id, int n,
+			    void (*fn)(const struct webhook_log *l, void *ctx), void *ctx);
+/* Queues a webhook.test event to one endpoint of the org: "Send test
+ * event" (its payload is built at its first attempt). */
+enum code store_webhook_test(struct store *st, const char *org_id, const char *endpoint_id);
+/* Queues the delivery of event_id to endpoint_id again (a new attempt,
+ * same event id): "Resend".  CODE_NOT_FOUND unless the org has it. */
+enum code store_webhook_resend(struct store *st, const char *org_id, const char *event_id, const char *endpoint_id);
+
+#endif

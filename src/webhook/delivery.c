@@ -1,0 +1,273 @@
+/* The delivery thread: claim a due delivery (one attempt in flight per
+ * event and endpoint: the claim's hold outlasts the attempt's 10 s), build
+ * and freeze its payload on the first attempt, sign it, POST it, record
+ * the attempt; on failure retry with exponential backoff, and after
+ * retry_for of failures disable the endpoint and mail the admins. */
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/ids.h"
+#include "base/log.h"
+#include "base/waiter.h"
+#include "import/run_json.h"
+#include "store/outbox.h"
+#include "store/runs.h"
+#include "store/webhooks.h"
+#include "webhook.h"
+
+#define POLL_MS 500
+#define TIMEOUT_MS 10000            /* PRODUCT §12: a 2xx within 10 s */
+#define HOLD_MS (2 * TIMEOUT_MS)    /* no second attempt while one may still run */
+#define BACKOFF_MAX_MS (3600 * 1000)
+
+struct webhooks {
+	struct store *st;
+	struct webhook_opts o;
+	pthread_t thread;
+	struct waiter w;
+};
+
+void webhooks_notify(void *arg)
+{
+	struct webhooks *w = arg;
+	if (w)
+		waiter_wake(&w->w);
+}
+
+int64_t webhook_backoff(int attempt, int64_t min_ms)
+{
+	int64_t ms = min_ms > 0 ? min_ms : 1000;
+	for (int i = 1; i < attempt && ms < BACKOFF_MAX_MS; i++)
+		ms *= 2;
+	return ms < BACKOFF_MAX_MS ? ms : BACKOFF_MAX_MS;
+}
+
+/* The event body: {"id","type","createdAt","data":{"object":…}}, the object
+ * being the run as the API shows it at this first attempt. */
+static char *build_payload(struct webhooks *w, const struct webhook_delivery *d)
+{
+	json_t *obj;
+	if (*d->run_id) {
+		struct run run;
+		if (store_run_get(w->st, NULL, d->run_id, &run))
+			return NULL;
+		obj = run_json(&run, w->o.cfg);
+	} else {
+		obj = json_pack("{s:s,s:s}", "object", "webhook_test", "endpointId", d->endpoint_id);
+	}
+	char t[TIME_ISO_MAX];
+	time_iso(d->event_created_at, t);
+	json_t *o = json_pack("{s:s,s:s,s:s,s:{s:o}}", "id", d->event_id, "type", d->type, "createdAt", t, "data",
+			      "object", obj);
+	char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	json_decref(o);
+	return s;
+}
+
+struct attempt_ctx {
+	struct waiter *w;
+	bool allow_private;
+	char refused[INET6_ADDRSTRLEN];   /* the address refused, if one was */
+};
+
+/* The SSRF rule, at connect time: whatever the name resolved to (also
+ * after a DNS change between checks), only public addresses. */
+static curl_socket_t open_socket(void *arg, curlsocktype purpose, struct curl_sockaddr *a)
+{
+	struct attempt_ctx *c = arg;
+	(void)purpose;
+	if (!c->allow_private && !webhook_address_public(&a->addr)) {
+		const void *in = a->family == AF_INET6 ? (const void *)&((struct sockaddr_in6 *)&a->addr)->sin6_addr
+						       : (const void *)&((struct sockaddr_in *)&a->addr)->sin_addr;
+		inet_ntop(a->family, in, c->refused, sizeof c->refused);
+		return CURL_SOCKET_BAD;
+	}
+	return socket(a->family, a->socktype, a->protocol);
+}
+
+/* A process that stops does not wait out a slow receiver: the attempt
+ * ends (a failure, retried later, by this process or another). */
+static int progress(void *arg, curl_off_t dlt, curl_off_t dl, curl_off_t ult, curl_off_t ul)
+{
+	(void)dlt, (void)dl, (void)ult, (void)ul;
+	return waiter_stopping(((struct attempt_ctx *)arg)->w) ? 1 : 0;
+}
+
+static size_t discard(char *p, size_t size, size_t n, void *arg)
+{
+	(void)p;
+	(void)arg;
+	return size * n;
+}
+
+static struct curl_slist *headers(const struct webhook_delivery *d, const char *body, char *err, size_t errlen)
+{
+	long long ts = (long long)(now_ms() / 1000);
+	char sig[128];
+	if (webhook_sign(d->secret, d->event_id, ts, body, strlen(body), sig, sizeof sig)) {
+		snprintf(err, errlen, "the endpoint's secret is not whsec_<base64>");
+		return NULL;
+	}
+	char h[256];
+	struct curl_slist *l = curl_slist_append(NULL, "Content-Type: application/json");
+	snprintf(h, sizeof h, "webhook-id: %s", d->event_id);
+	l = curl_slist_append(l, h);
+	snprintf(h, sizeof h, "webhook-timestamp: %lld", ts);
+	l = curl_slist_append(l, h);
+	snprintf(h, sizeof h, "webhook-signature: %s", sig);
+	l = curl_slist_append(l, h);
+	l = curl_slist_append(l, "User-Agent: Loadline-Webhooks/1");
+	return curl_slist_append(l, "Expect:");
+}
+
+/* One POST; fills at (status 0 and an error when there was no answer). */
+static void post(struct webhooks *w, const struct webhook_delivery *d, const char *body, struct webhook_attempt *at,
+		 char *err, size_t errlen)
+{
+	int64_t t0 = now_ms();
+	struct attempt_ctx ctx = {.w = &w->w, .allow_private = w->o.allow_private};
+	struct curl_slist *hl = headers(d, body, err, errlen);
+	CURL *c = hl ? curl_easy_init() : NULL;
+	if (c) {
+		char cerr[CURL_ERROR_SIZE] = "";
+		curl_easy_setopt(c, CURLOPT_URL, d->url);
+		curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, w->o.allow_http ? "http,https" : "https");
+		curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);   /* redirects are not followed */
+		curl_easy_setopt(c, CURLOPT_PROXY, "");            /* no proxy from the environment */
+		curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+		curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, &ctx);
+		curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)TIMEOUT_MS);
+		curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+		curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, progress);
+		curl_easy_setopt(c, CURLOPT_XFERINFODATA, &ctx);
+		curl_easy_setopt(c, CURLOPT_HTTPHEADER, hl);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+		curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
+		CURLcode rc = curl_easy_perform(c);
+		long status = 0;
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+		at->status = (int)status;
+		if (*ctx.refused)
+			snprintf(err, errlen, "refused: %s resolves to the non-public address %s", d->url, ctx.refused);
+		else if (rc)
+			snprintf(err, errlen, "%s", *cerr ? cerr : curl_easy_strerror(rc));
+		else if (status < 200 || status > 299)
+			snprintf(err, errlen, "HTTP %ld%s", status, status >= 300 && status < 400
+				 ? " (redirects are not followed)" : "");
+		curl_easy_cleanup(c);
+	} else if (hl) {
+		snprintf(err, errlen, "out of memory");
+	}
+	curl_slist_free_all(hl);
+	at->duration_ms = now_ms() - t0;
+	at->error = *err ? err : NULL;
+}
+
+/* The endpoint has failed for retry_for: disable it, tell the admins. */
+static void disable(struct webhooks *w, struct arena *a, const struct webhook_delivery *d, int64_t failing_since,
+		    const char *last_error)
+{
+	const char *to = "";
+	store_org_admins(w->st, a, d->org_id, &to);
+	struct outbox_mail mail = {.created_at = now_ms()};
+	id_new("mail", mail.id);
+	snprintf(mail.org_id, sizeof mail.org_id, "%s", d->org_id);
+	char since[TIME_ISO_MAX];
+	time_iso(failing_since, since);
+	mail.recipients = to;
+	mail.subject = arena_printf(a, "Webhook endpoint disabled: %s", d->url);
+	mail.body = arena_printf(a,
+		"Loadline disabled the webhook endpoint %s (%s):\n"
+		"every delivery to it has failed since %s. The last attempt: %s.\n\n"
+		"Events are no longer sent to it. Fix the receiver, then add the endpoint again\n"
+		"under Settings > Webhooks (or POST /api/v1/webhook-endpoints).\n",
+		d->url, d->endpoint_id, since, last_error);
+	bool done = false;
+	enum code rc = store_webhook_disable(w->st, d->endpoint_id, *to ? &mail : NULL, &done);
+	log_json("warn", "webhook endpoint disabled", json_pack("{s:s,s:s,s:s,s:b}", "endpointId", d->endpoint_id,
+		 "orgId", d->org_id, "failingSince", since, "mailed", !rc && done && *to));
+	if (!rc && done && *to && w->o.mail_queued)
+		w->o.mail_queued(w->o.mail_arg);
+}
+
+/* Delivers one due delivery; returns true when there was one. */
+static bool deliver_one(struct webhooks *w)
+{
+	struct arena *a = arena_new();
+	struct webhook_delivery d;
+	enum code rc = store_webhook_claim(w->st, a, HOLD_MS, &d);
+	if (rc) {
+		if (rc != CODE_NOT_FOUND)
+			log_json("error", "webhook claim failed", json_pack("{s:s,s:s}", "code", code_name(rc), "cause",
+									    store_last_failure().message));
+		arena_free(a);
+		return false;
+	}
+	char err[512] = "";
+	struct webhook_attempt at = {0};
+	if (!d.payload) {
+		char *p = build_payload(w, &d);
+		if (!p || store_webhook_set_payload(w->st, a, d.event_id, p, &d.payload))
+			snprintf(err, sizeof err, "could not build the event's body (the database is unavailable?)");
+		free(p);
+	}
+	if (d.payload)
+		post(w, &d, d.payload, &at, err, sizeof err);
+	else
+		at.error = err;
+	bool ok = !at.error;
+	int64_t now = now_ms(), failing_since = 0;
+	bool give_up = !ok && now - d.created_at >= w->o.retry_for_ms;
+	store_webhook_record(w->st, &d, &at, ok, give_up, now + webhook_backoff(d.attempts, w->o.retry_min_ms),
+			     &failing_since);
+	log_json(ok ? "info" : "warn", ok ? "webhook delivered" : "webhook delivery failed; will retry",
+		 json_pack("{s:s,s:s,s:s,s:i,s:i,s:I,s:s}", "eventId", d.event_id, "endpointId", d.endpoint_id,
+			   "type", d.type, "attempt", d.attempts, "status", at.status, "durationMs",
+			   (json_int_t)at.duration_ms, "detail", ok ? "delivered" : err));
+	if (!ok && failing_since && now - failing_since >= w->o.retry_for_ms)
+		disable(w, a, &d, failing_since, err);
+	arena_free(a);
+	return true;
+}
+
+static void *webhooks_main(void *arg)
+{
+	struct webhooks *w = arg;
+	do {
+		while (deliver_one(w))
+			if (waiter_stopping(&w->w))
+				return NULL;
+	} while (waiter_nap(&w->w, POLL_MS));
+	return NULL;
+}
+
+struct webhooks *webhooks_start(struct store *st, const struct webhook_opts *o)
+{
+	struct webhooks *w = calloc(1, sizeof(*w));
+	if (!w)
+		abort();
+	w->st = st;
+	w->o = *o;
+	waiter_init(&w->w);
+	thread_start(&w->thread, webhooks_main, w);
+	return w;
+}
+
+void webhooks_stop(struct webhooks *w)
+{
+	if (!w)
+		return;
+	waiter_stop(&w->w);
+	pthread_join(w->thread, NULL);
+	waiter_done(&w->w);
+	free(w);
+}

@@ -1,0 +1,118 @@
+/* Standard Webhooks signatures and the public-address rule. */
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <netinet/in.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "store/webhooks.h"
+#include "webhook.h"
+
+int webhook_sign(const char *secret, const char *id, long long timestamp, const char *body, size_t len,
+		 char *out, size_t outlen)
+{
+	unsigned char key[128];
+	size_t klen = 0;
+	if (strncmp(secret, "whsec_", 6) || sodium_base642bin(key, sizeof key, secret + 6, strlen(secret + 6), NULL,
+							       &klen, NULL, sodium_base64_VARIANT_ORIGINAL))
+		return -1;
+	/* The signed content: "<id>.<timestamp>.<body>". */
+	char head[128];
+	int n = snprintf(head, sizeof head, "%s.%lld.", id, timestamp);
+	crypto_auth_hmacsha256_state st;
+	unsigned char mac[crypto_auth_hmacsha256_BYTES];
+	crypto_auth_hmacsha256_init(&st, key, klen);
+	crypto_auth_hmacsha256_update(&st, (const unsigned char *)head, (size_t)n);
+	crypto_auth_hmacsha256_update(&st, (const unsigned char *)body, len);
+	crypto_auth_hmacsha256_final(&st, mac);
+	sodium_memzero(key, sizeof key);
+	if (outlen < 3 + sodium_base64_ENCODED_LEN(sizeof mac, sodium_base64_VARIANT_ORIGINAL))
+		return -1;
+	memcpy(out, "v1,", 3);
+	sodium_bin2base64(out + 3, outlen - 3, mac, sizeof mac, sodium_base64_VARIANT_ORIGINAL);
+	return 0;
+}
+
+static bool v4_public(uint32_t a)
+{
+	static const struct {
+		uint32_t net, mask;
+	} blocked[] = {
+		{0x00000000, 0xff000000}, /* 0/8 "this network" */
+		{0x0a000000, 0xff000000}, /* 10/8 */
+		{0x64400000, 0xffc00000}, /* 100.64/10 shared (CGN) */
+		{0x7f000000, 0xff000000}, /* 127/8 loopback */
+		{0xa9fe0000, 0xffff0000}, /* 169.254/16 link-local (cloud metadata) */
+		{0xac100000, 0xfff00000}, /* 172.16/12 */
+		{0xc0000000, 0xffffff00}, /* 192.0.0/24 protocol assignments */
+		{0xc0000200, 0xffffff00}, /* 192.0.2/24 documentation */
+		{0xc0a80000, 0xffff0000}, /* 192.168/16 */
+		{0xc6120000, 0xfffe0000}, /* 198.18/15 benchmarking */
+		{0xc6336400, 0xffffff00}, /* 198.51.100/24 documentation */
+		{0xcb007100, 0xffffff00}, /* 203.0.113/24 documentation */
+		{0xe0000000, 0xe0000000}, /* 224/3 multicast, reserved, broadcast */
+	};
+	for (size_t i = 0; i < sizeof blocked / sizeof blocked[0]; i++)
+		if ((a & blocked[i].mask) == blocked[i].net)
+			return false;
+	return true;
+}
+
+bool webhook_address_public(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return v4_public(ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr));
+	if (sa->sa_family != AF_INET6)
+		return false;
+	const unsigned char *b = ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr;
+	static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+	static const unsigned char nat64[12] = {0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0};
+	static const unsigned char zero[12] = {0};
+	/* IPv4 inside IPv6 (mapped, NAT64, the old compatible form) is judged
+	 * as the IPv4 address it carries. */
+	if (!memcmp(b, mapped, 12) || !memcmp(b, nat64, 12) || !memcmp(b, zero, 12))
+		return v4_public((uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 | (uint32_t)b[14] << 8 | b[15]);
+	if ((b[0] & 0xfe) == 0xfc || (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) || b[0] == 0xff)
+		return false;   /* unique local fc00::/7, link-local fe80::/10, multicast ff00::/8 */
+	if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x0d && b[3] == 0xb8)
+		return false;   /* 2001:db8::/32 documentation */
+	return true;
+}
+
+const char *webhook_url_check(const char *u, bool allow_http)
+{
+	if (!u || !*u)
+		return "url is required: the https:// address your receiver answers at.";
+	if (strlen(u) > WEBHOOK_URL_MAX)
+		return "url is longer than 2,048 characters.";
+	for (const char *p = u; *p; p++)
+		if ((unsigned char)*p <= 0x20 || *p == 0x7f)
+			return "url contains a space or control character.";
+	const char *why = NULL;
+	CURLU *h = curl_url();
+	char *scheme = NULL, *host = NULL, *user = NULL;
+	if (!h || curl_url_set(h, CURLUPART_URL, u, 0) || curl_url_get(h, CURLUPART_SCHEME, &scheme, 0) ||
+	    curl_url_get(h, CURLUPART_HOST, &host, 0) || !*host)
+		why = "url is not an absolute URL with a host.";
+	else if (strcasecmp(scheme, "https") && !(allow_http && !strcasecmp(scheme, "http")))
+		why = allow_http ? "url must start with https:// or http://."
+				 : "url must start with https://: deliveries are sent over TLS only.";
+	else if (!curl_url_get(h, CURLUPART_USER, &user, 0))
+		why = "url must not carry a user name or password; authenticate deliveries by their signature.";
+	curl_free(scheme);
+	curl_free(host);
+	curl_free(user);
+	curl_url_cleanup(h);
+	return why;
+}
+
+void webhook_new_secret(char *out)
+{
+	unsigned char key[24];
+	randombytes_buf(key, sizeof key);
+	memcpy(out, "whsec_", 6);
+	sodium_bin2base64(out + 6, WEBHOOK_SECRET_MAX - 6, key, sizeof key, sodium_base64_VARIANT_ORIGINAL);
+	sodium_memzero(key, sizeof key);
+}
