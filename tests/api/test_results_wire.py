@@ -201,11 +201,11 @@ def stored_uploads(url):
 
 
 def to_version_10(url, legacy):
-    """Rewrites the database as migration 10 left it: legacy results, and
+    """Rewrites the database as if migration 11 had not run: legacy results, and
     uploads stored as they were uploaded."""
     sql = ["DELETE FROM run_results", "UPDATE runs SET result_columns = NULL",
            "ALTER TABLE run_results DROP COLUMN warned", "ALTER TABLE runs DROP COLUMN result_columns",
-           "DELETE FROM schema_migrations WHERE version >= 11"]
+           "DELETE FROM schema_migrations WHERE version = 11"]
     for run_id, content, raw_size in stored_uploads(url):
         raw = zlib.decompress(content, -15) if raw_size is not None else content
         assert raw_size is None or len(raw) == raw_size
