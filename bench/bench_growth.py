@@ -133,13 +133,19 @@ class PgDb:
         self.pg.destroy()
 
 
-def start(binary, db, env_extra):
-    env = dict(os.environ, LOADLINE_DB=db.url, LOADLINE_RATE_LIMIT="1000000/1s", **env_extra)
+def bootstrap_token(binary, env):
+    """`admin bootstrap` on env's database: its API token."""
     out = subprocess.run([binary, "admin", "bootstrap"], env=env, capture_output=True, text=True, check=True)
-    token = [ln.split()[-1] for ln in out.stdout.splitlines() if ln.startswith("API token:")][0]
+    return [ln.split()[-1] for ln in out.stdout.splitlines() if ln.startswith("API token:")][0]
+
+
+def serve(binary, env, workers, log_name):
+    """`loadline serve` on a free port, its output appended to
+    $TMPDIR/<log_name>; (process, base URL) once /healthz answers.  The
+    benches of bench/ share it."""
     port = free_port()
-    log = open(os.path.join(tempfile.gettempdir(), "bench_growth-serve.log"), "w")
-    proc = subprocess.Popen([binary, "serve", "--listen", "127.0.0.1:%d" % port, "--workers", "1"],
+    log = open(os.path.join(tempfile.gettempdir(), log_name), "a")
+    proc = subprocess.Popen([binary, "serve", "--listen", "127.0.0.1:%d" % port, "--workers", str(workers)],
                             env=env, stdout=log, stderr=log)
     base = "http://127.0.0.1:%d" % port
     for _ in range(400):
@@ -148,6 +154,13 @@ def start(binary, db, env_extra):
                 break
         except requests.RequestException:
             time.sleep(0.05)
+    return proc, base
+
+
+def start(binary, db, env_extra):
+    env = dict(os.environ, LOADLINE_DB=db.url, LOADLINE_RATE_LIMIT="1000000/1s", **env_extra)
+    token = bootstrap_token(binary, env)
+    proc, base = serve(binary, env, 1, "bench_growth-serve.log")
     s = requests.Session()
     s.headers["Authorization"] = "Bearer " + token
     return proc, base, s

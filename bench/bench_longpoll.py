@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 import requests  # noqa: E402
 
-from bench_growth import PgDb, SqliteDb  # noqa: E402
+from bench_growth import PgDb, SqliteDb, bootstrap_token, serve  # noqa: E402
 from harness.net import free_port  # noqa: E402
 
 GOAL_ONE_MS, GOAL_CROSS_MS, GOAL_MEM_MB = 10.0, 50.0, 50.0
@@ -55,21 +55,6 @@ def proc_status(pid):
             k, _, v = line.partition(":")
             out[k] = v.strip()
     return int(out["VmRSS"].split()[0]) / 1024.0, int(out["Threads"])
-
-
-def serve(binary, env, workers):
-    port = free_port()
-    log = open(os.path.join(tempfile.gettempdir(), "bench_longpoll-serve.log"), "a")
-    p = subprocess.Popen([binary, "serve", "--listen", "127.0.0.1:%d" % port, "--workers", str(workers)],
-                         env=env, stdout=log, stderr=log)
-    base = "http://127.0.0.1:%d" % port
-    for _ in range(400):
-        try:
-            if requests.get(base + "/healthz", timeout=1).status_code == 200:
-                break
-        except requests.RequestException:
-            time.sleep(0.05)
-    return p, base
 
 
 def held_latency(s, base, i):
@@ -124,17 +109,16 @@ def main():
     try:
         env = dict(os.environ, LOADLINE_DB=db.url, LOADLINE_RATE_LIMIT="1000000/1s", LOADLINE_ENV_FILE="",
                    LOADLINE_MAX_CONNECTIONS_PER_IP="0", LOADLINE_DEBUG_ROW_DELAY_MS="2")
-        out = subprocess.run([binary, "admin", "bootstrap"], env=env, capture_output=True, text=True, check=True)
-        token = [ln.split()[-1] for ln in out.stdout.splitlines() if ln.startswith("API token:")][0]
+        token = bootstrap_token(binary, env)
         s = requests.Session()
         s.headers["Authorization"] = "Bearer " + token
-        p, base = serve(binary, env, 1)
+        p, base = serve(binary, env, 1, "bench_longpoll-serve.log")
         procs.append(p)
         one = latencies(s, base, a.runs)
         p.terminate()
         p.wait(20)
         procs.clear()
-        p, base = serve(binary, env, 0)
+        p, base = serve(binary, env, 0, "bench_longpoll-serve.log")
         procs.append(p)
         w = subprocess.Popen([binary, "worker", "--workers", "1"], env=env, stderr=subprocess.DEVNULL)
         procs.append(w)

@@ -27,24 +27,13 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 import requests  # noqa: E402
 
-from bench_growth import PgDb, SqliteDb, iso_s, jobs_file, push_one  # noqa: E402
+from bench_growth import PgDb, SqliteDb, bootstrap_token, iso_s, jobs_file, push_one, serve  # noqa: E402
 from harness.net import free_port  # noqa: E402
 
 
-def serve(binary, db, env_extra):
+def serve_on(binary, db, env_extra):
     env = dict(os.environ, LOADLINE_DB=db.url, LOADLINE_RATE_LIMIT="1000000/1s", **env_extra)
-    port = free_port()
-    log = open(os.path.join(tempfile.gettempdir(), "bench_retention-serve.log"), "a")
-    proc = subprocess.Popen([binary, "serve", "--listen", "127.0.0.1:%d" % port, "--workers", "1"],
-                            env=env, stdout=log, stderr=log)
-    base = "http://127.0.0.1:%d" % port
-    for _ in range(400):
-        try:
-            if requests.get(base + "/healthz", timeout=1).status_code == 200:
-                break
-        except requests.RequestException:
-            time.sleep(0.05)
-    return proc, base
+    return serve(binary, env, 1, "bench_retention-serve.log")
 
 
 def results_left(db):
@@ -69,11 +58,10 @@ def main():
     proc = None
     try:
         env = dict(os.environ, LOADLINE_DB=db.url)
-        out = subprocess.run([binary, "admin", "bootstrap"], env=env, capture_output=True, text=True, check=True)
-        token = [ln.split()[-1] for ln in out.stdout.splitlines() if ln.startswith("API token:")][0]
+        token = bootstrap_token(binary, env)
         s = requests.Session()
         s.headers["Authorization"] = "Bearer " + token
-        proc, base = serve(binary, db, {})
+        proc, base = serve_on(binary, db, {})
         idle = []
         for i in range(a.runs):
             run = push_one(s, base, jobs_file(i), i)
@@ -84,8 +72,8 @@ def main():
         size0 = db.size()
         time.sleep(1.2)
         t0 = time.monotonic()
-        proc, base = serve(binary, db, {"LOADLINE_KEEP_RESULTS": "1s", "LOADLINE_KEEP_UPLOADS": "1s",
-                                        "LOADLINE_SWEEP_INTERVAL": "1s"})
+        proc, base = serve_on(binary, db, {"LOADLINE_KEEP_RESULTS": "1s", "LOADLINE_KEEP_UPLOADS": "1s",
+                                           "LOADLINE_SWEEP_INTERVAL": "1s"})
         # One import while the sweeper deletes (it starts at once).
         busy = push_one(s, base, jobs_file(a.runs + 1), a.runs + 1)
         busy_ms = (iso_s(busy["finishedAt"]) - iso_s(busy["createdAt"])) * 1000
