@@ -11,6 +11,7 @@
 #include "base/buf.h"
 #include "base/csv_write.h"
 #include "import/mapping.h"
+#include "import/readfile.h"
 #include "import/xlsx_out.h"
 #include "import/results.h"
 #include "sheet/sheet.h"
@@ -205,7 +206,9 @@ static enum code build_csv(struct sheet *sh, const struct layout *l, const struc
 			    .sbcs = mac || (info->encoding && !strcmp(info->encoding, "windows-1252")),
 			    .enc = mac ? SBCS_MACINTOSH : SBCS_WINDOWS_1252};
 	buf_init(&o.b, FIXUP_MAX_BYTES);
-	if (info->encoding && !strcmp(info->encoding, "utf-8-bom"))
+	/* A UTF-16 upload's fix-up is UTF-8 with a BOM, which every
+	 * spreadsheet program opens as Unicode. */
+	if (info->encoding && (!strcmp(info->encoding, "utf-8-bom") || !strncmp(info->encoding, "utf-16", 6)))
 		buf_puts(&o.b, "\xEF\xBB\xBF");
 	const struct sheet_row *r;
 	const char *errs;
@@ -308,19 +311,19 @@ static enum code build_xlsx(struct arena *a, struct sheet *sh, const struct layo
 /* Two reads of the stored file: the first measures the failed rows (the
  * header, written first, must know how many columns come before
  * `errors`), the second writes them.  Only the failed rows are kept. */
-static enum code build(struct arena *a, const unsigned char *data, size_t len, const struct sheet_limits *lim,
-		       const struct failed *f, const char *file_name, struct fixup *ret)
+static enum code build(const struct import_read *rd, struct arena *a, const unsigned char *data, size_t len,
+		       const struct sheet_limits *lim, const struct failed *f, const char *file_name, struct fixup *ret)
 {
 	struct sheet *sh = NULL;
 	const char *msg = NULL;
 	struct layout l;
-	enum code rc = sheet_open(data, len, lim, &sh, &msg);
+	enum code rc = import_sheet_open(rd, data, len, lim, &sh, &msg, NULL);
 	if (!rc)
 		rc = measure(sh, f, &l);
 	sheet_free(sh);
 	sh = NULL;
 	if (!rc)
-		rc = sheet_open(data, len, lim, &sh, &msg);
+		rc = import_sheet_open(rd, data, len, lim, &sh, &msg, NULL);
 	if (!rc) {
 		bool xlsx = sheet_info(sh)->format == SHEET_XLSX;
 		rc = xlsx ? build_xlsx(a, sh, &l, f, ret) : build_csv(sh, &l, f, ret);
@@ -348,7 +351,9 @@ enum code fixup_build(struct store *st, struct arena *a, const struct run *run, 
 	sheet_limits_default(&lim);
 	if (run->row_count > 0)
 		lim.max_rows = (size_t)run->row_count + 1;
-	rc = build(a, data, len, &lim, &f, run->file_name, ret);
+	struct import_read rd;
+	import_read_for_run(&rd, st, a, run);
+	rc = build(&rd, a, data, len, &lim, &f, run->file_name, ret);
 	free(data);
 	return rc;
 }

@@ -12,6 +12,8 @@
 static void colmap_init(struct arena *a, const struct sheet_row *header, struct colmap *ret)
 {
 	ret->ncols = (int)header->ncells;
+	ret->col_unit = NULL;
+	ret->decimal_comma = false;
 	ret->headers = arena_alloc(a, sizeof(char *) * (header->ncells + 1));
 	ret->col_field = arena_alloc(a, sizeof(enum field) * (header->ncells + 1));
 	for (int f = 0; f < FIELD__COUNT; f++)

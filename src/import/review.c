@@ -6,6 +6,7 @@
 
 #include "base/clock.h"
 #include "mapping.h"
+#include "readfile.h"
 #include "rows.h"
 #include "store/shapes.h"
 
@@ -24,6 +25,30 @@ static size_t review_columns(const struct sheet_row *h, const char *staged_key)
 	return ncols;
 }
 
+/* What the review screen shows around the header: the rows above it (to
+ * pick another) and the worksheets (to read another). */
+static void frame_of(struct arena *a, const struct sheet *sh, struct review *r)
+{
+	r->header_row = sheet_header_row(sh);
+	const struct sheet_row *const *above;
+	r->nabove = (int)sheet_rows_above(sh, &above);
+	r->above = arena_alloc(a, sizeof(*r->above) * ((size_t)r->nabove + 1));
+	for (int i = 0; i < r->nabove; i++) {
+		const struct sheet_row *row = above[i];
+		r->above[i].number = row->number;
+		r->above[i].ncells = (int)(row->ncells < REVIEW_ABOVE_CELLS ? row->ncells : REVIEW_ABOVE_CELLS);
+		r->above[i].cells = arena_alloc(a, sizeof(char *) * ((size_t)r->above[i].ncells + 1));
+		for (int j = 0; j < r->above[i].ncells; j++)
+			r->above[i].cells[j] = arena_strndup(a, row->cells[j], row->lens[j] < 200 ? row->lens[j] : 200);
+	}
+	const char *const *names;
+	r->nsheets = (int)sheet_names(sh, &names);
+	r->sheets = arena_alloc(a, sizeof(char *) * ((size_t)r->nsheets + 1));
+	for (int i = 0; i < r->nsheets; i++)
+		r->sheets[i] = arena_strdup(a, names[i]);
+	r->sheet = sheet_name(sh) ? arena_strdup(a, sheet_name(sh)) : NULL;
+}
+
 static enum code read_file(struct store *st, struct arena *a, int max_rows, struct review *r)
 {
 	unsigned char *data = NULL;
@@ -39,10 +64,14 @@ static enum code read_file(struct store *st, struct arena *a, int max_rows, stru
 	lim.max_rows = (size_t)max_rows;
 	struct sheet *sh = NULL;
 	const char *msg;
-	if ((rc = sheet_open(copy, len, &lim, &sh, &msg))) {
+	struct import_read rd;
+	import_read_for_run(&rd, st, a, &r->run);
+	if ((rc = import_sheet_open(&rd, copy, len, &lim, &sh, &msg, NULL))) {
 		sheet_free(sh);
 		return rc;
 	}
+	frame_of(a, sh, r);
+	r->delimiter = sheet_info(sh)->delimiter;
 	const struct sheet_row *h = sheet_header(sh);
 	size_t ncols = review_columns(h, r->run.shape_key);
 	r->ncols = (int)ncols;
@@ -130,7 +159,7 @@ enum code review_confirm(struct store *st, struct arena *a, int max_rows, const 
 	struct colmap map;
 	colmap_from_fields(a, &h, fields, &map);
 	rc = store_shape_confirm(st, org_id, r.run.shape_key, headers_json(a, &h), colmap_fields_json(a, &map),
-				 user_id, ret_released);
+				 user_id, (int)r.header_row, ret_released);
 	if (!rc) {
 		*ret_outcome = REVIEW_CONFIRMED;
 		store_run_changed(st, NULL);   /* this run and its shape's other runs lose nextAction */
@@ -164,6 +193,8 @@ void review_preview(struct arena *a, const struct review *r, const char *const *
 		known[j] = fields[j] && field_from_name(fields[j]) != FIELD_NONE ? fields[j] : NULL;
 	struct colmap map;
 	colmap_from_fields(a, &h, known, &map);
+	struct sheet_info info = {.delimiter = r->delimiter};
+	colmap_read_units(a, &map, &info);
 	for (int k = 0; k < r->nsamples; k++) {
 		size_t *cl = arena_alloc(a, sizeof(size_t) * ((size_t)r->ncols + 1));
 		for (int j = 0; j < r->ncols; j++)

@@ -18,7 +18,20 @@ struct review {
 	int nsamples;
 	struct proposal *proposal;            /* per column */
 	bool expired, decided;                /* past expiresAt / no longer staged */
+	unsigned header_row;                  /* the header's row number */
+	struct review_above {                 /* the rows above the header */
+		unsigned number;
+		int ncells;                   /* at most REVIEW_ABOVE_CELLS */
+		const char **cells;
+	} *above;
+	int nabove;
+	const char **sheets;                  /* visible worksheets (XLSX) */
+	int nsheets;
+	const char *sheet;                    /* the one read; NULL for CSV */
+	char delimiter;                       /* the file's, for its number convention */
 };
+
+#define REVIEW_ABOVE_CELLS 12
 
 /* Loads what the review screen shows.  CODE_NOT_FOUND outside the org;
  * parse-level codes when the file cannot be read. */

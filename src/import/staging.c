@@ -11,6 +11,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "mapping.h"
+#include "readfile.h"
 
 static const char *column_list(struct arena *a, const struct sheet_row *h)
 {
@@ -28,16 +29,19 @@ static const char *column_list(struct arena *a, const struct sheet_row *h)
 	return out;
 }
 
-enum code staging_decide(struct store *st, struct arena *a, const char *org_id, const void *data, size_t len,
+enum code staging_decide(struct store *st, struct arena *a, const struct run *run, const void *data, size_t len,
 			 struct staging *ret)
 {
+	const char *org_id = run->org_id;
 	memset(ret, 0, sizeof(*ret));
 	ret->rows = -1;
 	struct sheet_limits lim;
 	sheet_limits_default(&lim);
 	struct sheet *sh = NULL;
 	const char *msg;
-	if (sheet_open(data, len, &lim, &sh, &msg)) {
+	struct import_read rd;
+	import_read_for_run(&rd, st, a, run);
+	if (import_sheet_open(&rd, data, len, &lim, &sh, &msg, NULL)) {
 		sheet_free(sh);
 		return CODE_OK;
 	}
@@ -52,8 +56,8 @@ enum code staging_decide(struct store *st, struct arena *a, const char *org_id, 
 /* Reads the whole file: its data rows and header texts, or false when it
  * would fail (does not parse, too many rows).  A read that ran out of
  * memory is transient: *ret_rc says so. */
-static bool count_rows(struct arena *a, const unsigned char *data, size_t len, int max_rows,
-		       struct staging *s, enum code *ret_rc)
+static bool count_rows(struct store *st, struct arena *a, const struct run *run, const unsigned char *data,
+		       size_t len, int max_rows, struct staging *s, enum code *ret_rc)
 {
 	*ret_rc = CODE_OK;
 	struct sheet_limits lim;
@@ -61,7 +65,9 @@ static bool count_rows(struct arena *a, const unsigned char *data, size_t len, i
 	lim.max_rows = (size_t)max_rows;
 	struct sheet *sh = NULL;
 	const char *msg;
-	enum code prc = sheet_open(data, len, &lim, &sh, &msg);
+	struct import_read rd;
+	import_read_for_run(&rd, st, a, run);
+	enum code prc = import_sheet_open(&rd, data, len, &lim, &sh, &msg, NULL);
 	const struct sheet_row *row;
 	int n = 0;
 	while (prc == CODE_OK && (prc = sheet_next_row(sh, &row)) == CODE_OK && row)
@@ -85,7 +91,7 @@ enum code staging_triage(struct store *st, const struct staging_opts *o, const s
 		return rc;
 	struct arena *a = arena_new();
 	struct staging s = {.staged = true, .rows = -1};
-	bool readable = count_rows(a, file, len, o->max_rows, &s, &rc);
+	bool readable = count_rows(st, a, run, file, len, o->max_rows, &s, &rc);
 	free(file);
 	if (rc) {
 		arena_free(a);

@@ -189,6 +189,16 @@ const struct migration migrations[] = {
 	 "  status INTEGER, duration_ms BIGINT NOT NULL, error TEXT,"
 	 "  PRIMARY KEY (event_id, endpoint_id, attempt));"
 	 "CREATE INDEX webhook_attempts_endpoint ON webhook_attempts(endpoint_id, at);"},
+	/* Reading files as a person reads them (PRODUCT §14, issue 26): the
+	 * header row and worksheet an upload asked for (?headerRow, ?sheet),
+	 * what the reader found (file_detail: headerRow, sheet, sheets,
+	 * summaryRows as JSON), and the header row a confirmed shape was
+	 * chosen at on the review screen. */
+	{13, "header rows and sheets",
+	 "ALTER TABLE runs ADD COLUMN opt_header_row INTEGER;"
+	 "ALTER TABLE runs ADD COLUMN opt_sheet TEXT;"
+	 "ALTER TABLE runs ADD COLUMN file_detail TEXT;"
+	 "ALTER TABLE shapes ADD COLUMN header_row INTEGER;"},
 };
 
 const int migrations_count = (int)(sizeof migrations / sizeof migrations[0]);

@@ -12,6 +12,7 @@
 #include "store.h"
 
 #define RUN_FILE_NAME_MAX 255
+#define RUN_FILE_DETAIL_MAX 2048
 
 struct run {
 	char id[ID_MAX];
@@ -38,6 +39,12 @@ struct run {
 	/* When retention deleted the stored upload / the per-row results (0:
 	 * still kept). */
 	int64_t upload_deleted_at, results_deleted_at;
+	/* What the upload asked for: ?headerRow (0: detect) and ?sheet ("":
+	 * choose); and what the reader found, as a JSON object (headerRow,
+	 * sheet, sheets, summaryRows; "" until parsed). */
+	int opt_header_row;
+	char opt_sheet[128];
+	char file_detail[RUN_FILE_DETAIL_MAX];
 };
 
 enum { COUNT_SUCCEEDED, COUNT_WARNINGS, COUNT_FAILED, COUNT_SKIPPED };
@@ -126,6 +133,7 @@ struct run_move {
 	const char *file_delimiter;
 	int row_count;              /* set when >= 0 */
 	bool finish;                /* sets finished_at */
+	const char *file_detail;    /* set when not NULL (JSON object text) */
 };
 enum code store_run_move(struct store *st, const char *id, const struct run_move *m, bool *ret_moved);
 

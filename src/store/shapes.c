@@ -17,7 +17,7 @@ enum code store_shape_mapping(struct store *st, struct arena *a, const char *org
 }
 
 enum code store_shape_confirm(struct store *st, const char *org_id, const char *shape_key, const char *headers_json,
-			      const char *mapping_json, const char *user_id, int *ret_released)
+			      const char *mapping_json, const char *user_id, int header_row, int *ret_released)
 {
 	struct db *db = store_acquire(st);
 	if (!db)
@@ -25,12 +25,13 @@ enum code store_shape_confirm(struct store *st, const char *org_id, const char *
 	int64_t now = now_ms();
 	enum code rc = db_begin_write(db);
 	struct db_param p[] = {P_TXT(org_id), P_TXT(shape_key), P_TXT(headers_json), P_TXT(mapping_json),
-			       P_TXT(user_id), P_INT(now)};
+			       P_TXT(user_id), P_INT(now), header_row > 0 ? P_INT(header_row) : P_NULL};
 	if (!rc)
-		rc = db_exec(db, "INSERT INTO shapes (org_id, shape_key, headers, mapping, confirmed_by, confirmed_at) "
-			     "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (org_id, shape_key) DO UPDATE SET "
+		rc = db_exec(db, "INSERT INTO shapes (org_id, shape_key, headers, mapping, confirmed_by, confirmed_at, "
+			     "header_row) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (org_id, shape_key) DO UPDATE SET "
 			     "mapping = excluded.mapping, headers = excluded.headers, "
-			     "confirmed_by = excluded.confirmed_by, confirmed_at = excluded.confirmed_at", p, 6, NULL);
+			     "confirmed_by = excluded.confirmed_by, confirmed_at = excluded.confirmed_at, "
+			     "header_row = excluded.header_row", p, 7, NULL);
 	/* Released runs stay QUEUED (no state change): they lose nextAction and
 	 * become claimable. */
 	struct db_param u[] = {P_TXT(org_id), P_TXT(shape_key), P_INT(now)};

@@ -176,7 +176,8 @@ static void test_sniff(void **state)
 	assert_int_equal(sheet_sniff("a,b\n1,\0\n", 8), SHEET_CSV);  /* stray NUL */
 	assert_int_equal(sheet_sniff("%PDF-1.7\n", 9), SHEET_UNKNOWN);
 	assert_int_equal(sheet_sniff("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16), SHEET_UNKNOWN);
-	assert_int_equal(sheet_sniff("\xff\xfe" "a\0,\0b\0", 8), SHEET_UNKNOWN);
+	/* UTF-16 with a BOM is text: decoded and read as CSV (PRODUCT §14). */
+	assert_int_equal(sheet_sniff("\xff\xfe" "a\0,\0b\0", 8), SHEET_CSV);
 	unsigned char bin[256];
 	for (int i = 0; i < 256; i++)
 		bin[i] = (unsigned char)i;
