@@ -96,7 +96,9 @@ static void check_field(struct arena *a, const struct colmap *map, struct row *o
 	struct msg m = norm_msg(a, f, CODE_UNIT_NORMALIZED, why, out->raw[f], out->raw_len[f], out->v[f].text);
 	if (hu != WUNIT_NONE) {
 		m.arg[2] = norm_quote(a, map->headers[col], strlen(map->headers[col]), MSG_QUOTE_CHARS);
-		m.arg[3] = norm_weight_unit_name(hu);
+		static const char *const names[] = {[WUNIT_LB] = "pounds", [WUNIT_TON] = "short tons (2,000 lb)",
+						    [WUNIT_TONNE] = "metric tonnes (2,204.62 lb)", [WUNIT_KG] = "kilograms"};
+		m.arg[3] = hu <= WUNIT_KG && names[hu] ? names[hu] : norm_weight_unit_name(hu);
 	}
 	row_add_warning(out, CODE_UNIT_NORMALIZED, f, col, value, m);
 }

@@ -297,6 +297,20 @@ struct verdict {
 	bool known, header, group;
 };
 
+/* Is queued row i the group row of the row below it ("Pickup" and
+ * "Delivery" read as headers, but they stand over Name / City / State)? */
+static bool groups_next(struct sheet *s, size_t i)
+{
+	const struct sheet_row *g = &qat(s, i)->row, *h = &qat(s, i + 1)->row;
+	bool known;
+	unsigned char *roles = judge_row(s, h, &known);
+	int *label = roles ? calloc(h->ncells + 1, sizeof(int)) : NULL;
+	bool yes = label && group_spans(g, h, roles, label) > 0;
+	free(label);
+	free(roles);
+	return yes;
+}
+
 static struct verdict judge_candidate(struct sheet *s, size_t i, struct rowbuf *tmp)
 {
 	struct verdict v = {0};
@@ -325,7 +339,8 @@ static struct verdict judge_candidate(struct sheet *s, size_t i, struct rowbuf *
 		}
 		free(joined);
 	}
-	v.header = text >= 2 && named * 2 > text && i + 1 < s->qlen && data_below(r, &qat(s, i + 1)->row);
+	v.header = text >= 2 && named * 2 > text && i + 1 < s->qlen && data_below(r, &qat(s, i + 1)->row) &&
+		   !groups_next(s, i);
 out:
 	free(label);
 	free(roles);

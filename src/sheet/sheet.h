@@ -214,5 +214,13 @@ int sheet_numfmt_is_date(int id, const char *format_code);
  * shows them. */
 #define SHEET_NUMFMT_ZERO_PAD 16
 int sheet_numfmt_kind(int id, const char *format_code);
+/* The literal text a number format shows before and after the number, from
+ * its first section, for a number to read as a person sees it (PRODUCT
+ * §14): `0.00 "tons"` -> "", " tons"; `"$"#,##0.00` and `[$$-409]#,##0` ->
+ * "$", "".  Returns 1 when there is such text, 0 otherwise (General, dates,
+ * zero-padded codes, percent, scientific, text formats, fractions); the
+ * affixes are NUL-terminated, cut to SHEET_AFFIX_MAX - 1 bytes. */
+#define SHEET_AFFIX_MAX 16
+int sheet_numfmt_affix(const char *format_code, char prefix[SHEET_AFFIX_MAX], char suffix[SHEET_AFFIX_MAX]);
 
 #endif

@@ -102,6 +102,27 @@ static bool parse_number(const char *s, double *ret)
 	return true;
 }
 
+/* A number with the text its format shows around it, as a person sees it
+ * ("24.5 tons", "$1234.5"), so that the cell's unit or money sign is read
+ * as if typed.  Only a "$" of a prefix is kept, and only a suffix of
+ * letters: other currency signs ("€", "kr") are not dollars, and the
+ * number alone is what was read before. */
+static int with_affix(const char affix[2][SHEET_AFFIX_MAX], const char *num, struct rowbuf *rb)
+{
+	const char *pre = affix[0], *suf = affix[1];
+	bool dollar = strchr(pre, '$') != NULL, letters = false;
+	for (const char *c = suf; *c; c++) {
+		if (((*c | 0x20) >= 'a' && (*c | 0x20) <= 'z'))
+			letters = true;
+		else if (*c != ' ' && *c != '.')
+			return rowbuf_add_cell(rb, num, strlen(num));
+	}
+	if (rowbuf_begin_cell(rb) || (dollar && rowbuf_append(rb, "$", 1)) || rowbuf_append(rb, num, strlen(num)) ||
+	    (letters && rowbuf_append(rb, suf, strlen(suf))))
+		return -1;
+	return rowbuf_end_cell(rb);
+}
+
 /* Numbers: dates and times by the cell's style, everything else in General. */
 static int number_text(struct xsheet *x, const char *v, unsigned long style, struct rowbuf *rb)
 {
@@ -114,6 +135,9 @@ static int number_text(struct xsheet *x, const char *v, unsigned long style, str
 	if (kind > SHEET_NUMFMT_ZERO_PAD && d >= 0 && d < 1e15 && d == (double)(long long)d &&
 	    snprintf(out, sizeof(out), "%0*lld", kind - SHEET_NUMFMT_ZERO_PAD, (long long)d) < (int)sizeof(out))
 		return rowbuf_add_cell(rb, out, strlen(out));
+	unsigned affix = !kind && style < x->st.n && x->st.affix_of ? x->st.affix_of[style] : 0;
+	if (affix && !sheet_format_general(d, out, sizeof(out)))
+		return with_affix(x->st.affixes[affix - 1], out, rb);
 	if ((kind == SHEET_NUMFMT_DATE && !sheet_format_date(d, x->date1904, out, sizeof(out))) ||
 	    (kind == SHEET_NUMFMT_TIME && !sheet_format_time(d, out, sizeof(out))) ||
 	    !sheet_format_general(d, out, sizeof(out)))
