@@ -226,7 +226,7 @@ static json_t *op_import_upload(void)
 	json_t *r = json_object();
 	json_object_set_new(r, "202", ok);
 	add_problems(r, "MISSING_FILE INVALID_KIND IDEMPOTENCY_KEY_RESERVED EMPTY_BODY MALFORMED_MULTIPART "
-		     "INVALID_HEADER IMPORT_IN_PROGRESS TOO_LARGE UNSUPPORTED_MIME", OP_AUTH);
+		     "INVALID_HEADER INVALID_IMPORT_OPTION IMPORT_IN_PROGRESS TOO_LARGE UNSUPPORTED_MIME", OP_AUTH);
 	json_t *op = operation("createImport", "Imports", "Upload a file for import", "Streams the file part to "
 		"storage (over the size limit it is refused while streaming) and queues a run; processing is "
 		"asynchronous. The kind is checked first, then Idempotency-Key, Service-Dry-Run, an empty body and "
@@ -235,7 +235,8 @@ static json_t *op_import_upload(void)
 		"is accepted and its run fails EMPTY_FILE; other parse-level problems also end the run FAILED "
 		"(ParseErrorCode) rather than failing the upload. `jobs` is the only import kind of v1: a POST to "
 		"/api/v1/imports/<any other kind> answers 400 INVALID_KIND before anything else is checked.",
-		json_pack("[o,o]", param("ServiceDryRun"), param("IdempotencyKey")), r);
+		json_pack("[o,o,o,o]", param("ServiceDryRun"), param("IdempotencyKey"), param("HeaderRow"),
+			  param("SheetName")), r);
 	json_object_set_new(op, "requestBody", upload_body());
 	json_object_set_new(op, "x-row-schema", oa_ref("JobsRow"));
 	return op;
@@ -677,6 +678,16 @@ static json_t *parameters(void)
 		"pipeline without writing anything (dryRun: true, same results). Compared ignoring case; any value "
 		"but true or false is 400 INVALID_HEADER.", json_pack("{s:s,s:[s,s]}", "type", "string", "enum",
 		"true", "false")));
+	json_object_set_new(p, "HeaderRow", in_param("headerRow", "query", false, "The header's row number as the "
+		"spreadsheet shows it (PRODUCT §14); without it the header is detected: the first of the first 20 "
+		"non-blank rows that reads as one. Rows above it are not data. Not a number from 1 to 1048576: 400 "
+		"INVALID_IMPORT_OPTION; blank or past the end: the run fails EMPTY_FILE.",
+		json_pack("{s:s,s:i,s:i}", "type", "integer", "minimum", 1, "maximum", 1048576)));
+	json_object_set_new(p, "SheetName", in_param("sheet", "query", false, "The worksheet of a workbook to read, "
+		"by name (exact, then ignoring case); without it, the first visible worksheet whose header maps "
+		"jobCode or loadNo, else the first visible one. A name the workbook lacks fails the run with "
+		"SHEET_NOT_FOUND. Empty or over 31 characters: 400 INVALID_IMPORT_OPTION. Ignored for CSV.",
+		json_pack("{s:s,s:i,s:i}", "type", "string", "minLength", 1, "maxLength", 31)));
 	json_object_set_new(p, "IdempotencyKey", in_param("Idempotency-Key", "header", false, "Reserved: any "
 		"non-empty value is 400 IDEMPOTENCY_KEY_RESERVED. Re-pushing a file is already safe.",
 		json_pack("{s:s,s:i}", "type", "string", "maxLength", 0)));
