@@ -86,13 +86,13 @@ static void put_error(json_t *out, enum code rc, const char *message)
 }
 
 /* What the reader decided besides the rows: the worksheet read and the
- * others, and the summary rows it left out (only when there are any, so
- * that a plain file's output stays as it was). */
+ * others (a workbook of several), and the summary rows it left out (when
+ * there are any): a plain file's output stays as it was. */
 static void put_frame(json_t *out, const struct sheet *s)
 {
 	const char *const *names;
 	size_t n = sheet_names(s, &names);
-	if (sheet_name(s)) {
+	if (sheet_name(s) && n > 1) {
 		json_object_set_new(out, "sheet", json_string(sheet_name(s)));
 		json_t *arr = json_array();
 		for (size_t i = 0; i < n; i++)

@@ -1,6 +1,7 @@
 /* Review data and confirmation of staged runs. */
 #include "review.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +67,10 @@ static enum code read_file(struct store *st, struct arena *a, int max_rows, stru
 	const char *msg;
 	struct import_read rd;
 	import_read_for_run(&rd, st, a, &r->run);
+	if (r->at_header_row)
+		rd.header_row = r->at_header_row;
+	if (r->at_sheet)
+		rd.sheet = r->at_sheet;
 	if ((rc = import_sheet_open(&rd, copy, len, &lim, &sh, &msg, NULL))) {
 		sheet_free(sh);
 		return rc;
@@ -74,6 +79,12 @@ static enum code read_file(struct store *st, struct arena *a, int max_rows, stru
 	r->delimiter = sheet_info(sh)->delimiter;
 	const struct sheet_row *h = sheet_header(sh);
 	size_t ncols = review_columns(h, r->run.shape_key);
+	/* Read at another row or sheet, the shape is that header's. */
+	if (r->at_header_row || r->at_sheet) {
+		ncols = shape_columns(h);
+		shape_key(h->cells, h->lens, ncols, r->shape_key);
+	} else
+		snprintf(r->shape_key, sizeof r->shape_key, "%s", r->run.shape_key);
 	r->ncols = (int)ncols;
 	r->headers = arena_alloc(a, sizeof(char *) * (ncols + 1));
 	for (size_t j = 0; j < ncols; j++)
@@ -95,7 +106,15 @@ static enum code read_file(struct store *st, struct arena *a, int max_rows, stru
 enum code review_load(struct store *st, struct arena *a, int max_rows, const char *org_id, const char *run_id,
 		      struct review *ret)
 {
+	return review_load_at(st, a, max_rows, org_id, run_id, 0, NULL, ret);
+}
+
+enum code review_load_at(struct store *st, struct arena *a, int max_rows, const char *org_id, const char *run_id,
+			 unsigned header_row, const char *sheet, struct review *ret)
+{
 	memset(ret, 0, sizeof(*ret));
+	ret->at_header_row = header_row;
+	ret->at_sheet = sheet && *sheet ? sheet : NULL;
 	enum code rc = store_run_get(st, org_id, run_id, &ret->run);
 	if (rc)
 		return rc;
@@ -129,10 +148,19 @@ enum code review_confirm(struct store *st, struct arena *a, int max_rows, const 
 			 const char *user_id, const char *const *fields, int ncols, int *ret_released,
 			 const char **ret_message, enum review_outcome *ret_outcome)
 {
+	struct review_at at = {0};
+	return review_confirm_at(st, a, max_rows, org_id, run_id, &at, user_id, fields, ncols, ret_released,
+				 ret_message, ret_outcome);
+}
+
+enum code review_confirm_at(struct store *st, struct arena *a, int max_rows, const char *org_id, const char *run_id,
+			    const struct review_at *at, const char *user_id, const char *const *fields, int ncols,
+			    int *ret_released, const char **ret_message, enum review_outcome *ret_outcome)
+{
 	struct review r;
 	*ret_message = NULL;
 	*ret_outcome = REVIEW_REFUSED;
-	enum code rc = review_load(st, a, max_rows, org_id, run_id, &r);
+	enum code rc = review_load_at(st, a, max_rows, org_id, run_id, at->header_row, at->sheet, &r);
 	if (rc)
 		return rc;
 	if (r.decided) {
@@ -158,7 +186,12 @@ enum code review_confirm(struct store *st, struct arena *a, int max_rows, const 
 	h.lens = lens;
 	struct colmap map;
 	colmap_from_fields(a, &h, fields, &map);
-	rc = store_shape_confirm(st, org_id, r.run.shape_key, headers_json(a, &h), colmap_fields_json(a, &map),
+	/* Read at another header row or sheet: the run is read so from now on,
+	 * under that header's shape, which the confirmation then releases. */
+	if ((at->header_row || at->sheet) &&
+	    (rc = store_run_reread(st, org_id, run_id, (int)r.header_row, r.sheet, r.shape_key)))
+		return rc;
+	rc = store_shape_confirm(st, org_id, r.shape_key, headers_json(a, &h), colmap_fields_json(a, &map),
 				 user_id, (int)r.header_row, ret_released);
 	if (!rc) {
 		*ret_outcome = REVIEW_CONFIRMED;

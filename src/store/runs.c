@@ -307,6 +307,15 @@ enum code store_run_unstage(struct store *st, const char *id, const char *owner)
 	return rc;
 }
 
+enum code store_run_reread(struct store *st, const char *org_id, const char *id, int header_row, const char *sheet,
+			   const char *shape_key)
+{
+	struct db_param p[] = {header_row > 0 ? P_INT(header_row) : P_NULL, P_TXT(sheet && *sheet ? sheet : NULL),
+			       P_TXT(shape_key), P_INT(now_ms()), P_TXT(id), P_TXT(org_id)};
+	return store_exec1(st, "UPDATE runs SET opt_header_row = $1, opt_sheet = $2, shape_key = $3, updated_at = $4 "
+			   "WHERE id = $5 AND org_id = $6 AND state = 'QUEUED' AND staged = 1", p, 6, NULL);
+}
+
 enum code store_run_heartbeat(struct store *st, const char *id, const char *owner, int64_t lease_ms)
 {
 	struct db_param p[] = {P_INT(now_ms() + lease_ms), P_TXT(id), P_TXT(owner)};

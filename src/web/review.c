@@ -7,6 +7,7 @@
 #include "app/app.h"
 #include "base/log.h"
 #include "import/review.h"
+#include "sheet/sheet.h"
 #include "web/page.h"
 
 /* Sample cells can be long (notes); the screen shows their start. */
@@ -149,6 +150,55 @@ static const struct html *preview(struct web_req *w, const struct review *r, con
 	return html_list_done(rows);
 }
 
+/* The review URL reading the file at row `row` (0: as now) of sheet `sheet`. */
+static const char *review_href(struct web_req *w, const struct review *r, unsigned row, const char *sheet)
+{
+	const char *q = row ? arena_printf(w->a, "?headerRow=%u", row) : "";
+	if (sheet)
+		q = arena_printf(w->a, "%s%ssheet=%s", q, *q ? "&" : "?", web_url_encode(w->a, sheet));
+	return arena_printf(w->a, "/imports/runs/%s/review%s", r->run.id, q);
+}
+
+/* A row's cells as one line: "Weekly Load Report · Printed 2026-11-20". */
+static const char *row_text(struct arena *a, const char *const *cells, int n)
+{
+	const char *out = "";
+	for (int j = 0; j < n; j++)
+		if (cells[j] && *cells[j])
+			out = arena_printf(a, "%s%s%s", out, *out ? " · " : "", shorten(a, cells[j], SAMPLE_CHARS));
+	return out;
+}
+
+/* The rows above the header, then the header itself, each but the header
+ * with "Use row N as the header" (PRODUCT §14). */
+static const struct html *above_rows(struct web_req *w, const struct review *r)
+{
+	struct html_list *l = html_list_new(w->a);
+	for (int i = 0; i <= r->nabove; i++) {
+		bool current = i == r->nabove;
+		unsigned row = current ? r->header_row : r->above[i].number;
+		const char *text = current ? row_text(w->a, r->headers, r->ncols)
+					   : row_text(w->a, r->above[i].cells, r->above[i].ncells);
+		struct tmpl_var v[] = {T_TEXT("row", web_int(w->a, row)), T_TEXT("text", text),
+				       T_FLAG("current", current), T_TEXT("href", review_href(w, r, row, r->at_sheet))};
+		html_list_add(l, tmpl_render(w->a, "review_above.html", v, sizeof v / sizeof v[0]));
+	}
+	return html_list_done(l);
+}
+
+/* The workbook's visible sheets, the one read marked, the others links. */
+static const struct html *sheet_links(struct web_req *w, const struct review *r)
+{
+	struct html_list *l = html_list_new(w->a);
+	for (int i = 0; i < r->nsheets; i++) {
+		bool current = r->sheet && !strcmp(r->sheet, r->sheets[i]);
+		struct tmpl_var v[] = {T_TEXT("name", r->sheets[i]), T_FLAG("current", current),
+				       T_TEXT("href", review_href(w, r, 0, r->sheets[i]))};
+		html_list_add(l, tmpl_render(w->a, "review_sheet.html", v, sizeof v / sizeof v[0]));
+	}
+	return html_list_done(l);
+}
+
 static void render(struct web_req *w, int status, const struct review *r, const char *const *chosen,
 		   const char *error, const struct html *preview_rows)
 {
@@ -171,6 +221,13 @@ static void render(struct web_req *w, int status, const struct review *r, const 
 		T_FLAG("admin", web_is_admin(w)),
 		T_TEXT("org_name", w->session->org.name),
 		T_HTML("preview", open && preview_rows ? preview_rows : html_empty()),
+		T_TEXT("header_row", web_int(w->a, r->header_row)),
+		T_FLAG("has_above", r->nabove > 0),
+		T_HTML("above", open ? above_rows(w, r) : html_empty()),
+		T_FLAG("has_sheets", open && r->nsheets > 1),
+		T_HTML("sheets", open && r->nsheets > 1 ? sheet_links(w, r) : html_empty()),
+		T_TEXT("at_row", r->at_header_row ? web_int(w->a, r->at_header_row) : ""),
+		T_TEXT("at_sheet", r->at_sheet ? r->at_sheet : ""),
 	};
 	struct web_page_opts o = {.nav = NAV_IMPORTS};
 	web_page(w, status, arena_printf(w->a, "Review %s", r->run.file_name),
@@ -180,10 +237,17 @@ static void render(struct web_req *w, int status, const struct review *r, const 
 /* Loads the review; answers 404/503 itself and returns false.  A run whose
  * file no longer parses (it failed with a parse code) has nothing to review
  * and shows as decided. */
-static bool load(struct web_req *w, struct review *r)
+static bool load(struct web_req *w, struct review *r, bool post)
 {
 	const char *org = w->session->org.id, *id = web_param(w, "id");
-	enum code rc = review_load(w->app->store, w->a, w->app->cfg.max_rows, org, id, r);
+	/* Where the admin chose to read the file: the page's query, or the
+	 * form's hidden fields that carry it to the confirmation. */
+	const char *row = post ? web_field(w, "headerRow") : web_query(w, "headerRow");
+	const char *sheet = post ? web_field(w, "sheet") : web_query(w, "sheet");
+	long n = row && *row ? strtol(row, NULL, 10) : 0;
+	unsigned at = n > 0 && n <= (long)SHEET_MAX_ROW_NUMBER ? (unsigned)n : 0;
+	enum code rc = review_load_at(w->app->store, w->a, w->app->cfg.max_rows, org, id, at,
+				      sheet && *sheet ? sheet : NULL, r);
 	if (rc == CODE_NOT_FOUND) {
 		web_not_found(w);
 		return false;
@@ -205,7 +269,7 @@ static bool load(struct web_req *w, struct review *r)
 static void review_get(struct web_req *w)
 {
 	struct review r;
-	if (!load(w, &r))
+	if (!load(w, &r, false))
 		return;
 	const char **chosen = arena_alloc(w->a, sizeof(char *) * ((size_t)r.ncols + 1));
 	for (int j = 0; j < r.ncols; j++)
@@ -230,7 +294,7 @@ static const char **posted_fields(struct web_req *w, int ncols)
 static void review_post(struct web_req *w)
 {
 	struct review r;
-	if (!load(w, &r))
+	if (!load(w, &r, true))
 		return;
 	const char *n = web_field(w, "ncols");
 	const char **chosen = posted_fields(w, r.ncols);
@@ -249,8 +313,9 @@ static void review_post(struct web_req *w)
 	int released = 0;
 	const char *msg = NULL;
 	enum review_outcome outcome;
-	enum code rc = review_confirm(w->app->store, w->a, w->app->cfg.max_rows, w->session->org.id, r.run.id,
-				      w->session->user.id, chosen, r.ncols, &released, &msg, &outcome);
+	struct review_at at = {.header_row = r.at_header_row, .sheet = r.at_sheet};
+	enum code rc = review_confirm_at(w->app->store, w->a, w->app->cfg.max_rows, w->session->org.id, r.run.id, &at,
+					 w->session->user.id, chosen, r.ncols, &released, &msg, &outcome);
 	if (web_store_answered(w, rc))
 		return;
 	switch (outcome) {
