@@ -169,15 +169,17 @@ static const char *row_text(struct arena *a, const char *const *cells, int n)
 	return out;
 }
 
-/* The rows above the header, then the header itself, each but the header
- * with "Use row N as the header" (PRODUCT §14). */
+/* The rows above the header, the header itself and the first rows below
+ * it, each but the header with "Use row N as the header" (PRODUCT §14). */
 static const struct html *above_rows(struct web_req *w, const struct review *r)
 {
 	struct html_list *l = html_list_new(w->a);
-	for (int i = 0; i <= r->nabove; i++) {
-		bool current = i == r->nabove;
-		unsigned row = current ? r->header_row : r->above[i].number;
+	for (int i = 0; i <= r->nabove + r->nsamples; i++) {
+		bool current = i == r->nabove, below = i > r->nabove;
+		int k = i - r->nabove - 1;
+		unsigned row = current ? r->header_row : below ? r->sample_rows[k] : r->above[i].number;
 		const char *text = current ? row_text(w->a, r->headers, r->ncols)
+				   : below ? row_text(w->a, r->samples[k], r->ncols)
 					   : row_text(w->a, r->above[i].cells, r->above[i].ncells);
 		struct tmpl_var v[] = {T_TEXT("row", web_int(w->a, row)), T_TEXT("text", text),
 				       T_FLAG("current", current), T_TEXT("href", review_href(w, r, row, r->at_sheet))};
