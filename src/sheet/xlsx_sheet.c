@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "xlsx_int.h"
 
@@ -102,6 +103,13 @@ static bool parse_number(const char *s, double *ret)
 	return true;
 }
 
+static int with_dollar(const char *num, struct rowbuf *rb)
+{
+	if (rowbuf_begin_cell(rb) || rowbuf_append(rb, "$", 1) || rowbuf_append(rb, num, strlen(num)))
+		return -1;
+	return rowbuf_end_cell(rb);
+}
+
 /* A number with the text its format shows around it, as a person sees it
  * ("24.5 tons", "$1234.5"), so that the cell's unit or money sign is read
  * as if typed.  Only a "$" of a prefix is kept, and only a suffix of
@@ -111,6 +119,12 @@ static int with_affix(const char affix[2][SHEET_AFFIX_MAX], const char *num, str
 {
 	const char *pre = affix[0], *suf = affix[1];
 	bool dollar = strchr(pre, '$') != NULL, letters = false;
+	/* A currency code after the number ("1,234.50 USD") is money, not a
+	 * unit: the number alone reads as money. */
+	static const char *const codes[] = {" USD", " US$", " CAD", " EUR", " GBP", " MXN", " AUD"};
+	for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+		if (!strcasecmp(suf, codes[i]) || !strcasecmp(suf, codes[i] + 1))
+			return dollar || i < 2 ? with_dollar(num, rb) : rowbuf_add_cell(rb, num, strlen(num));
 	for (const char *c = suf; *c; c++) {
 		if (((*c | 0x20) >= 'a' && (*c | 0x20) <= 'z'))
 			letters = true;

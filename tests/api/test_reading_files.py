@@ -236,7 +236,7 @@ def test_number_format_units_and_currency(server):
             ["J-1", "L-1", "2026-11-01", 24.5, 1234.5],
             ["J-1", "L-2", "2026-11-01", 1200, 99]]
     data = _xlsx([("Loads", rows)], {("Loads", "D2"): '0.00 "tons"', ("Loads", "D3"): '#,##0" lb"',
-                                     ("Loads", "E2"): '"$"#,##0.00'})
+                                     ("Loads", "E2"): '"$"#,##0.00', ("Loads", "E3"): '#,##0.00 "USD"'})
     run, res = _import(server, data, filename="loads.xlsx", ct=XLSX_CT)
     assert run["counts"]["failed"] == 0, (run, res)
     got = {e["rowIndex"]: e for e in res["succeeded"]}
@@ -244,3 +244,4 @@ def test_number_format_units_and_currency(server):
     find_issue(by_row(res["warnings"])[2], "warnings", "UNIT_NORMALIZED")
     assert float(_load(server, got[3])["weight"]) == 1200
     assert float(_load(server, got[2])["rate"]) == pytest.approx(1234.5)
+    assert float(_load(server, got[3])["rate"]) == pytest.approx(99)
