@@ -189,12 +189,15 @@ static void front_to_above(struct sheet *s)
 	s->qlen--;
 }
 
-/* The judge's roles of a row, in a new array (NULL when out of memory). */
-static unsigned char *judge_row(const struct sheet *s, const struct sheet_row *r, bool *ret_known)
+/* The judge's roles of a row, in a new array (NULL when out of memory,
+ * and s->oom says so: the header decision must not quietly differ). */
+static unsigned char *judge_row(struct sheet *s, const struct sheet_row *r, bool *ret_known)
 {
 	unsigned char *roles = calloc(r->ncells + 1, 1);
 	*ret_known = false;
-	if (roles && s->judge)
+	if (!roles)
+		s->oom = true;
+	else if (s->judge)
 		*ret_known = s->judge->judge(s->judge->arg, r, roles);
 	return roles;
 }
@@ -305,6 +308,7 @@ static bool groups_next(struct sheet *s, size_t i)
 	bool known;
 	unsigned char *roles = judge_row(s, h, &known);
 	int *label = roles ? calloc(h->ncells + 1, sizeof(int)) : NULL;
+	s->oom |= !label;
 	bool yes = label && group_spans(g, h, roles, label) > 0;
 	free(label);
 	free(roles);
@@ -323,14 +327,19 @@ static struct verdict judge_candidate(struct sheet *s, size_t i, struct rowbuf *
 	bool known;
 	unsigned char *roles = judge_row(s, r, &known);
 	int *label = roles ? calloc(r->ncells + 1, sizeof(int)) : NULL;
-	if (!label)
+	if (!label) {
+		s->oom = true;
 		goto out;
+	}
 	v.known = known;
 	count_named(r, roles, &text, &named);
-	if (i > 0 && !known && group_spans(&qat(s, i - 1)->row, r, roles, label) &&
-	    !join_group(&qat(s, i - 1)->row, r, label, tmp)) {
+	bool group = i > 0 && !known && group_spans(&qat(s, i - 1)->row, r, roles, label);
+	if (group && join_group(&qat(s, i - 1)->row, r, label, tmp))
+		s->oom = true;
+	else if (group) {
 		unsigned char *joined = judge_row(s, &tmp->row, &known);
 		size_t jt, jn;
+		s->oom |= !joined;
 		if (joined) {
 			count_named(&tmp->row, joined, &jt, &jn);
 			v.group = true;
@@ -457,7 +466,7 @@ enum code ahead_find_header(struct sheet *s, const struct sheet_options *opts, c
 		rowbuf_done(&tmp);
 		pick = known != SIZE_MAX ? known : header != SIZE_MAX ? header : 0;
 	}
-	if (!rc && take_header(s, pick)) {
+	if (!rc && (s->oom || take_header(s, pick))) {
 		*ret_msg = "out of memory while opening the file";
 		rc = CODE_INTERNAL_ERROR;
 	}

@@ -98,6 +98,7 @@ struct sheet {
 	enum code err;      /* sticky: once failed, always failed */
 	struct buf msg;
 	bool msg_lost;      /* the message could not be stored (out of memory) */
+	bool oom;           /* the header decision ran out of memory */
 	/* Read-ahead (ring of SHEET_QUEUE rows). */
 	struct rowbuf *q;
 	size_t qhead, qlen;
