@@ -229,7 +229,6 @@ static const char *unsupported_message(const char *what)
 				    "save it as .xlsx or CSV"},
 		{"a fixed-width", "the file is space-padded fixed-width text (.prn, Excel's \"Formatted Text\"), not CSV; "
 				  "save the sheet as .xlsx or CSV"},
-		{"UTF-16", "the file is UTF-16 text; export the sheet as CSV UTF-8"},
 		{"an HTML", "the file is an HTML page, not a spreadsheet (\"Export to Excel\" often writes one); "
 			    "open it in Excel and save it as .xlsx or CSV"},
 		{"an Excel 2003", "the file is an Excel 2003 XML spreadsheet; open it in Excel and save it as .xlsx or CSV"},

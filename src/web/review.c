@@ -239,8 +239,9 @@ static void render(struct web_req *w, int status, const struct review *r, const 
 /* Loads the review; answers 404/503 itself and returns false.  A run whose
  * file no longer parses (it failed with a parse code) has nothing to review
  * and shows as decided. */
-static bool load(struct web_req *w, struct review *r, bool post)
+static bool load(struct web_req *w, struct review *r, bool post, const char **ret_error)
 {
+	*ret_error = NULL;
 	const char *org = w->session->org.id, *id = web_param(w, "id");
 	/* Where the admin chose to read the file: the page's query, or the
 	 * form's hidden fields that carry it to the confirmation. */
@@ -250,6 +251,14 @@ static bool load(struct web_req *w, struct review *r, bool post)
 	unsigned at = n > 0 && n <= (long)SHEET_MAX_ROW_NUMBER ? (unsigned)n : 0;
 	enum code rc = review_load_at(w->app->store, w->a, w->app->cfg.max_rows, org, id, at,
 				      sheet && *sheet ? sheet : NULL, r);
+	/* A row or sheet the file cannot be read at: the file as the run
+	 * reads it, and why the choice did not work. */
+	if ((at || (sheet && *sheet)) && code_kind(rc) == CODE_KIND_PARSE) {
+		*ret_error = at ? arena_printf(w->a, "Row %u cannot be the header (%s); the file is shown as Loadline "
+					       "reads it.", at, code_name(rc))
+				: "That worksheet cannot be read; the file is shown as Loadline reads it.";
+		rc = review_load(w->app->store, w->a, w->app->cfg.max_rows, org, id, r);
+	}
 	if (rc == CODE_NOT_FOUND) {
 		web_not_found(w);
 		return false;
@@ -271,13 +280,14 @@ static bool load(struct web_req *w, struct review *r, bool post)
 static void review_get(struct web_req *w)
 {
 	struct review r;
-	if (!load(w, &r, false))
+	const char *error;
+	if (!load(w, &r, false, &error))
 		return;
 	const char **chosen = arena_alloc(w->a, sizeof(char *) * ((size_t)r.ncols + 1));
 	for (int j = 0; j < r.ncols; j++)
 		chosen[j] = r.proposal[j].field != FIELD_NONE ? field_name(r.proposal[j].field) : NULL;
 	/* The page opens with the proposal checked against the first rows. */
-	render(w, 200, &r, chosen, NULL, r.decided || r.expired ? NULL : preview(w, &r, chosen));
+	render(w, 200, &r, chosen, error, r.decided || r.expired ? NULL : preview(w, &r, chosen));
 }
 
 const struct web_handler page_review_get = {review_get};
@@ -296,8 +306,13 @@ static const char **posted_fields(struct web_req *w, int ncols)
 static void review_post(struct web_req *w)
 {
 	struct review r;
-	if (!load(w, &r, true))
+	const char *error;
+	if (!load(w, &r, true, &error))
 		return;
+	if (error) {
+		render(w, 400, &r, posted_fields(w, r.ncols), error, NULL);
+		return;
+	}
 	const char *n = web_field(w, "ncols");
 	const char **chosen = posted_fields(w, r.ncols);
 	if (!n || strtol(n, NULL, 10) != r.ncols) {

@@ -68,6 +68,18 @@ def test_admin_picks_another_header_row_and_the_shape_remembers_it(server):
     assert done["file"]["headerRow"] == 2 and done["state"] == "SUCCEEDED", done
 
 
+def test_a_row_that_cannot_be_the_header_says_so(server):
+    """A blank row or one past the end: the page says why and shows the
+    file as Loadline reads it."""
+    run = upload(server, "Title\n\nJob #,Load Number,Ship Date\nJ1,L1,2026-11-01\n")
+    w = signin(server)
+    for row in ("2", "99"):
+        r = w.get(review_path(run, "?headerRow=" + row))
+        assert r.status_code == 200
+        t = text_of(r.text)
+        assert ("Row %s cannot be the header" % row) in t and "took row 3 as the header" in t
+
+
 openpyxl = pytest.importorskip("openpyxl")
 
 
