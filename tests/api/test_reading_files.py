@@ -68,6 +68,13 @@ def test_header_row_parameter_invalid(server, bad):
     assert_problem(r, 400, "INVALID_IMPORT_OPTION", server)
 
 
+@pytest.mark.parametrize("bad", ["", "x" * 32])
+def test_sheet_parameter_invalid(server, bad):
+    """§14 / INVALID_IMPORT_OPTION: an empty or over-long sheet name is a 400."""
+    r = upload(server, _csv(TITLED), params={"sheet": bad})
+    assert_problem(r, 400, "INVALID_IMPORT_OPTION", server)
+
+
 def test_header_row_past_the_end_fails(server):
     """A headerRow past the end of the file fails the run (EMPTY_FILE)."""
     run, _ = _import(server, _csv(TITLED), params={"headerRow": "40"})
