@@ -204,6 +204,17 @@ static unsigned char *judge_row(struct sheet *s, const struct sheet_row *r, bool
 
 /* ---- Group rows ---- */
 
+/* A group label is a word or three ("Pickup", "Ship To", "Final
+ * Destination"), not a sentence: a report title directly above the header
+ * is no group row. */
+static bool short_label(const char *p, size_t n)
+{
+	size_t words = 0;
+	for (size_t i = 0; i < n; i++)
+		words += p[i] != ' ' && (i == 0 || p[i - 1] == ' ');
+	return n <= 40 && words <= 3;
+}
+
 /* Where group labels stand, per header column: the label's column, or -1.
  * A label spans the columns from its own to the next label, as long as
  * their headers are parts of a group (SHEET_COL_PART: Name, City, ...):
@@ -221,9 +232,12 @@ static size_t group_spans(const struct sheet_row *g, const struct sheet_row *h, 
 	size_t width = 0;
 	for (size_t j = 0; j < h->ncells; j++) {
 		bool has = j < g->ncells && !blank(g->cells[j], g->lens[j]);
-		if (has && !cell_is_text(g->cells[j], g->lens[j]))
+		if (has && (!cell_is_text(g->cells[j], g->lens[j]) || !short_label(g->cells[j], g->lens[j])))
 			return 0;
-		if (has) {
+		/* A label repeated over each column of its group continues it. */
+		bool same = has && label >= 0 && g->lens[j] == g->lens[label] &&
+			    !memcmp(g->cells[j], g->cells[label], g->lens[j]);
+		if (has && !same) {
 			label = (int)j;
 			width = 0;
 		}

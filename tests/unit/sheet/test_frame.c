@@ -27,8 +27,10 @@ static const struct {
 	{"rate", SHEET_COL_FIELD | SHEET_COL_NUMERIC}, {"material", SHEET_COL_FIELD},
 	{"name", SHEET_COL_FIELD | SHEET_COL_PART}, {"city", SHEET_COL_FIELD | SHEET_COL_PART},
 	{"state", SHEET_COL_FIELD | SHEET_COL_PART}, {"pickup", SHEET_COL_FIELD},
-	{"pickup name", SHEET_COL_FIELD}, {"pickup city", SHEET_COL_FIELD}, {"pickup state", SHEET_COL_FIELD},
-	{"drop name", SHEET_COL_FIELD}, {"drop city", SHEET_COL_FIELD}, {"drop state", SHEET_COL_FIELD},
+	/* As the proposal reads them: address fields are parts of a group. */
+	{"pickup name", SHEET_COL_FIELD | SHEET_COL_PART}, {"pickup city", SHEET_COL_FIELD | SHEET_COL_PART},
+	{"pickup state", SHEET_COL_FIELD | SHEET_COL_PART}, {"drop name", SHEET_COL_FIELD | SHEET_COL_PART},
+	{"drop city", SHEET_COL_FIELD | SHEET_COL_PART}, {"drop state", SHEET_COL_FIELD | SHEET_COL_PART},
 	{"drop", SHEET_COL_FIELD},
 };
 
@@ -157,6 +159,15 @@ static void test_group_rows(void **state)
 	/* A title directly above the header is no group row. */
 	assert_frame("Loads for November\nJob,Load,Date\nJ,L,2026-11-01\n",
 		     "2:Job|Load|Date\n3:J|L|2026-11-01\n");
+	/* A label repeated over each column of its group. */
+	assert_frame("Pickup,Pickup,Job\nName,City,Load\nQ,Austin,L\n",
+		     "2:Pickup Name|Pickup City|Load\n3:Q|Austin|L\n");
+	/* A sentence over Name / City is a title, not a group. */
+	assert_frame("Loads picked up this week,,\nName,City,Load\nQ,Austin,L\n",
+		     "2:Name|City|Load\n3:Q|Austin|L\n");
+	/* A header that already carries the label is kept as it is. */
+	assert_frame(",Pickup,\nJob,Pickup City,State\nJ,Austin,TX\n",
+		     "2:Job|Pickup City|Pickup State\n3:J|Austin|TX\n");
 	/* Not directly above: no join. */
 	assert_frame(",,Pickup\n\nJob,Load,Name,City\nJ,L,Q,Austin\n", "3:Job|Load|Name|City\n4:J|L|Q|Austin\n");
 }
