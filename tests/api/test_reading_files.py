@@ -252,3 +252,35 @@ def test_number_format_units_and_currency(server):
     assert float(_load(server, got[3])["weight"]) == 1200
     assert float(_load(server, got[2])["rate"]) == pytest.approx(1234.5)
     assert float(_load(server, got[3])["rate"]) == pytest.approx(99)
+
+
+def test_exported_report_workbook(server):
+    """A report as exported: a title and a date line, a group row with
+    merged cells over the address columns, the data, a totals row with a
+    SUM formula; a notes sheet first.  Read as a person reads it."""
+    wb = openpyxl.Workbook()
+    notes = wb.active
+    notes.title = "Notes"
+    notes.append(["Exported from Dispatch"])
+    ws = wb.create_sheet("Report")
+    ws.append(["Hauling report, November"])
+    ws.append(["Run on", "2026-11-20"])
+    ws.append([])
+    ws.append(["", "", "", "Pickup", "", "", "Dropoff", "", "", ""])
+    ws.merge_cells("D4:F4")
+    ws.merge_cells("G4:I4")
+    ws.append(["Job Code", "Load #", "Load Date", "Name", "City", "State", "Name", "City", "State", "Net Tons"])
+    ws.append(["J-7", "L-1", "2026-11-01", "Quarry", "Austin", "TX", "Site", "Dallas", "TX", 20])
+    ws.append(["J-7", "L-2", "2026-11-02", "Quarry", "Austin", "TX", "Site", "Dallas", "TX", 22.5])
+    ws.append(["Total", "", "", "", "", "", "", "", "", "=SUM(J6:J7)"])
+    out = io.BytesIO()
+    wb.save(out)
+    run, res = _import(server, out.getvalue(), filename="report.xlsx", ct=XLSX_CT)
+    assert run["counts"]["failed"] == 0 and run["counts"]["succeeded"] == 2, (run, res)
+    f = run["file"]
+    assert (f["sheet"], f["sheets"], f["headerRow"], f["summaryRows"]) == ("Report", ["Notes", "Report"], 5, [8])
+    rows = by_row(res["warnings"])
+    assert sorted(rows) == [6, 7]
+    cols = {w["column"] for w in rows[6]["warnings"]}
+    assert {"Pickup Name", "Dropoff Name", "Net Tons"} <= cols, cols
+    assert float(_load(server, rows[7])["weight"]) == 45000
