@@ -20,6 +20,7 @@ struct client {
 	const char *cmd;      /* "push", "push (dry run)", "runs": names every stderr line */
 	bool json, dry_run, no_wait, strict, progress;
 	const char *results_dir;
+	const char *header_row, *sheet;   /* push --header-row, --sheet (PRODUCT §14), or NULL */
 	int poll_ms;          /* LOADLINE_POLL_MS: fixed delay between polls (tests), or 0 */
 	double deadline;      /* mono_ms() when --timeout expires, or 0: never */
 	const char *timeout;  /* --timeout as given, for messages */
