@@ -69,6 +69,8 @@ void ahead_free(struct sheet *s)
 	s->num_seen = s->cell_seen = NULL;
 	s->summary = NULL;
 	s->nsummary = s->summary_cap = 0;
+	s->counted = 0;
+	s->keyed = false;
 	s->qhead = s->qlen = 0;
 	s->eof = false;
 	s->pending = CODE_OK;
@@ -96,10 +98,7 @@ static bool summary_like(const struct sheet *s, const struct sheet_row *r)
 	if (cell_is_total_label(r->cells[first], r->lens[first]))
 		return true;
 	size_t ncols = s->header.row.ncells;
-	bool keyed = false;
-	for (size_t j = 0; j < ncols; j++)
-		keyed |= (s->roles[j] & (SHEET_COL_KEY | SHEET_COL_DATE)) != 0;
-	if (!keyed)
+	if (!s->keyed)
 		return false;
 	for (size_t j = first; j < r->ncells; j++) {
 		if (blank(r->cells[j], r->lens[j]))
@@ -111,10 +110,18 @@ static bool summary_like(const struct sheet *s, const struct sheet_row *r)
 	return true;
 }
 
+/* Which columns hold numbers, from the first rows below the header: as
+ * many as a person glances at (reading every cell of a big file for it
+ * cost 10 % of a read). */
+#define NUMBER_ROWS (SHEET_HEADER_SCAN + SHEET_SAMPLE_ROWS)
+
 static void count_numbers(struct sheet *s, const struct sheet_row *r)
 {
 	size_t ncols = s->header.row.ncells;
-	for (size_t j = 0; s->num_seen && j < r->ncells && j < ncols; j++) {
+	if (!s->num_seen || s->counted >= NUMBER_ROWS)
+		return;
+	s->counted++;
+	for (size_t j = 0; j < r->ncells && j < ncols; j++) {
 		if (blank(r->cells[j], r->lens[j]))
 			continue;
 		s->cell_seen[j]++;
@@ -393,6 +400,8 @@ static int take_header(struct sheet *s, size_t i)
 	h = &s->header.row;
 	if (!rc && s->judge && !(s->roles = judge_row(s, h, &known)))
 		rc = -1;
+	for (size_t j = 0; !rc && s->roles && j < h->ncells; j++)
+		s->keyed |= (s->roles[j] & (SHEET_COL_KEY | SHEET_COL_DATE)) != 0;
 	size_t n = h->ncells + 1;
 	if (!rc && s->judge && (!(s->num_seen = calloc(n, sizeof(size_t))) || !(s->cell_seen = calloc(n, sizeof(size_t)))))
 		rc = -1;

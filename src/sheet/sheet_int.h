@@ -111,6 +111,8 @@ struct sheet {
 	const struct sheet_row *above_rows[SHEET_HEADER_SCAN];
 	size_t nabove;
 	size_t *num_seen, *cell_seen;  /* per header column: numbers, non-blank cells */
+	size_t counted;                /* rows counted into them (the first few) */
+	bool keyed;                    /* the header has a key or date column */
 	unsigned *summary;
 	size_t nsummary, summary_cap;
 	struct rowbuf samples[SHEET_SAMPLE_ROWS];
