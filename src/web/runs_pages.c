@@ -229,6 +229,28 @@ static const struct html *tabs(struct web_req *w, const struct run *r, int curre
 	return html_list_done(l);
 }
 
+/* What the reader decided (PRODUCT §14), after the format: "sheet
+ * “Loads”, header in row 4, summary rows 58, 59 left out" — only what
+ * differs from a plain file. */
+static const char *frame_text(struct arena *a, const struct run *r, const char *s)
+{
+	json_t *d = *r->file_detail ? json_loads(r->file_detail, 0, NULL) : NULL;
+	const char *sheet = json_string_value(json_object_get(d, "sheet"));
+	json_int_t row = json_integer_value(json_object_get(d, "headerRow"));
+	json_t *sum = json_object_get(d, "summaryRows");
+	if (sheet && json_array_size(json_object_get(d, "sheets")) > 1)
+		s = arena_printf(a, "%s, sheet “%s”", s, sheet);
+	if (row > 1)
+		s = arena_printf(a, "%s, header in row %lld", s, (long long)row);
+	for (size_t i = 0; i < json_array_size(sum); i++)
+		s = arena_printf(a, "%s%s%lld", s, i ? ", " : json_array_size(sum) > 1 ? ", summary rows " : ", summary row ",
+				 (long long)json_integer_value(json_array_get(sum, i)));
+	if (json_array_size(sum))
+		s = arena_printf(a, "%s left out", s);
+	json_decref(d);
+	return s;
+}
+
 static const char *format_text(struct arena *a, const struct run *r)
 {
 	const char *s = r->file_format;
@@ -238,7 +260,7 @@ static const char *format_text(struct arena *a, const struct run *r)
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (!strcmp(r->file_delimiter, names[i][0]))
 			s = arena_printf(a, "%s, %s-separated", s, names[i][1]);
-	return s;
+	return frame_text(a, r, s);
 }
 
 /* ---- grouped problems (PRODUCT §11) ---- */

@@ -105,3 +105,14 @@ def test_review_offers_the_other_sheets(server):
     assert "Returns</strong> (read)" in r.text and "J2" in text_of(r.text)
     f = forms(r.text).find(review_path(run))
     assert f["fields"]["sheet"] == "Returns"
+
+
+def test_run_page_says_how_the_file_was_read(server):
+    """The run page names the header row and the summary rows left out."""
+    text = ("Weekly load report\n\njobCode,loadNo,loadDate,weight\n"
+            "J-RP,1,2026-11-01,5\nJ-RP,2,2026-11-02,7\nTotal,,,12\n")
+    run = upload(server, text)
+    done = wait_run(server, run["id"])
+    assert done["file"]["headerRow"] == 3 and done["file"]["summaryRows"] == [6], done
+    t = text_of(signin(server).get("/imports/runs/" + run["id"]).text)
+    assert "header in row 3, summary row 6 left out" in t, t
