@@ -3,6 +3,7 @@
 file from another row; the shape remembers it.  Driven over HTTP as a
 browser without JavaScript would."""
 import io
+import time
 
 import pytest
 
@@ -21,11 +22,22 @@ def review_path(run, query=""):
     return "/imports/runs/%s/review%s" % (run["id"], query)
 
 
+def staged(srv, text):
+    """Uploads text and waits until the run awaits review (nextAction: in
+    the 202, or once a worker has read the file)."""
+    run = upload(srv, text)
+    deadline = time.monotonic() + 20
+    while "nextAction" not in run:
+        assert run["state"] == "QUEUED" and time.monotonic() < deadline, run
+        time.sleep(0.05)
+        run = srv.get("/api/v1/imports/runs/" + run["id"]).json()
+    return run
+
+
 def test_review_shows_rows_above_the_header(server):
     """Title rows above the detected header are listed, with the header."""
     text = "Weekly load report\nPrinted 2026-11-20\n\nJob #,Load Number,Ship Date,Remarks\nJ1,L1,2026-11-01,x\n"
-    run = upload(server, text)
-    assert run["state"] == "QUEUED" and "nextAction" in run, run
+    run = staged(server, text)
     w = signin(server)
     r = w.get(review_path(run))
     assert r.status_code == 200
@@ -43,8 +55,7 @@ def test_admin_picks_another_header_row_and_the_shape_remembers_it(server):
     """"Use row 2 as the header": the page reads the file from row 2;
     confirming imports rows 3.. and stores the shape with its row, so the
     same report pushed again maps without review, read from row 2."""
-    run = upload(server, TWO_HEADERS)
-    assert "nextAction" in run, run
+    run = staged(server, TWO_HEADERS)
     w = signin(server)
     page = w.get(review_path(run))
     assert "took row 1 as the header" in text_of(page.text)
@@ -71,7 +82,7 @@ def test_admin_picks_another_header_row_and_the_shape_remembers_it(server):
 def test_a_row_that_cannot_be_the_header_says_so(server):
     """A blank row or one past the end: the page says why and shows the
     file as Loadline reads it."""
-    run = upload(server, "Title\n\nJob #,Load Number,Ship Date\nJ1,L1,2026-11-01\n")
+    run = staged(server, "Title\n\nJob #,Load Number,Ship Date\nJ1,L1,2026-11-01\n")
     w = signin(server)
     for row in ("2", "99"):
         r = w.get(review_path(run, "?headerRow=" + row))
@@ -97,7 +108,11 @@ def test_review_offers_the_other_sheets(server):
     wb.save(out)
     r = server.post("/api/v1/imports/jobs", files={"file": ("w.xlsx", out.getvalue(), "application/octet-stream")})
     run = r.json()
-    assert "nextAction" in run, run
+    deadline = time.monotonic() + 20
+    while "nextAction" not in run:
+        assert run["state"] == "QUEUED" and time.monotonic() < deadline, run
+        time.sleep(0.05)
+        run = server.get("/api/v1/imports/runs/" + run["id"]).json()
     w = signin(server)
     page = w.get(review_path(run))
     assert 'data-sheet="Returns"' in page.text and "Loads</strong> (read)" in page.text
