@@ -71,6 +71,11 @@ enum code store_run_list(struct store *st, const char *org_id, int64_t after_cre
 			 const char *after_id, int limit, struct run *ret, int *ret_n);
 /* The uploaded bytes (caller frees *ret). */
 enum code store_run_file(struct store *st, const char *id, unsigned char **ret, size_t *ret_len);
+/* The review screen read a staged run's file at another header row or
+ * worksheet (PRODUCT §14): the run is read that way from now on, under the
+ * shape key of that header.  Only while it is QUEUED and staged. */
+enum code store_run_reread(struct store *st, const char *org_id, const char *id, int header_row, const char *sheet,
+			   const char *shape_key);
 
 /* Claims the oldest runnable run (QUEUED and not staged, or RUNNING with an
  * expired lease) for owner until now + lease_ms; CODE_NOT_FOUND when none. */
@@ -113,11 +118,6 @@ struct run_changes;
 struct run_changes *store_run_changes_open(struct store *st);
 int store_run_changes_wait(struct run_changes *rc, int timeout_ms);
 void store_run_changes_close(struct run_changes *rc);
-/* The review screen read a staged run's file at another header row or
- * worksheet (PRODUCT §14): the run is read that way from now on, under the
- * shape key of that header.  Only while it is QUEUED and staged. */
-enum code store_run_reread(struct store *st, const char *org_id, const char *id, int header_row, const char *sheet,
-			   const char *shape_key);
 /* Extends the lease while owner still holds the run. */
 enum code store_run_heartbeat(struct store *st, const char *id, const char *owner, int64_t lease_ms);
 /* Lets another claim happen soon (after a transient failure). */
