@@ -517,7 +517,12 @@ static void run_fixup(struct web_req *w)
 		return;
 	}
 	struct fixup f;
-	if (web_store_answered(w, fixup_build(w->app->store, w->a, &r, &f)))
+	enum fixup_format format;
+	if (fixup_format_parse(http_query(w->req, "format"), &format)) {
+		web_error(w, 400, "Unknown format", "Failed rows are offered as CSV (format=csv) or XLSX (format=xlsx).");
+		return;
+	}
+	if (web_store_answered(w, fixup_build(w->app->store, w->a, &r, format, &f)))
 		return;
 	web_raw(w, 200, f.content_type, (const char *)f.data, f.len);
 	free(f.data);
