@@ -28,6 +28,7 @@ extern const struct endpoint ep_webhook_list;
 extern const struct endpoint ep_webhook_create;
 extern const struct endpoint ep_webhook_get;
 extern const struct endpoint ep_webhook_delete;
+extern const struct endpoint ep_webhook_test;
 
 struct run;
 struct location_rec;

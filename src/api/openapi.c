@@ -564,6 +564,24 @@ static json_t *op_webhook_delete(void)
 			 "to the endpoint, queued retries included.", json_pack("[o]", param("WebhookEndpointId")), r);
 }
 
+static json_t *op_webhook_test(void)
+{
+	json_t *r = json_object();
+	json_t *ok = json_pack("{s:s,s:o,s:{s:{s:{s:s,s:[s,s,s],s:{s:{s:s,s:s},s:{s:s},s:{s:s,s:s}}},s:o}}}",
+		"description", "Queued: the event is delivered like any other, within moments.", "headers",
+		headers_for(202, OP_AUTH), "content", "application/json", "schema", "type", "object", "required",
+		"object", "endpointId", "type", "properties", "object", "type", "string", "const", "webhook_test",
+		"endpointId", "type", "string", "type", "type", "string", "const", "webhook.test", "example",
+		json_pack("{s:s,s:s,s:s}", "object", "webhook_test", "endpointId", "whe_2x9KfQ7mZ1", "type",
+			  "webhook.test"));
+	json_object_set_new(r, "202", ok);
+	add_problems(r, "NOT_FOUND", OP_AUTH | OP_NO_BODY);
+	return operation("testWebhookEndpoint", "Webhooks", "Send a test event", "Queues a `webhook.test` event "
+			 "for this endpoint alone, signed like any other; its `data.object` is `{\"object\": "
+			 "\"webhook_test\", \"endpointId\"}`. The attempt shows in the delivery log (Settings > "
+			 "Webhooks).", json_pack("[o]", param("WebhookEndpointId")), r);
+}
+
 /* ---- the document ---- */
 
 /* One entry per route of api.c; the unit test checks that none is missing.
@@ -601,6 +619,7 @@ static const struct {
 	{"post", "/api/v1/webhook-endpoints", NULL, op_webhook_create},
 	{"get", "/api/v1/webhook-endpoints/{id}", NULL, op_webhook_get},
 	{"delete", "/api/v1/webhook-endpoints/{id}", NULL, op_webhook_delete},
+	{"post", "/api/v1/webhook-endpoints/{id}/test", NULL, op_webhook_test},
 };
 
 const char *openapi_path_of(const char *route)

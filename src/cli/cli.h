@@ -17,5 +17,11 @@ int cli_docs(struct app *app, int argc, char **argv);
 /* The API client (PRODUCT §9): talks HTTP to a server, not to a database. */
 int cli_push(struct app *app, int argc, char **argv);
 int cli_runs(struct app *app, int argc, char **argv);
+int cli_run_view(struct app *app, int argc, char **argv);   /* `runs view ID` */
+int cli_results(struct app *app, int argc, char **argv);
+int cli_failed_rows(struct app *app, int argc, char **argv);
+int cli_rerun(struct app *app, int argc, char **argv);
+int cli_whoami(struct app *app, int argc, char **argv);
+int cli_webhooks(struct app *app, int argc, char **argv);
 
 #endif
