@@ -12,6 +12,8 @@ int cli_serve(struct app *app, int argc, char **argv);
 int cli_worker(struct app *app, int argc, char **argv);
 int cli_migrate(struct app *app, int argc, char **argv);
 int cli_admin(struct app *app, int argc, char **argv);
+int cli_admin_copy_db(struct app *app, int argc, char **argv);   /* admin copy-db */
+int cli_admin_backup(struct app *app, int argc, char **argv);    /* admin backup */
 int cli_inspect(struct app *app, int argc, char **argv);
 int cli_docs(struct app *app, int argc, char **argv);
 /* The API client (PRODUCT §9): talks HTTP to a server, not to a database. */
