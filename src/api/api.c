@@ -209,6 +209,8 @@ void api_docs_page(struct http_request *req, struct http_response *res, const ch
 		http_add_header(req, res, "Allow", "GET");
 	} else if (!code) {
 		docs_api_reference(req, res);
+	} else if (!strcmp(code, "/")) {
+		docs_home(req, res);
 	} else if (*code == '\0') {
 		docs_error_index(req, res);
 	} else {

@@ -4,6 +4,7 @@
  * from the code table, and the codes every request can meet are added here
  * once (see add_problems). */
 #include "openapi.h"
+#include "openapi_examples.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -849,6 +850,15 @@ json_t *openapi_document(const char *server_url)
 	 * path does not declare), and OpenAPI has no place for path-level
 	 * responses; an unused component would fail Spectral's lint. */
 	json_object_set_new(doc, "x-method-not-allowed", method_not_allowed());
+	/* A run as the service sends it (the completed webhook's object), for
+	 * every example that shows a run. */
+	json_t *ev = json_loads(completed_example, 0, NULL);
+	json_object_set(json_object_get(json_object_get(json_object_get(doc, "components"), "schemas"), "ImportRun"),
+			"example", json_object_get(json_object_get(ev, "data"), "object"));
+	json_decref(ev);
+	/* Last: examples are made from the finished schemas. */
+	char missing[1024];
+	openapi_add_examples(doc, missing, sizeof missing);
 	return doc;
 }
 
