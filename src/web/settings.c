@@ -178,6 +178,7 @@ static void comms_render(struct web_req *w, int status, const char *error, const
 		T_TEXT("recipients", typed ? typed : join(w->a, configured, n, "\n")),
 		T_FLAG("admin", web_is_admin(w)),
 		T_TEXT("csrf", web_csrf_token(w)),
+		T_FLAG("no_smtp", !*w->app->cfg.smtp_url),
 	};
 	struct web_page_opts o = {.nav = NAV_SETTINGS};
 	web_page(w, status, "Communications", tmpl_render(w->a, "comms.html", v, sizeof v / sizeof v[0]), &o);
