@@ -31,6 +31,14 @@ def test_runs_newest_first_with_state_and_counts(server):
     assert re.search(r"first\.csv SUCCEEDED 2 2 0 0 0", t), t
     assert "third.csv QUEUED needs review" in t
     assert 'href="/imports/runs/%s/review"' % staged["id"] in r.text
+    # Issue 30 item 5: a PARTIAL run whose rows only warned reads as imported.
+    warned = run_of(server, rows(1, start=20, weight="12 t"), name="fourth.csv")
+    assert warned["state"] == "PARTIAL" and warned["counts"]["failed"] == 0, warned
+    r = w.get("/imports")
+    assert re.search(r"fourth\.csv Imported with 1 warning 1 1 1 0 0", text_of(r.text)), text_of(r.text)
+    assert 'class="state state-ok" data-state="PARTIAL">Imported with 1 warning<' in r.text
+    page = w.get("/imports/runs/" + warned["id"]).text
+    assert 'id="run-state" data-state="PARTIAL">Imported with 1 warning<' in page
 
 
 def test_run_page_results_per_bucket(server):
