@@ -35,7 +35,8 @@ void assign_fields(const struct assign_cand *c, size_t nc, size_t ncols, long *r
 	for (size_t i = 0; i < nc; i++)
 		if (c[i].col < ncols && c[i].field <= FIELD_NONE)
 			v[nv++] = (struct pair){ &c[i], i };
-	qsort(v, nv, sizeof(*v), cmp_pair);
+	if (nv)
+		qsort(v, nv, sizeof(*v), cmp_pair);
 	for (size_t i = 0; i < ncols; i++)
 		ret_pick[i] = -1, ret_lost[i] = false;
 	for (size_t i = 0; i < nv; i++) {
