@@ -400,7 +400,7 @@ static const char *closest_word(const char *tok)
 static const char *completion(const char *tok)
 {
 	size_t len = strlen(tok), n;
-	if (len < 4)
+	if (len < 5) /* "term" of "IncoTerm" is no "terminal" */
 		return NULL;
 	const char *const *v = syn_fuzzy_targets(&n);
 	const char *found = NULL;
@@ -508,6 +508,23 @@ static bool has_word(const struct words *w, const char *s, size_t len)
 	return false;
 }
 
+static bool id_head(const char *t)
+{
+	return !strcmp(t, "no");
+}
+
+static bool phrase_has_id_word(const char *phrase)
+{
+	for (const char *p = phrase; *p;) {
+		size_t len = strcspn(p, " ");
+		if ((len == 2 && (!memcmp(p, "no", 2) || !memcmp(p, "id", 2))) || (len == 4 && !memcmp(p, "code", 4)))
+			return true;
+		p += len;
+		p += *p == ' ';
+	}
+	return false;
+}
+
 /* Whole header equal to the phrase: its score.  All the phrase's words
  * among more words ("Customer Name" has "customer"): less, the more words
  * the phrase leaves unexplained; a bit more when the phrase ends the
@@ -534,6 +551,12 @@ static int synonym_score(const struct words *w, const struct synonym *syn)
 	 * name, "cityID" no city.  Only a phrase with "id" ("Load ID") takes
 	 * it. */
 	if (has_word(w, "id", 2) && !has_id)
+		return 0;
+	/* Nor is a number of it ("Customer #", "customerAccountNumber"): a
+	 * header that ends in one names an identifier, which only a phrase
+	 * with such a word takes ("Load #", "Job No").  Codes are kept:
+	 * materials and branches are often named by code. */
+	if (w->n > 1 && id_head(w->t[w->n - 1]) && !phrase_has_id_word(syn->phrase))
 		return 0;
 	if (syn->whole || !all || nh <= np)
 		return 0;
@@ -716,6 +739,94 @@ static bool billing_alone(const struct words *w)
 	return g && g->dir == GROUP_BILLING && w->junk == 0;
 }
 
+/* A date the load has: an event of the load and a date word ("Dispatched
+ * Time", "date_shipped", "Earliest Availability").  Every spelling of
+ * these words is not in the synonym table; the event sets the score, as
+ * the synonyms do (a delivery date is only a fallback below a pickup or
+ * ship date).  ETD/ATD (departure) stand alone. */
+static const struct {
+	const char *word;
+	int score;
+} date_events[] = {
+	{ "load", 95 }, { "loaded", 95 }, { "loading", 95 }, { "haul", 92 }, { "ship", 92 },
+	{ "shipped", 90 }, { "shipping", 90 }, { "shipment", 88 }, { "pickup", 90 },
+	{ "dispatch", 88 }, { "dispatched", 88 }, { "ticket", 85 }, { "scale", 85 },
+	{ "collection", 85 }, { "departure", 82 }, { "available", 80 }, { "availability", 80 },
+	{ "ready", 80 }, { "service", 80 }, { "delivery", 75 }, { "delivered", 72 },
+	{ "arrival", 65 }, { "order", 70 }, { "etd", 78 }, { "atd", 76 },
+};
+
+static bool date_word(const char *t, bool *ret_time)
+{
+	*ret_time = !strcmp(t, "time") || !strcmp(t, "timestamp");
+	return *ret_time || !strcmp(t, "date") || !strcmp(t, "day") || !strcmp(t, "earliest");
+}
+
+/* Words that make a date no load date: the end of a window, a bill's
+ * dates ("Pickup Latest", "Delivery Due"). */
+static bool not_load_date(const char *t)
+{
+	static const char *const no[] = { "latest", "end", "due", "invoice", "bill", "billing", "paid",
+					  "expiry", "expiration", "estimated", "planned", "scheduled",
+					  /* measures: "Tons Loaded Today" is a quantity */
+					  "ton", "tonne", "lb", "kg", "quantity", "weight", "miles", "count" };
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+		if (!strcmp(t, no[i]))
+			return true;
+	return false;
+}
+
+static void event_date_alt(const struct words *w, struct choice *ch)
+{
+	int best = 0;
+	bool dated = false, time = false, t;
+	for (size_t i = 0; i < w->n; i++) {
+		if (not_load_date(w->t[i]))
+			return;
+		if (date_word(w->t[i], &t))
+			dated = true, time |= t;
+		for (size_t k = 0; k < sizeof date_events / sizeof date_events[0]; k++)
+			if (!strcmp(w->t[i], date_events[k].word) && date_events[k].score > best)
+				best = date_events[k].score;
+	}
+	bool alone = w->n == 1 && (!strcmp(w->t[0], "etd") || !strcmp(w->t[0], "atd"));
+	if (best && (dated || alone))
+		add_alt(ch, (struct cand){ FIELD_LOAD_DATE, best - (time ? 5 : 0) - (int)(w->n > 2) * 5, false,
+					   GROUP_NONE, REASON_SYNONYM });
+}
+
+/* Money words make a header a price ("Gross Revenue", "linehaul_usd"): never
+ * a weight, a number or a name.  The rate is what the customer pays, so a
+ * net amount (a margin) counts less than a gross one. */
+static bool money_words(const struct words *w)
+{
+	static const char *const money[] = { "rate", "price", "cost", "charge", "amount", "pay", "dollar",
+					     "revenue", "fee", "linehaul" };
+	for (size_t i = 0; i < w->n; i++)
+		for (size_t k = 0; k < sizeof money / sizeof money[0]; k++)
+			if (!strcmp(w->t[i], money[k]))
+				return true;
+	return false;
+}
+
+static void money_only(const struct words *w, struct choice *ch)
+{
+	int kept = 0;
+	if (!money_words(w))
+		return;
+	for (int i = 0; i < ch->n; i++) {
+		struct cand c = ch->c[i];
+		if (c.field != FIELD_RATE && c.field != FIELD_NONE)
+			continue;
+		if (c.field == FIELD_RATE && has_word(w, "net", 3))
+			c.score -= 10;
+		else if (c.field == FIELD_RATE && has_word(w, "gross", 5))
+			c.score += 5;
+		ch->c[kept++] = c;
+	}
+	ch->n = kept;
+}
+
 /* Words of a record's creation or modification time ("Date Created",
  * "Last Modified", "updated_at"): never the day the load moved while a
  * real date column exists (PRODUCT §14). */
@@ -758,6 +869,8 @@ static void propose_one(const char *s, size_t len, int *ctx, struct choice *ch, 
 		return;
 	*ret_audit = audit_words(&w);
 	synonym_alts(&w, ch);
+	event_date_alt(&w, ch);
+	money_only(&w, ch);
 	struct cand a = address_cand(&w, *ctx);
 	if (a.score > 0)
 		add_alt(ch, a);
@@ -790,6 +903,7 @@ struct column {
 	struct value_profile vp;
 	bool audit;              /* a creation or modification time */
 	enum field misfit;       /* the header's field its values ruled out */
+	bool record_id;          /* the header is "id": the record's own key */
 	enum field timestamp;    /* loadDate taken away by the audit rule */
 };
 
@@ -820,7 +934,7 @@ static void prune(struct choice *ch)
 
 /* Fields values can decide when the header says nothing: their shape is
  * hardly anything else ("24.5 tons", "$1,200.00", "lb"). */
-static const enum field by_values[] = { FIELD_WEIGHT, FIELD_WEIGHT_UNIT, FIELD_RATE };
+static const enum field by_values[] = { FIELD_WEIGHT, FIELD_WEIGHT_UNIT, FIELD_RATE, FIELD_TRUCK_TYPE };
 
 /* The values confirm (a little), rule out (a lot) or, when the header is
  * not decisive, propose a field.  A wire name or a learned header is
@@ -843,11 +957,17 @@ static void weigh_values(struct column *c)
 			x->score += 5;
 		}
 	}
-	bool irrelevant = ch->n && ch->c[ch->n - 1].field == FIELD_NONE;
+	/* A generic irrelevant word ("Type", score 80) yields to values that
+	 * are clearly a field's; a named irrelevant column ("Driver") never. */
+	bool irrelevant = ch->n && ch->c[ch->n - 1].field == FIELD_NONE && ch->c[ch->n - 1].score >= 90;
 	bool decisive = ch->n && ch->c[0].score >= MIN_SCORE && ch->c[0].field != FIELD_NONE;
-	for (size_t k = 0; k < sizeof by_values / sizeof by_values[0] && !irrelevant && !decisive; k++)
-		if (vp_fit(&c->vp, by_values[k]) >= 80)
-			add_alt(ch, (struct cand){ by_values[k], VALUES_SCORE, false, GROUP_NONE, REASON_VALUES });
+	for (size_t k = 0; k < sizeof by_values / sizeof by_values[0] && !irrelevant && !decisive; k++) {
+		if (vp_fit(&c->vp, by_values[k]) < 80)
+			continue;
+		if (ch->n && ch->c[ch->n - 1].field == FIELD_NONE)
+			ch->n--;
+		add_alt(ch, (struct cand){ by_values[k], VALUES_SCORE, false, GROUP_NONE, REASON_VALUES });
+	}
 	sort_choice(ch);
 	prune(ch);
 }
@@ -888,6 +1008,16 @@ static void timestamp_rule(struct column *col, size_t n)
 	}
 }
 
+/* "id", "ID", "_id": the key of the record the row was exported from. */
+static bool is_record_id(const char *s, size_t len)
+{
+	size_t tlen;
+	const char *t = norm_trim(s, len, &tlen);
+	while (tlen && *t == '_')
+		t++, tlen--;
+	return tlen == 2 && !strncasecmp(t, "id", 2);
+}
+
 /* The candidates of every column: learned, else header then values. */
 static void gather(const char *const *headers, const size_t *lens, size_t n, const struct propose_input *in,
 		   struct column *col)
@@ -902,6 +1032,7 @@ static void gather(const char *const *headers, const size_t *lens, size_t n, con
 			vp_read(in->samples, in->nsamples < PROPOSE_SAMPLE_ROWS ? in->nsamples : PROPOSE_SAMPLE_ROWS,
 				i, &c->vp);
 		enum field lf = learned_field(a, slice(headers, i), slice_len(lens, i), in, &found);
+		c->record_id = is_record_id(slice(headers, i), slice_len(lens, i));
 		propose_one(slice(headers, i), slice_len(lens, i), &ctx, &c->ch, &c->audit);
 		if (found) {
 			c->ch.n = 1;
@@ -944,6 +1075,18 @@ static void assign_all(const struct column *col, size_t n, struct proposal *ret,
 	free(from);
 }
 
+/* With no load number named or guessed, the record's own id is the load's
+ * key (a loads table exported whole): the first "id" column still
+ * ignored whose values, if any, do not rule it out. */
+static size_t record_id_column(const struct column *col, size_t n, const struct proposal *ret)
+{
+	for (size_t i = 0; i < n; i++)
+		if (col[i].record_id && ret[i].field == FIELD_NONE && ret[i].reason != REASON_LEARNED &&
+		    vp_fit(&col[i].vp, FIELD_LOAD_NO) >= 0)
+			return i;
+	return SIZE_MAX;
+}
+
 /* A required field no header named takes the ignored column its values
  * fit best (PRODUCT §14): never a column the header calls irrelevant or
  * the organization left on "Ignore", and a creation time only when no
@@ -967,6 +1110,8 @@ static void guess_required(const struct column *col, size_t n, struct proposal *
 			if (fit > best_fit)
 				best = i, best_fit = fit;
 		}
+		if (best == SIZE_MAX && f == FIELD_LOAD_NO)
+			best = record_id_column(col, n, ret);
 		if (best == SIZE_MAX)
 			continue;
 		ret[best] = (struct proposal){ (enum field)f, best_fit, false, REASON_GUESSED, FIELD_NONE,

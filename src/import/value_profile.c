@@ -99,6 +99,25 @@ static bool zip_value(const char *s, size_t len)
 	return (digits == 5 || digits == 9) && norm_zip(s, len, z, NULL) == CODE_OK;
 }
 
+/* A kind of truck or trailer: equipment words of load boards and hauling
+ * ("Dry Van", "Reefer", "Flatbed", "Tri-Axle", "End Dump"). */
+static bool equipment_value(const char *s, size_t len)
+{
+	static const char *const kinds[] = { "van", "reefer", "refrigerat", "flatbed", "step deck", "stepdeck",
+					     "conestoga", "tanker", "hopper", "dump", "lowboy", "power only",
+					     "box truck", "hotshot", "double drop", "container", "axle", "pneumatic" };
+	char low[40];
+	if (len >= sizeof low || letters(s, len) < 3)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		low[i] = (char)((s[i] >= 'A' && s[i] <= 'Z') ? s[i] + 32 : s[i]);
+	low[len] = '\0';
+	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+		if (strstr(low, kinds[k]))
+			return true;
+	return false;
+}
+
 /* Counts one trimmed, non-blank value. */
 static void count_value(struct value_profile *p, const char *s, size_t len)
 {
@@ -120,6 +139,7 @@ static void count_value(struct value_profile *p, const char *s, size_t len)
 	bool code = !date && code_value(s, len);
 	p->codes += code;
 	p->streets += street_value(s, len);
+	p->equipment += equipment_value(s, len);
 	p->words += !code && !date && letters(s, len) >= 2;
 }
 
@@ -215,6 +235,10 @@ static int text_fit(const struct value_profile *p, enum field f)
 		return SHARE(p->codes, p->n) >= MOST ? (p->distinct < p->n ? 40 : 30) : 0;
 	case FIELD_NOTES:
 		return 0;
+	case FIELD_TRUCK_TYPE:
+		if (SHARE(p->equipment, p->n) >= MOST)
+			return 90;
+		break;
 	default:
 		break;
 	}
@@ -271,6 +295,8 @@ const char *vp_describe(const struct value_profile *p)
 		return "state codes";
 	if (SHARE(p->unit_words, p->n) >= MOST)
 		return "weight units";
+	if (SHARE(p->equipment, p->n) >= MOST)
+		return "truck kinds";
 	if (SHARE(p->codes, p->n) >= MOST)
 		return p->counter ? "row numbers" : p->distinct == p->n ? "unique codes" : "repeating codes";
 	if (SHARE(p->numbers, p->n) >= MOST)

@@ -34,6 +34,7 @@ struct value_profile {
 	int codes;        /* one token of letters and digits with a digit ("L-1001") */
 	int words;        /* text with letters and a space ("Acme Sand") */
 	int streets;      /* a house number then words ("12 Main St") */
+	int equipment;    /* a kind of truck or trailer ("Dry Van", "End Dump") */
 	int distinct;     /* distinct values */
 	bool counter;     /* consecutive integers from 0 or 1: a row counter */
 };
