@@ -219,6 +219,8 @@ static int key_fit(const struct value_profile *p, int unique_fit)
 		return -100;
 	if (SHARE(p->codes, p->n) < MOST)
 		return 0;
+	if (SHARE(p->zips, p->n) >= MOST)
+		return 20;   /* five digits each: ZIP codes as likely as numbers */
 	return p->distinct == p->n && !p->counter ? unique_fit : 20;
 }
 
@@ -246,8 +248,8 @@ static int text_fit(const struct value_profile *p, enum field f)
 		return -100;
 	if (field_part(f) == PART_STREET && SHARE(p->streets, p->n) >= 50)
 		return 60;
-	if (SHARE(p->states, p->n) >= MOST && SHARE(p->words, p->n) < 50)
-		return -60;   /* "TX", "CA": a state column, not a city or a name */
+	if (SHARE(p->states, p->n) >= MOST)
+		return -60;   /* "TX", "New York": a state column, not a city or a name */
 	return 0;
 }
 
