@@ -21,6 +21,7 @@ static const struct {
 } floors[] = {
 	{ "tune_a.txt", 274, 18, 33 },
 	{ "heldout_a.txt", 259, 17, 33 },
+	{ "late.txt", 80, 4, 7 },
 };
 
 static void test_corpus_floors(void **state)
