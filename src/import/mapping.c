@@ -39,19 +39,67 @@ void colmap_from_fields(struct arena *a, const struct sheet_row *header, const c
 			assign(ret, j, field_from_name(fields[j]));
 }
 
-void colmap_proposed_cols(struct arena *a, const struct sheet_row *header, size_t ncols, struct colmap *ret)
+void colmap_proposed_cols(struct arena *a, const struct sheet_row *header, size_t ncols,
+			  const struct propose_input *in, struct colmap *ret)
 {
 	colmap_init(a, header, ret);
 	struct proposal *p = arena_alloc(a, sizeof(*p) * (ncols + 1));
-	propose_mapping(header->cells, header->lens, ncols, p);
+	propose_mapping_with(header->cells, header->lens, ncols, in, p);
 	for (size_t j = 0; j < ncols; j++)
 		if (p[j].field != FIELD_NONE)
 			assign(ret, (int)j, p[j].field);
 }
 
-void colmap_proposed(struct arena *a, const struct sheet_row *header, struct colmap *ret)
+void colmap_proposed(struct arena *a, const struct sheet_row *header, const struct propose_input *in,
+		     struct colmap *ret)
 {
-	colmap_proposed_cols(a, header, header->ncells, ret);
+	colmap_proposed_cols(a, header, header->ncells, in, ret);
+}
+
+/* An arena copy of row (its cells NUL-terminated, as sheet rows are). */
+static struct sheet_row *copy_row(struct arena *a, const struct sheet_row *row)
+{
+	struct sheet_row *r = arena_alloc(a, sizeof(*r));
+	const char **cells = arena_alloc(a, sizeof(char *) * (row->ncells + 1));
+	size_t *lens = arena_alloc(a, sizeof(size_t) * (row->ncells + 1));
+	for (size_t j = 0; j < row->ncells; j++) {
+		cells[j] = arena_strndup(a, row->cells[j], row->lens[j]);
+		lens[j] = row->lens[j];
+	}
+	*r = (struct sheet_row){.number = row->number, .ncells = row->ncells, .cells = cells, .lens = lens};
+	return r;
+}
+
+void mapping_read_samples(struct arena *a, const void *data, size_t len, const struct sheet_limits *lim,
+			  const struct sheet_row *const **ret_rows, size_t *ret_n)
+{
+	const struct sheet_row **rows = arena_alloc(a, sizeof(*rows) * (PROPOSE_SAMPLE_ROWS + 1));
+	size_t n = 0;
+	struct sheet *sh = NULL;
+	const char *msg;
+	const struct sheet_row *row;
+	if (sheet_open(data, len, lim, &sh, &msg) == CODE_OK)
+		while (n < PROPOSE_SAMPLE_ROWS && sheet_next_row(sh, &row) == CODE_OK && row)
+			rows[n++] = copy_row(a, row);
+	sheet_free(sh);
+	*ret_rows = rows;
+	*ret_n = n;
+}
+
+enum code mapping_learned(struct store *st, struct arena *a, const char *org_id, struct propose_learned **ret,
+			  size_t *ret_n)
+{
+	struct learned_header *l;
+	int n;
+	enum code rc = store_learned_list(st, a, org_id, &l, &n);
+	if (rc)
+		return rc;
+	struct propose_learned *out = arena_alloc(a, sizeof(*out) * ((size_t)n + 1));
+	for (int i = 0; i < n; i++)
+		out[i] = (struct propose_learned){l[i].key, l[i].field ? field_from_name(l[i].field) : FIELD_NONE};
+	*ret = out;
+	*ret_n = (size_t)n;
+	return CODE_OK;
 }
 
 char *colmap_fields_json(struct arena *a, const struct colmap *map)
@@ -167,7 +215,8 @@ static enum code fixup_mapping(struct store *st, struct arena *a, const char *or
 }
 
 enum code mapping_resolve(struct store *st, struct arena *a, const char *org_id, const struct sheet_row *header,
-			  struct colmap *ret, char ret_shape[65], enum mapping_source *ret_source)
+			  const struct sheet_row *const *samples, size_t nsamples, struct colmap *ret,
+			  char ret_shape[65], enum mapping_source *ret_source)
 {
 	/* A fix-up file is the shape it was made from plus `errors`: it maps
 	 * as that shape, so that pushing it again needs no review.  A mapping
@@ -184,7 +233,12 @@ enum code mapping_resolve(struct store *st, struct arena *a, const char *org_id,
 	if (rc != CODE_NOT_FOUND)
 		return rc;
 	shape_key(header->cells, header->lens, ncols, ret_shape);
-	colmap_proposed_cols(a, header, ncols, ret);
+	struct propose_learned *learned;
+	size_t nlearned;
+	if ((rc = mapping_learned(st, a, org_id, &learned, &nlearned)))
+		return rc;
+	struct propose_input in = {samples, nsamples, learned, nlearned};
+	colmap_proposed_cols(a, header, ncols, &in, ret);
 	*ret_source = shape_is_template(header->cells, header->lens, ncols) ? MAPPING_TEMPLATE : MAPPING_PROPOSED;
 	return CODE_OK;
 }

@@ -92,7 +92,12 @@ static enum code parse(struct store *st, const struct pipeline_opts *o, const st
 		snprintf(p->delimiter, sizeof p->delimiter, "%s", info->delimiter == '\t' ? "\\t" : (char[]){info->delimiter, 0});
 	char shape[65];
 	enum mapping_source source;
-	if ((rc = mapping_resolve(st, a, run->org_id, sheet_header(p->sheet), &p->map, shape, &source)))
+	/* MERGE(sheet_samples): sheet_samples(p->sheet, &samples) instead. */
+	const struct sheet_row *const *samples;
+	size_t nsamples;
+	mapping_read_samples(a, data, len, &lim, &samples, &nsamples);
+	if ((rc = mapping_resolve(st, a, run->org_id, sheet_header(p->sheet), samples, nsamples, &p->map, shape,
+				  &source)))
 		return rc;
 	const struct sheet_row *in;
 	while ((rc = sheet_next_row(p->sheet, &in)) == CODE_OK && in) {

@@ -24,6 +24,20 @@ static size_t review_columns(const struct sheet_row *h, const char *staged_key)
 	return ncols;
 }
 
+/* An arena copy of a data row's first ncols cells ("" past its end). */
+static const struct sheet_row *copy_sample(struct arena *a, const struct sheet_row *row, size_t ncols)
+{
+	struct sheet_row *r = arena_alloc(a, sizeof(*r));
+	const char **cells = arena_alloc(a, sizeof(char *) * (ncols + 1));
+	size_t *lens = arena_alloc(a, sizeof(size_t) * (ncols + 1));
+	for (size_t j = 0; j < ncols; j++) {
+		cells[j] = j < row->ncells ? arena_strndup(a, row->cells[j], row->lens[j]) : "";
+		lens[j] = j < row->ncells ? row->lens[j] : 0;
+	}
+	*r = (struct sheet_row){.number = row->number, .ncells = ncols, .cells = cells, .lens = lens};
+	return r;
+}
+
 static enum code read_file(struct store *st, struct arena *a, int max_rows, struct review *r)
 {
 	unsigned char *data = NULL;
@@ -49,16 +63,26 @@ static enum code read_file(struct store *st, struct arena *a, int max_rows, stru
 	r->headers = arena_alloc(a, sizeof(char *) * (ncols + 1));
 	for (size_t j = 0; j < ncols; j++)
 		r->headers[j] = arena_strndup(a, h->cells[j], h->lens[j]);
-	r->proposal = arena_alloc(a, sizeof(struct proposal) * (ncols + 1));
-	propose_mapping(h->cells, h->lens, ncols, r->proposal);
+	/* MERGE(sheet_samples): the proposal's values evidence; sheet_samples()
+	 * gives these rows once src/sheet/ reads them ahead. */
+	const struct sheet_row **rows = arena_alloc(a, sizeof(*rows) * (PROPOSE_SAMPLE_ROWS + 1));
+	size_t nrows = 0;
 	const struct sheet_row *row;
-	while (r->nsamples < REVIEW_SAMPLES && sheet_next_row(sh, &row) == CODE_OK && row) {
-		const char **s = arena_alloc(a, sizeof(char *) * (ncols + 1));
-		for (size_t j = 0; j < ncols; j++)
-			s[j] = j < row->ncells ? arena_strndup(a, row->cells[j], row->lens[j]) : "";
-		r->sample_rows[r->nsamples] = row->number;
-		r->samples[r->nsamples++] = s;
+	while (nrows < PROPOSE_SAMPLE_ROWS && sheet_next_row(sh, &row) == CODE_OK && row)
+		rows[nrows++] = copy_sample(a, row, ncols);
+	for (size_t k = 0; k < nrows && k < REVIEW_SAMPLES; k++) {
+		r->sample_rows[k] = rows[k]->number;
+		r->samples[r->nsamples++] = (const char **)rows[k]->cells;
 	}
+	struct propose_input in = {rows, nrows, NULL, 0};
+	struct propose_learned *learned;
+	if ((rc = mapping_learned(st, a, r->run.org_id, &learned, &in.nlearned))) {
+		sheet_free(sh);
+		return rc;
+	}
+	in.learned = learned;
+	r->proposal = arena_alloc(a, sizeof(struct proposal) * (ncols + 1));
+	propose_mapping_with(h->cells, h->lens, ncols, &in, r->proposal);
 	sheet_free(sh);
 	return CODE_OK;
 }
@@ -96,6 +120,19 @@ static bool fields_acceptable(struct arena *a, const char *const *fields, int nc
 	return true;
 }
 
+/* Each header as the admin left it (PRODUCT §14 "Learning from
+ * confirmations"): mapped, changed or ignored. */
+static const struct learned_header *learned_of(struct arena *a, const struct colmap *map, int ncols)
+{
+	struct learned_header *l = arena_alloc(a, sizeof(*l) * ((size_t)ncols + 1));
+	for (int j = 0; j < ncols; j++) {
+		enum field f = map->col_field[j];
+		l[j] = (struct learned_header){propose_header_key(a, map->headers[j], strlen(map->headers[j])),
+					       map->headers[j], f < FIELD__COUNT ? field_name(f) : NULL, NULL, 0};
+	}
+	return l;
+}
+
 enum code review_confirm(struct store *st, struct arena *a, int max_rows, const char *org_id, const char *run_id,
 			 const char *user_id, const char *const *fields, int ncols, int *ret_released,
 			 const char **ret_message, enum review_outcome *ret_outcome)
@@ -130,7 +167,7 @@ enum code review_confirm(struct store *st, struct arena *a, int max_rows, const 
 	struct colmap map;
 	colmap_from_fields(a, &h, fields, &map);
 	rc = store_shape_confirm(st, org_id, r.run.shape_key, headers_json(a, &h), colmap_fields_json(a, &map),
-				 user_id, ret_released);
+				 user_id, learned_of(a, &map, ncols), ncols, ret_released);
 	if (!rc) {
 		*ret_outcome = REVIEW_CONFIRMED;
 		store_run_changed(st, NULL);   /* this run and its shape's other runs lose nextAction */

@@ -43,7 +43,12 @@ enum code staging_decide(struct store *st, struct arena *a, const char *org_id, 
 	}
 	struct colmap map;
 	enum mapping_source source;
-	enum code rc = mapping_resolve(st, a, org_id, sheet_header(sh), &map, ret->shape_key, &source);
+	/* MERGE(sheet_samples): sheet_samples(sh, &samples) instead. */
+	const struct sheet_row *const *samples;
+	size_t nsamples;
+	mapping_read_samples(a, data, len, &lim, &samples, &nsamples);
+	enum code rc = mapping_resolve(st, a, org_id, sheet_header(sh), samples, nsamples, &map, ret->shape_key,
+				       &source);
 	ret->staged = !rc && source == MAPPING_PROPOSED;
 	sheet_free(sh);
 	return rc;

@@ -1,6 +1,6 @@
 /* Settings → API keys (mint, list, revoke) and Settings → Communications
- * (the "Bulk import mapping approvals" recipients); Settings → Webhooks is
- * webhooks.c. */
+ * (the "Bulk import mapping approvals" recipients); Settings → Column
+ * mapping is learned.c, Settings → Webhooks webhooks.c. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +19,9 @@
 const struct html *settings_tabs(struct web_req *w, const char *current)
 {
 	struct tmpl_var v[] = {T_FLAG("keys", !strcmp(current, "keys")), T_FLAG("comms", !strcmp(current, "comms")),
-			       T_FLAG("hooks", !strcmp(current, "hooks")), T_FLAG("admin", web_is_admin(w))};
-	return tmpl_render(w->a, "settings_tabs.html", v, 4);
+			       T_FLAG("hooks", !strcmp(current, "hooks")), T_FLAG("learned", !strcmp(current, "learned")),
+			       T_FLAG("admin", web_is_admin(w))};
+	return tmpl_render(w->a, "settings_tabs.html", v, sizeof v / sizeof v[0]);
 }
 
 static void settings(struct web_req *w)
