@@ -30,8 +30,10 @@ static enum code learn(struct db *db, const char *org_id, const struct learned_h
 			dup = !strcmp(l[j].key, l[i].key);
 		if (!*l[i].key || dup)
 			continue;
+		/* A confirmation from the command line has no user: who did it is
+		 * said in words (Settings shows learned_by when no user joins). */
 		struct db_param p[] = {P_TXT(org_id), P_TXT(l[i].key), P_TXT(l[i].header), P_TXT(l[i].field),
-				       P_TXT(user_id), P_INT(now)};
+				       P_TXT(user_id ? user_id : "an operator (loadline admin confirm-run)"), P_INT(now)};
 		rc = db_exec(db, "INSERT INTO learned_headers (org_id, header_key, header, field, learned_by, learned_at) "
 			     "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (org_id, header_key) DO UPDATE SET "
 			     "header = excluded.header, field = excluded.field, learned_by = excluded.learned_by, "

@@ -116,3 +116,13 @@ def test_column_mapping_settings_are_for_admins(server):
     email = add_member(server)
     w = signin(server, email)
     assert w.get("/settings/column-mapping").status_code == 403
+
+
+def test_confirming_from_the_command_line_teaches_too(server):
+    """`loadline admin confirm-run` without --email has no user: the
+    headers are learned all the same, and Settings says an operator did it
+    (the learned_by column is required; a NULL failed the confirmation)."""
+    run = staged(server, "Trip Ref,Haul Day,Product\nT-1,2026-11-02,Sand\n", name="cli.csv")
+    server.cli.admin("confirm-run", run["id"], "--map", "Trip Ref=loadNo,Haul Day=loadDate,Product=material")
+    page = learned_rows(signin(server))
+    assert "Trip Ref" in page and "an operator (loadline admin confirm-run)" in page, text_of(page)[:800]
