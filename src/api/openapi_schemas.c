@@ -690,7 +690,10 @@ json_t *openapi_schemas(void)
 	put(s, "WebhookEvent", webhook_event());
 	put(s, "Organization", organization());
 	put(s, "ApiKey", api_key());
-	put(s, "Health", object_of(NULL, "status", "status", str_enum("ok ready"), NULL));
+	put(s, "Health", object_of(NULL, "status", "status", str_enum("ok ready"), "warnings", desc(json_pack(
+		"{s:s,s:{s:s}}", "type", "array", "items", "type", "string"), "/readyz only, when something works "
+		"less than fully while the service is ready, e.g. no mail server configured (LOADLINE_SMTP_URL)."),
+		NULL));
 	put(s, "JobsField", jobs_field());
 	put(s, "JobsRow", jobs_row());
 	return s;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/arena.h"
@@ -251,6 +252,26 @@ static int upload(const struct client *c, const char *file, char *run_path, size
 	return rc;
 }
 
+/* --results DIR is checked before the upload (PRODUCT §17): created when
+ * missing, else it must be a directory this user can write into; an
+ * import whose results cannot be saved is not started.  True after a
+ * message when it is unusable. */
+static bool results_dir_unusable(const struct client *c)
+{
+	struct stat st;
+	if (mkdir(c->results_dir, 0777) && errno != EEXIST)
+		fprintf(stderr, "loadline %s: --results %s: cannot create it: %s\n", c->cmd, c->results_dir,
+			strerror(errno));
+	else if (stat(c->results_dir, &st) || !S_ISDIR(st.st_mode))
+		fprintf(stderr, "loadline %s: --results %s: not a directory\n", c->cmd, c->results_dir);
+	else if (access(c->results_dir, W_OK | X_OK))
+		fprintf(stderr, "loadline %s: --results %s: cannot write into it: %s\n", c->cmd, c->results_dir,
+			strerror(errno));
+	else
+		return false;
+	return true;
+}
+
 /* Options into c; the file to push, or NULL after a message. */
 static const char *push_args(struct client *c, int argc, char **argv)
 {
@@ -283,6 +304,8 @@ static const char *push_args(struct client *c, int argc, char **argv)
 		fprintf(stderr, "loadline %s: cannot read %s: %s\n", c->cmd, file, strerror(errno));
 	else if (!c->token || !*c->token)
 		fprintf(stderr, "loadline %s: no API token: set LOADLINE_TOKEN\n", c->cmd);
+	else if (c->results_dir && results_dir_unusable(c))
+		return NULL;
 	else
 		return file;
 	return NULL;

@@ -96,7 +96,12 @@ static enum code parse(struct store *st, const struct pipeline_opts *o, const st
 		snprintf(p->delimiter, sizeof p->delimiter, "%s", info->delimiter == '\t' ? "\\t" : (char[]){info->delimiter, 0});
 	char shape[65];
 	enum mapping_source source;
-	if ((rc = mapping_resolve(st, a, run->org_id, sheet_header(p->sheet), &p->map, shape, &source)))
+	/* The values evidence: the first data rows, read ahead (and still
+	 * delivered below). */
+	const struct sheet_row *const *samples;
+	size_t nsamples = sheet_samples(p->sheet, &samples);
+	if ((rc = mapping_resolve(st, a, run->org_id, sheet_header(p->sheet), samples, nsamples, &p->map, shape,
+				  &source)))
 		return rc;
 	colmap_read_units(a, &p->map, info);
 	const struct sheet_row *in;

@@ -11,6 +11,9 @@
 #include "mapping.h"
 #include "store/shapes.h"
 
+/* The samples the sheet reads ahead are the proposal's values evidence. */
+_Static_assert(SHEET_SAMPLE_ROWS >= PROPOSE_SAMPLE_ROWS, "sheet_samples reads what the proposal reads");
+
 /* Bare words of an address group's parts: under a group row's label
  * ("Pickup" over Name / City / State) they take the group's meaning. */
 static bool part_word(const char *p, size_t n)
@@ -44,19 +47,38 @@ static unsigned char role_of(enum field f)
 	}
 }
 
-/* The judge (sheet.h): the proposal's reading of each cell as a header,
+/* The judge's view of one open: the reading, and what the organization
+ * learned (read once). */
+struct judging {
+	const struct import_read *r;
+	struct propose_input in;
+};
+
+/* Does an ignored column's header still read as a header: one that lost
+ * its field to another column, one the organization confirmed as
+ * "Ignore", a timestamp beside a load date? */
+static bool recognized(const struct proposal *p)
+{
+	return p->conflict || p->reason == REASON_CONFLICT || p->reason == REASON_LEARNED ||
+	       p->reason == REASON_TIMESTAMP || p->reason == REASON_MISFIT;
+}
+
+/* The judge (sheet.h): the proposal's reading of each cell as a header
+ * (by the header rules and the organization's learned headers; values
+ * are no evidence here: the rows below are not known to be data yet),
  * and whether the organization confirmed this shape (or it is the
  * published template). */
 static bool judge(void *arg, const struct sheet_row *row, unsigned char *roles)
 {
-	const struct import_read *r = arg;
+	const struct judging *jg = arg;
+	const struct import_read *r = jg->r;
 	size_t ncols = shape_columns(row);
 	struct proposal *p = arena_alloc(r->a, sizeof(*p) * (ncols + 1));
-	propose_mapping(row->cells, row->lens, ncols, p);
+	propose_mapping_with(row->cells, row->lens, ncols, &jg->in, p);
 	for (size_t j = 0; j < ncols; j++) {
 		if (p[j].field != FIELD_NONE)
 			roles[j] = role_of(p[j].field);
-		else if (p[j].conflict)
+		else if (recognized(&p[j]))
 			roles[j] = SHEET_COL_FIELD;
 		if (part_word(row->cells[j], row->lens[j]))
 			roles[j] |= SHEET_COL_PART;
@@ -74,7 +96,20 @@ static bool judge(void *arg, const struct sheet_row *row, unsigned char *roles)
 enum code import_sheet_open(const struct import_read *r, const void *data, size_t len, const struct sheet_limits *lim,
 			    struct sheet **ret_sheet, const char **ret_msg, struct sheet_info *ret_info)
 {
-	struct sheet_judge j = {.judge = judge, .arg = (void *)r};
+	struct judging jg = {.r = r};
+	if (r->st && r->org_id) {
+		struct propose_learned *learned = NULL;
+		enum code lrc = mapping_learned(r->st, r->a, r->org_id, &learned, &jg.in.nlearned);
+		if (lrc) {
+			/* Storage trouble: the caller retries, as for the mapping. */
+			if (ret_msg)
+				*ret_msg = "the organization's learned headers cannot be read right now";
+			*ret_sheet = NULL;
+			return lrc;
+		}
+		jg.in.learned = learned;
+	}
+	struct sheet_judge j = {.judge = judge, .arg = &jg};
 	struct sheet_options o = {.header_row = r->header_row, .sheet = r->sheet && *r->sheet ? r->sheet : NULL,
 				  .judge = &j};
 	const char *msg = "";

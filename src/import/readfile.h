@@ -24,8 +24,10 @@ void import_read_for_run(struct import_read *r, struct store *st, struct arena *
 
 /* sheet_open_opts with the mapping rules as the judge: a row is a header
  * when the organization confirmed its shape (or it is the template), or
- * when most of its text cells name fields.  Same returns as
- * sheet_open_opts; r must outlive the sheet. */
+ * when most of its text cells name fields (by the header rules and what
+ * the organization learned).  Same returns as sheet_open_opts, and
+ * CODE_SERVICE_UNAVAILABLE / CODE_INTERNAL_ERROR when the learned headers
+ * cannot be read; r must outlive the call. */
 enum code import_sheet_open(const struct import_read *r, const void *data, size_t len, const struct sheet_limits *lim,
 			    struct sheet **ret_sheet, const char **ret_msg, struct sheet_info *ret_info);
 

@@ -50,6 +50,20 @@ static void frame_of(struct arena *a, const struct sheet *sh, struct review *r)
 	r->sheet = sheet_name(sh) ? arena_strdup(a, sheet_name(sh)) : NULL;
 }
 
+/* An arena copy of a data row's first ncols cells ("" past its end). */
+static const struct sheet_row *copy_sample(struct arena *a, const struct sheet_row *row, size_t ncols)
+{
+	struct sheet_row *r = arena_alloc(a, sizeof(*r));
+	const char **cells = arena_alloc(a, sizeof(char *) * (ncols + 1));
+	size_t *lens = arena_alloc(a, sizeof(size_t) * (ncols + 1));
+	for (size_t j = 0; j < ncols; j++) {
+		cells[j] = j < row->ncells ? arena_strndup(a, row->cells[j], row->lens[j]) : "";
+		lens[j] = j < row->ncells ? row->lens[j] : 0;
+	}
+	*r = (struct sheet_row){.number = row->number, .ncells = ncols, .cells = cells, .lens = lens};
+	return r;
+}
+
 static enum code read_file(struct store *st, struct arena *a, int max_rows, struct review *r)
 {
 	unsigned char *data = NULL;
@@ -89,16 +103,26 @@ static enum code read_file(struct store *st, struct arena *a, int max_rows, stru
 	r->headers = arena_alloc(a, sizeof(char *) * (ncols + 1));
 	for (size_t j = 0; j < ncols; j++)
 		r->headers[j] = arena_strndup(a, h->cells[j], h->lens[j]);
-	r->proposal = arena_alloc(a, sizeof(struct proposal) * (ncols + 1));
-	propose_mapping(h->cells, h->lens, ncols, r->proposal);
-	const struct sheet_row *row;
-	while (r->nsamples < REVIEW_SAMPLES && sheet_next_row(sh, &row) == CODE_OK && row) {
-		const char **s = arena_alloc(a, sizeof(char *) * (ncols + 1));
-		for (size_t j = 0; j < ncols; j++)
-			s[j] = j < row->ncells ? arena_strndup(a, row->cells[j], row->lens[j]) : "";
-		r->sample_rows[r->nsamples] = row->number;
-		r->samples[r->nsamples++] = s;
+	/* The proposal's values evidence: the first data rows, read ahead,
+	 * cut to the reviewed columns (arena copies: they outlive the sheet). */
+	const struct sheet_row *const *ahead;
+	size_t nrows = sheet_samples(sh, &ahead);
+	const struct sheet_row **rows = arena_alloc(a, sizeof(*rows) * (nrows + 1));
+	for (size_t k = 0; k < nrows; k++)
+		rows[k] = copy_sample(a, ahead[k], ncols);
+	for (size_t k = 0; k < nrows && k < REVIEW_SAMPLES; k++) {
+		r->sample_rows[k] = rows[k]->number;
+		r->samples[r->nsamples++] = (const char **)rows[k]->cells;
 	}
+	struct propose_input in = {rows, nrows, NULL, 0};
+	struct propose_learned *learned;
+	if ((rc = mapping_learned(st, a, r->run.org_id, &learned, &in.nlearned))) {
+		sheet_free(sh);
+		return rc;
+	}
+	in.learned = learned;
+	r->proposal = arena_alloc(a, sizeof(struct proposal) * (ncols + 1));
+	propose_mapping_with(h->cells, h->lens, ncols, &in, r->proposal);
 	sheet_free(sh);
 	return CODE_OK;
 }
@@ -142,6 +166,19 @@ static bool fields_acceptable(struct arena *a, const char *const *fields, int nc
 		used[f] = true;
 	}
 	return true;
+}
+
+/* Each header as the admin left it (PRODUCT §14 "Learning from
+ * confirmations"): mapped, changed or ignored. */
+static const struct learned_header *learned_of(struct arena *a, const struct colmap *map, int ncols)
+{
+	struct learned_header *l = arena_alloc(a, sizeof(*l) * ((size_t)ncols + 1));
+	for (int j = 0; j < ncols; j++) {
+		enum field f = map->col_field[j];
+		l[j] = (struct learned_header){propose_header_key(a, map->headers[j], strlen(map->headers[j])),
+					       map->headers[j], f < FIELD__COUNT ? field_name(f) : NULL, NULL, 0};
+	}
+	return l;
 }
 
 enum code review_confirm(struct store *st, struct arena *a, int max_rows, const char *org_id, const char *run_id,
@@ -192,7 +229,7 @@ enum code review_confirm_at(struct store *st, struct arena *a, int max_rows, con
 	    (rc = store_run_reread(st, org_id, run_id, (int)r.header_row, r.sheet, r.shape_key)))
 		return rc;
 	rc = store_shape_confirm(st, org_id, r.shape_key, headers_json(a, &h), colmap_fields_json(a, &map),
-				 user_id, (int)r.header_row, ret_released);
+				 user_id, (int)r.header_row, learned_of(a, &map, ncols), ncols, ret_released);
 	if (!rc) {
 		*ret_outcome = REVIEW_CONFIRMED;
 		store_run_changed(st, NULL);   /* this run and its shape's other runs lose nextAction */

@@ -41,13 +41,18 @@ enum code staging_decide(struct store *st, struct arena *a, const struct run *ru
 	const char *msg;
 	struct import_read rd;
 	import_read_for_run(&rd, st, a, run);
-	if (import_sheet_open(&rd, data, len, &lim, &sh, &msg, NULL)) {
-		sheet_free(sh);
+	enum code orc = import_sheet_open(&rd, data, len, &lim, &sh, &msg, NULL);
+	if (orc == CODE_SERVICE_UNAVAILABLE || orc == CODE_INTERNAL_ERROR)
+		return orc;   /* no verdict on the file: the upload answers 503/500 */
+	if (orc)
 		return CODE_OK;
-	}
 	struct colmap map;
 	enum mapping_source source;
-	enum code rc = mapping_resolve(st, a, org_id, sheet_header(sh), &map, ret->shape_key, &source);
+	/* The values evidence: the first data rows, read ahead. */
+	const struct sheet_row *const *samples;
+	size_t nsamples = sheet_samples(sh, &samples);
+	enum code rc = mapping_resolve(st, a, org_id, sheet_header(sh), samples, nsamples, &map, ret->shape_key,
+				       &source);
 	ret->staged = !rc && source == MAPPING_PROPOSED;
 	sheet_free(sh);
 	return rc;
@@ -77,7 +82,7 @@ static bool count_rows(struct store *st, struct arena *a, const struct run *run,
 		s->columns = column_list(a, sheet_header(sh));
 	}
 	sheet_free(sh);
-	if (prc == CODE_INTERNAL_ERROR)
+	if (prc == CODE_INTERNAL_ERROR || prc == CODE_SERVICE_UNAVAILABLE)
 		*ret_rc = prc;
 	return prc == CODE_OK;
 }

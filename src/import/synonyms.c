@@ -52,6 +52,14 @@ const struct synonym syn_table[] = {
 	S("trip slip", FIELD_LOAD_NO, 80), S("trip slip no", FIELD_LOAD_NO, 85),
 	S("pickup ticket", FIELD_LOAD_NO, 80), S("pickup no", FIELD_LOAD_NO, 80),
 	S("reference id", FIELD_LOAD_NO, 80),
+	/* Other names of the load's own number (issue 26): movements, delivery
+	 * orders, consignments, containers of drayage moves. */
+	S("movement", FIELD_LOAD_NO, 75), S("movement no", FIELD_LOAD_NO, 85),
+	S("movement id", FIELD_LOAD_NO, 85), S("delivery order", FIELD_LOAD_NO, 80),
+	S("delivery order no", FIELD_LOAD_NO, 85), S("consignment", FIELD_LOAD_NO, 80),
+	S("consignment no", FIELD_LOAD_NO, 88), S("consignment id", FIELD_LOAD_NO, 85),
+	S("container no", FIELD_LOAD_NO, 75), S("trip id", FIELD_LOAD_NO, 85),
+	S("bill no", FIELD_LOAD_NO, 70), S("booking id", FIELD_LOAD_NO, 75),
 
 	/* loadDate: the day the load moved.  A delivery date is a fallback
 	 * only, below any pickup, ship or load date. */
@@ -94,13 +102,16 @@ const struct synonym syn_table[] = {
 	S("contractor", FIELD_CUSTOMER, 80), S("general contractor", FIELD_CUSTOMER, 80),
 	S("payer", FIELD_CUSTOMER, 75), S("broker", FIELD_CUSTOMER, 70),
 	S("buyer", FIELD_CUSTOMER, 70), S("cliente", FIELD_CUSTOMER, 80),
+	/* A company with no group word ("Shipper Company" is the pickup's
+	 * name): on load boards and broker sheets, who posts and pays. */
+	S("company", FIELD_CUSTOMER, 60), S("company name", FIELD_CUSTOMER, 62),
 
 	/* branch: the hauler's own unit. */
 	S("branch", FIELD_BRANCH, 95), S("branch name", FIELD_BRANCH, 95),
 	S("terminal", FIELD_BRANCH, 88), S("home terminal", FIELD_BRANCH, 85),
 	S("yard", FIELD_BRANCH, 85), S("division", FIELD_BRANCH, 88),
 	S("office", FIELD_BRANCH, 75), S("depot", FIELD_BRANCH, 80),
-	S("region", FIELD_BRANCH, 65), S("business unit", FIELD_BRANCH, 70),
+	S("business unit", FIELD_BRANCH, 70),
 	S("hub", FIELD_BRANCH, 70),
 
 	/* projectManager: a user of the organization; a dispatcher or a
@@ -120,6 +131,7 @@ const struct synonym syn_table[] = {
 	S("product", FIELD_MATERIAL, 88), S("product name", FIELD_MATERIAL, 88),
 	S("product service", FIELD_MATERIAL, 90), S("item", FIELD_MATERIAL, 80),
 	S("item description", FIELD_MATERIAL, 82), S("description", FIELD_MATERIAL, 65),
+	S("product description", FIELD_MATERIAL, 90),
 	S("aggregate", FIELD_MATERIAL, 80), S("mix", FIELD_MATERIAL, 75),
 	S("mix type", FIELD_MATERIAL, 80), S("goods", FIELD_MATERIAL, 80),
 	S("cargo", FIELD_MATERIAL, 75), S("content", FIELD_MATERIAL, 80),
@@ -234,7 +246,7 @@ const struct canon syn_canon[] = {
 	{ "csgn", "consignee" }, { "shpr", "shipper" }, { "st", "state" },
 	{ "prov", "province" }, { "ref", "reference" }, { "trk", "truck" },
 	{ "trl", "trailer" }, { "trlr", "trailer" }, { "typ", "type" },
-	{ "div", "division" }, { "term", "terminal" }, { "trml", "terminal" },
+	{ "div", "division" }, { "trml", "terminal" },
 	{ "brch", "branch" }, { "ld", "load" }, { "jb", "job" }, { "nm", "name" },
 	{ "loc", "location" }, { "fac", "facility" }, { "rcv", "receiver" },
 	{ "rcvr", "receiver" }, { "lbs", "lb" }, { "pound", "lb" }, { "pounds", "lb" },
@@ -251,6 +263,10 @@ const struct canon syn_canon[] = {
 	{ "appt", "appointment" }, { "descrip", "description" }, { "comments", "comment" },
 	{ "notes", "note" }, { "remarks", "remark" }, { "instructions", "instruction" },
 	{ "datetime", "date" }, { "contents", "content" }, { "mile", "miles" },
+	/* A currency code is money ("linehaul_usd", "Rate EUR"). */
+	{ "usd", "dollar" }, { "cad", "dollar" }, { "eur", "dollar" }, { "gbp", "dollar" },
+	{ "zar", "dollar" }, { "aud", "dollar" }, { "inr", "dollar" }, { "mxn", "dollar" },
+	{ "pck", "pickup" }, { "pkup", "pickup" }, { "consignor", "shipper" },
 };
 const size_t syn_canon_len = N(syn_canon);
 
@@ -294,6 +310,9 @@ const struct group_word syn_group_words[] = {
 	{ "pit", GROUP_PICKUP, false, true },
 	{ "collection", GROUP_PICKUP, false, true },
 	{ "shipping", GROUP_PICKUP, false, true },
+	{ "sender", GROUP_PICKUP, false, true },
+	{ "supplier", GROUP_PICKUP, false, true },
+	{ "departure", GROUP_PICKUP, false, true },
 	/* "O St", "D Zip": one-letter prefixes, only before a part word. */
 	{ "o", GROUP_PICKUP, false, false },
 	{ "load", GROUP_PICKUP, false, false },
@@ -308,6 +327,8 @@ const struct group_word syn_group_words[] = {
 	{ "to", GROUP_DROPOFF, false, true },
 	{ "unloading", GROUP_DROPOFF, false, true },
 	{ "receiving", GROUP_DROPOFF, false, true },
+	{ "recipient", GROUP_DROPOFF, false, true },
+	{ "arrival", GROUP_DROPOFF, false, true },
 	{ "d", GROUP_DROPOFF, false, false },
 	{ "unload", GROUP_DROPOFF, false, false },
 	{ "dumpsite", GROUP_DROPOFF, false, true },

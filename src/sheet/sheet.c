@@ -418,6 +418,7 @@ enum code sheet_open_opts(const void *data, size_t len, const struct sheet_limit
 		*ret_message = "";
 	if (ret_info)
 		*ret_info = s->info;
+	s->judge = NULL;   /* the caller's, asked only while opening */
 	*ret_sheet = s;
 	return CODE_OK;
 }

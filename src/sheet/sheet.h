@@ -88,7 +88,8 @@ struct sheet_judge {
 struct sheet_options {
 	unsigned header_row;   /* 1-based spreadsheet row of the header; 0 = detect */
 	const char *sheet;     /* worksheet by name (XLSX); NULL = choose */
-	const struct sheet_judge *judge;  /* NULL: the first non-blank row is the header */
+	const struct sheet_judge *judge;  /* NULL: the first non-blank row is the header; asked only
+					   * during sheet_open_opts (it may be gone afterwards) */
 };
 
 /* Rows looked at for the header: the first 20 non-blank ones. */

@@ -14,6 +14,8 @@
 
 #include "xlsx_int.h"
 
+#include "base/csv_write.h"
+
 enum cell_type { T_NUMBER, T_SHARED, T_BOOL, T_DATE, T_TEXT };
 
 struct xsheet {
@@ -202,6 +204,17 @@ static int iso_text(const char *v, struct rowbuf *rb)
 	return rowbuf_add_cell(rb, out, memcmp(out + 11, "00:00:00", 8) ? 19 : 10);
 }
 
+/* A text cell, without the formula guard a CSV fix-up file wrote (PRODUCT
+ * §14): LibreOffice opens "'=SUM(A1)" from a CSV as that text and, saved as
+ * .xlsx, keeps the apostrophe in the cell.  The one rule is csv_guarded's,
+ * as the CSV reader applies it. */
+static int text_cell(struct rowbuf *rb, const char *s, size_t n)
+{
+	if (csv_guarded(s, n))
+		return rowbuf_add_cell(rb, s + 1, n - 1);
+	return rowbuf_add_cell(rb, s, n);
+}
+
 static enum code cell_text(struct xsheet *x, enum cell_type t, unsigned long style, const char *v,
 			   size_t len, struct rowbuf *rb, const char **ret_msg)
 {
@@ -222,7 +235,7 @@ static enum code cell_text(struct xsheet *x, enum cell_type t, unsigned long sty
 		enum code e = xsst_get(&x->sst, i, &s, &n, ret_msg);
 		if (e)
 			return e;
-		rc = rowbuf_add_cell(rb, s, n);
+		rc = text_cell(rb, s, n);
 	} else if (t == T_BOOL) {
 		rc = !strcmp(v, "1") ? rowbuf_add_cell(rb, "TRUE", 4) :
 		     !strcmp(v, "0") ? rowbuf_add_cell(rb, "FALSE", 5) : rowbuf_add_cell(rb, v, len);
@@ -231,7 +244,7 @@ static enum code cell_text(struct xsheet *x, enum cell_type t, unsigned long sty
 	} else {
 		/* inlineStr, str (formula text), e (error text like #DIV/0!):
 		 * unescaped when queued. */
-		rc = rowbuf_add_cell(rb, v, len);
+		rc = text_cell(rb, v, len);
 	}
 	if (rc) {
 		*ret_msg = "a row is larger than the expansion limit";

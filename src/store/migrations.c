@@ -199,6 +199,16 @@ const struct migration migrations[] = {
 	 "ALTER TABLE runs ADD COLUMN opt_sheet TEXT;"
 	 "ALTER TABLE runs ADD COLUMN file_detail TEXT;"
 	 "ALTER TABLE shapes ADD COLUMN header_row INTEGER;"},
+	/* Learning from confirmations (PRODUCT §14, issue 26 item 7): each
+	 * header of a confirmed shape as the admin left it, per organization,
+	 * keyed by the header's name key (propose_header_key); field NULL is
+	 * "Ignore".  The last confirmation of a header wins.  Numbers 13 and
+	 * 15 belong to other branches of the same issue. */
+	{14, "learned column headers",
+	 "CREATE TABLE learned_headers ("
+	 "  org_id TEXT NOT NULL REFERENCES orgs(id), header_key TEXT NOT NULL, header TEXT NOT NULL,"
+	 "  field TEXT, learned_by TEXT NOT NULL, learned_at BIGINT NOT NULL,"
+	 "  PRIMARY KEY (org_id, header_key));"},
 };
 
 const int migrations_count = (int)(sizeof migrations / sizeof migrations[0]);

@@ -76,11 +76,50 @@ static const struct html *samples(struct arena *a, const struct review *r, int c
 	return html_list_done(l);
 }
 
+static const char *field_or(enum field f)
+{
+	return f < FIELD__COUNT ? field_name(f) : "a field";
+}
+
+/* Why the column was proposed as it is (PRODUCT §14): from its name, a
+ * synonym, what the organization learned, or its values; and for a column
+ * left on "Ignore", why. */
+static const char *why(struct arena *a, const struct proposal *p)
+{
+	const char *text = propose_reason_text(p->reason);
+	const char *vals = p->values && *p->values ? arena_printf(a, " (%s)", p->values) : "";
+	switch (p->reason) {
+	case REASON_NAME: case REASON_SYNONYM: case REASON_FUZZY: case REASON_ADDRESS:
+		return arena_printf(a, "From the header: %s.", text);
+	case REASON_VALUES:
+		return arena_printf(a, "From the values%s: %s.", vals, text);
+	case REASON_GUESSED:
+		return arena_printf(a, "Guessed from the values%s: no header names %s, a required field.", vals,
+				    field_or(p->field));
+	case REASON_LEARNED:
+		return p->field == FIELD_NONE ? "Learned: an admin of your organization left this header on Ignore before."
+					      : "Learned: an admin of your organization confirmed this header so before.";
+	case REASON_CONFLICT:
+		return arena_printf(a, "Ignored: another column fits %s better.", field_or(p->other));
+	case REASON_MISFIT:
+		return arena_printf(a, "Ignored: the header suggests %s, but its values%s cannot be one.",
+				    field_or(p->other), vals);
+	case REASON_TIMESTAMP:
+	case REASON_IRRELEVANT:
+	case REASON_NONE:
+	default:
+		return arena_printf(a, "Ignored: %s.", text);
+	}
+}
+
+static const char *const reason_names[REASON__COUNT] = {
+	"none", "name", "synonym", "fuzzy", "address", "values", "guessed", "learned", "irrelevant", "conflict",
+	"misfit", "timestamp",
+};
+
 static const char *hint(const struct proposal *p)
 {
-	if (p->conflict)
-		return "Another column matched the same field better.";
-	if (p->field != FIELD_NONE && p->confidence < 60)
+	if (p->field != FIELD_NONE && p->confidence < 60 && p->reason != REASON_GUESSED)
 		return "Loadline is unsure about this match: check it.";
 	return NULL;
 }
@@ -114,6 +153,8 @@ static const struct html *columns(struct web_req *w, const struct review *r, con
 			T_HTML("samples", samples(w->a, r, j)),
 			T_HTML("options", blank ? html_empty() : field_options(w->a, chosen[j])),
 			T_TEXT("hint", blank ? NULL : hint(&r->proposal[j])),
+			T_TEXT("why", blank ? NULL : why(w->a, &r->proposal[j])),
+			T_TEXT("reason", reason_names[r->proposal[j].reason < REASON__COUNT ? r->proposal[j].reason : 0]),
 			T_FLAG("admin", web_is_admin(w)),
 		};
 		html_list_add(l, tmpl_render(w->a, "review_column.html", v, sizeof v / sizeof v[0]));

@@ -24,11 +24,27 @@
 static const char *const buckets[4] = {"succeeded", "warnings", "failed", "skipped"};
 static const char *const bucket_labels[4] = {"Succeeded", "Warnings", "Failed", "Skipped"};
 
+/* A PARTIAL run with no failed row imported every row: it reads as what
+ * it is, as `loadline push` says it ("imported with 3 warnings"), not as
+ * an amber PARTIAL (issue 30 item 5).  The state stays in data-state. */
+static bool warnings_only(const struct run *r)
+{
+	return r->state == RUN_PARTIAL && r->counts[COUNT_FAILED] == 0;
+}
+
+static const char *state_label(struct arena *a, const struct run *r)
+{
+	if (!warnings_only(r))
+		return run_state_name(r->state);
+	int n = r->counts[COUNT_WARNINGS];
+	return arena_printf(a, "Imported with %d warning%s", n, n == 1 ? "" : "s");
+}
+
 static const char *state_class(const struct run *r)
 {
 	switch (r->state) {
 	case RUN_SUCCEEDED: return "ok";
-	case RUN_PARTIAL: return "warn";
+	case RUN_PARTIAL: return warnings_only(r) ? "ok" : "warn";
 	case RUN_FAILED: case RUN_CANCELLED: return "bad";
 	case RUN_SKIPPED: return "quiet";
 	default: return "busy";
@@ -47,7 +63,8 @@ static const struct html *run_row(struct web_req *w, const struct run *r)
 		T_TEXT("id", r->id),
 		T_TEXT("file_name", r->file_name),
 		T_FLAG("dry", r->dry_run),
-		T_TEXT("state", run_state_name(r->state)),
+		T_TEXT("state", state_label(a, r)),
+		T_TEXT("state_name", run_state_name(r->state)),
 		T_TEXT("state_class", state_class(r)),
 		T_FLAG("review", awaits_review(r)),
 		T_TEXT("rows", r->row_count >= 0 ? web_int(a, r->row_count) : "—"),
@@ -379,7 +396,8 @@ static void run_page(struct web_req *w)
 	struct tmpl_var v[] = {
 		T_TEXT("id", r.id),
 		T_TEXT("file_name", r.file_name),
-		T_TEXT("state", run_state_name(r.state)),
+		T_TEXT("state", state_label(a, &r)),
+		T_TEXT("state_name", run_state_name(r.state)),
 		T_TEXT("state_class", state_class(&r)),
 		T_FLAG("dry", r.dry_run),
 		T_FLAG("review", awaits_review(&r)),
@@ -539,7 +557,12 @@ static void run_fixup(struct web_req *w)
 		return;
 	}
 	struct fixup f;
-	if (web_store_answered(w, fixup_build(w->app->store, w->a, &r, &f)))
+	enum fixup_format format;
+	if (fixup_format_parse(http_query(w->req, "format"), &format)) {
+		web_error(w, 400, "Unknown format", "Failed rows are offered as CSV (format=csv) or XLSX (format=xlsx).");
+		return;
+	}
+	if (web_store_answered(w, fixup_build(w->app->store, w->a, &r, format, &f)))
 		return;
 	web_raw(w, 200, f.content_type, (const char *)f.data, f.len);
 	free(f.data);

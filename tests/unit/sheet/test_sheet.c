@@ -471,6 +471,20 @@ static void test_xlsx_cells(void **state)
 		    "6:1|||3\n");
 }
 
+/* PRODUCT §14: a CSV fix-up saved as .xlsx by LibreOffice keeps the guard
+ * in its text cells; the XLSX reader takes it off by the CSV reader's rule
+ * (shared and inline strings), and leaves '5, ''=x and numbers alone. */
+static void test_xlsx_formula_guard(void **state)
+{
+	(void)state;
+	struct xg_part p[] = {SHEET(
+		"<row r=\"1\"><c t=\"inlineStr\"><is><t>'=h</t></is></c><c t=\"inlineStr\"><is><t>b</t></is></c></row>"
+		"<row r=\"2\"><c t=\"inlineStr\"><is><t>'=SUM(A1:A3)</t></is></c>"
+		"<c t=\"inlineStr\"><is><t>'+1-800</t></is></c><c t=\"inlineStr\"><is><t>'5</t></is></c>"
+		"<c t=\"inlineStr\"><is><t>''=x</t></is></c><c><v>-5</v></c><c t=\"s\"><v>0</v></c></row>")};
+	assert_xlsx(p, 1, "1:=h|b\n2:=SUM(A1:A3)|+1-800|'5|''=x|-5|Job\n");
+}
+
 static void test_xlsx_escapes(void **state)
 {
 	(void)state;
@@ -781,6 +795,7 @@ int main(void)
 		cmocka_unit_test(test_csv_quotes),
 		cmocka_unit_test(test_csv_encoding),
 		cmocka_unit_test(test_csv_formula_guard),
+		cmocka_unit_test(test_xlsx_formula_guard),
 		cmocka_unit_test(test_csv_guard_round_trip),
 		cmocka_unit_test(test_csv_limits),
 		cmocka_unit_test(test_budget_and_cell_cap),
