@@ -22,6 +22,8 @@ static const struct {
 	{ "tune_a.txt", 274, 18, 33 },
 	{ "heldout_a.txt", 259, 17, 33 },
 	{ "late.txt", 80, 4, 7 },
+	{ "tune_b.txt", 251, 15, 27 },
+	{ "heldout_b.txt", 478, 27, 51 },
 };
 
 static void test_corpus_floors(void **state)
