@@ -568,7 +568,10 @@ static int synonym_score(const struct words *w, const struct synonym *syn)
 	 * materials and branches are often named by code. */
 	if (w->n > 1 && id_head(w->t[w->n - 1]) && !phrase_has_id_word(syn->phrase))
 		return 0;
-	if (syn->whole || !all || nh <= np)
+	/* A status ends the header it is in: "shipment_status", "Load Status"
+	 * say how the load stands, not which load it is. */
+	bool status = syn->field == FIELD_NONE && at_end && !strcmp(syn->phrase, "status");
+	if ((syn->whole && !status) || !all || nh <= np)
 		return 0;
 	return syn->score * (55 + (int)(35 * np / nh)) / 100 + (at_end ? 5 : 0);
 }
