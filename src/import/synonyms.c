@@ -373,7 +373,9 @@ const struct part_word syn_part_words[] = {
 const size_t syn_part_words_len = N(syn_part_words);
 
 const char *const syn_stop_words[] = { "the", "of", "a", "an", "for", "per",
-				       "in", "and", "or", "at", "s", "where" };
+				       "in", "and", "or", "at", "s", "where",
+				       /* "Assigned Dispatcher": who, not whether */
+				       "assigned" };
 const size_t syn_stop_words_len = N(syn_stop_words);
 
 const char *syn_canon_of(const char *tok)
