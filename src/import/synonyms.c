@@ -378,6 +378,18 @@ const char *const syn_stop_words[] = { "the", "of", "a", "an", "for", "per",
 				       "assigned" };
 const size_t syn_stop_words_len = N(syn_stop_words);
 
+/* Words the rules of propose.c read that no table above holds (moments,
+ * plan words, money that is no price, kinds of goods, people): known
+ * words, so that a typo is corrected to them and they to nothing else
+ * ("Dispatched" is no misspelt "Dispatcher"). */
+const char *const syn_rule_words[] = {
+	"dispatched", "departed", "departure", "actual", "real", "confirmed", "scheduled", "planned",
+	"estimated", "latest", "earliest", "profit", "margin", "value", "tax", "vat", "duty", "customs",
+	"discount", "deposit", "balance", "insurance", "insured", "category", "kind", "fax", "attention",
+	"attn", "person", "mobile", "first", "last", "current", "modified", "updated", "timestamp",
+};
+const size_t syn_rule_words_len = N(syn_rule_words);
+
 const char *syn_canon_of(const char *tok)
 {
 	for (size_t i = 0; i < syn_canon_len; i++)
@@ -485,6 +497,8 @@ static void build_vocab(void)
 		add_words(syn_part_words[i].word, true);
 	for (size_t i = 0; i < syn_stop_words_len; i++)
 		add_words(syn_stop_words[i], false);
+	for (size_t i = 0; i < syn_rule_words_len; i++)
+		add_words(syn_rule_words[i], true);
 	vocab.n_all = sort_unique(vocab.all, vocab.n_all);
 	vocab.n_fuzzy = sort_unique(vocab.fuzzy, vocab.n_fuzzy);
 }
