@@ -11,6 +11,7 @@
 
 static const char *const default_files[] = {
 	"bench/corpus/tune_a.txt", "bench/corpus/heldout_a.txt", "bench/corpus/late.txt",
+	"bench/corpus/tune_b.txt", "bench/corpus/heldout_b.txt", "bench/corpus/late_b.txt",
 	"tests/unit/import/proposals.txt", "tests/unit/import/proposals_holdout.txt",
 	"tests/unit/import/proposals_holdout2.txt", "tests/unit/import/proposals_holdout3.txt",
 };

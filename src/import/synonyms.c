@@ -267,6 +267,8 @@ const struct canon syn_canon[] = {
 	{ "usd", "dollar" }, { "cad", "dollar" }, { "eur", "dollar" }, { "gbp", "dollar" },
 	{ "zar", "dollar" }, { "aud", "dollar" }, { "inr", "dollar" }, { "mxn", "dollar" },
 	{ "pck", "pickup" }, { "pkup", "pickup" }, { "consignor", "shipper" },
+	/* Past forms of the moving verbs read as the verb ("Hauled From"). */
+	{ "hauled", "haul" }, { "sent", "send" },
 };
 const size_t syn_canon_len = N(syn_canon);
 
@@ -284,6 +286,12 @@ const struct rewrite syn_rewrites[] = {
 	{ "project manager", "pm" }, { "e mail", "email" }, { "address line", "address" },
 	{ "street address", "address" }, { "haul from", "shipfrom" },
 	{ "haul to", "shipto" }, { "dump site", "dumpsite" },
+	/* A moving word before "from" or "to" names the place, not the load
+	 * ("Shipment From", "shipped_to", "Sent From"). */
+	{ "shipment from", "shipfrom" }, { "shipment to", "shipto" },
+	{ "shipped from", "shipfrom" }, { "shipped to", "shipto" },
+	{ "send from", "shipfrom" }, { "send to", "shipto" },
+	{ "delivered to", "dropoff" }, { "post code", "zip" },
 	{ "no of", "count" }, { "loaded at", "loaded" }, { "house bill", "hawb" },
 	{ "house awb", "hawb" }, { "air waybill", "awb" }, { "way bill", "waybill" },
 	/* Two-stop TMS exports: the first stop is the pickup, the second the
@@ -354,6 +362,9 @@ const struct part_word syn_part_words[] = {
 	{ "facility", PART_NAME },   { "site", PART_NAME },
 	{ "yard", PART_NAME },       { "company", PART_NAME },
 	{ "business", PART_NAME },   { "address", PART_STREET },
+	/* Places a load leaves or reaches by name ("Origin Port"). */
+	{ "port", PART_NAME },       { "airport", PART_NAME },
+	{ "station", PART_NAME },    { "warehouse", PART_NAME },
 	{ "street", PART_STREET },   { "line", PART_STREET },
 	{ "city", PART_CITY },       { "town", PART_CITY },
 	{ "municipality", PART_CITY }, { "state", PART_STATE },
@@ -362,8 +373,22 @@ const struct part_word syn_part_words[] = {
 const size_t syn_part_words_len = N(syn_part_words);
 
 const char *const syn_stop_words[] = { "the", "of", "a", "an", "for", "per",
-				       "in", "and", "or", "at", "s", "where" };
+				       "in", "and", "or", "at", "s", "where",
+				       /* "Assigned Dispatcher": who, not whether */
+				       "assigned" };
 const size_t syn_stop_words_len = N(syn_stop_words);
+
+/* Words the rules of propose.c read that no table above holds (moments,
+ * plan words, money that is no price, kinds of goods, people): known
+ * words, so that a typo is corrected to them and they to nothing else
+ * ("Dispatched" is no misspelt "Dispatcher"). */
+const char *const syn_rule_words[] = {
+	"dispatched", "departed", "departure", "actual", "real", "confirmed", "scheduled", "planned",
+	"estimated", "latest", "earliest", "profit", "margin", "value", "tax", "vat", "duty", "customs",
+	"discount", "deposit", "balance", "insurance", "insured", "category", "kind", "fax", "attention",
+	"attn", "person", "mobile", "first", "last", "current", "modified", "updated", "timestamp",
+};
+const size_t syn_rule_words_len = N(syn_rule_words);
 
 const char *syn_canon_of(const char *tok)
 {
@@ -472,6 +497,8 @@ static void build_vocab(void)
 		add_words(syn_part_words[i].word, true);
 	for (size_t i = 0; i < syn_stop_words_len; i++)
 		add_words(syn_stop_words[i], false);
+	for (size_t i = 0; i < syn_rule_words_len; i++)
+		add_words(syn_rule_words[i], true);
 	vocab.n_all = sort_unique(vocab.all, vocab.n_all);
 	vocab.n_fuzzy = sort_unique(vocab.fuzzy, vocab.n_fuzzy);
 }
