@@ -305,13 +305,27 @@ static void count_named(const struct sheet_row *r, const unsigned char *roles, s
 	}
 }
 
-/* A data-like row below a header: a value under one of its headers. */
+static size_t text_cells(const struct sheet_row *r)
+{
+	size_t n = 0;
+	for (size_t j = 0; j < r->ncells; j++)
+		n += cell_is_text(r->cells[j], r->lens[j]);
+	return n;
+}
+
+/* A data-like row below a header: values under two of its headers (one
+ * when it has one): a "Page 1 of 3" line under a "From … To …" line is
+ * no data. */
 static bool data_below(const struct sheet_row *h, const struct sheet_row *d)
 {
-	for (size_t j = 0; j < h->ncells && j < d->ncells; j++)
-		if (!blank(h->cells[j], h->lens[j]) && !blank(d->cells[j], d->lens[j]))
-			return true;
-	return false;
+	size_t headers = 0, values = 0;
+	for (size_t j = 0; j < h->ncells; j++) {
+		if (blank(h->cells[j], h->lens[j]))
+			continue;
+		headers++;
+		values += j < d->ncells && !blank(d->cells[j], d->lens[j]);
+	}
+	return values >= (headers < 2 ? headers : 2) && values > 0;
 }
 
 /* What candidate i (a queued row) reads as: known outright, a header (at
@@ -319,18 +333,26 @@ static bool data_below(const struct sheet_row *h, const struct sheet_row *d)
  * whether the row above is its group row (*ret_group). */
 struct verdict {
 	bool known, header, group;
+	size_t named;     /* its cells that name fields (joined with its group row) */
+	bool likely;      /* reads as a header but for "most": two cells name fields */
 };
 
-/* Is queued row i the group row of the row below it ("Pickup" and
- * "Delivery" read as headers, but they stand over Name / City / State)? */
-static bool groups_next(struct sheet *s, size_t i)
+/* The row below candidate i, read as a header: is candidate i its group
+ * row ("Pickup" and "Delivery" read as headers, but they stand over Name
+ * / City / State), and how many of its cells name fields (a header names
+ * more than the data under it; a "From … To …" line above the header
+ * names less than the header). */
+static bool next_is_header_of(struct sheet *s, size_t i, size_t named)
 {
 	const struct sheet_row *g = &qat(s, i)->row, *h = &qat(s, i + 1)->row;
 	bool known;
 	unsigned char *roles = judge_row(s, h, &known);
 	int *label = roles ? calloc(h->ncells + 1, sizeof(int)) : NULL;
 	s->oom |= !label;
-	bool yes = label && group_spans(g, h, roles, label) > 0;
+	size_t text, below = 0;
+	if (label)
+		count_named(h, roles, &text, &below);
+	bool yes = !label || known || below >= named || group_spans(g, h, roles, label) > 0;
 	free(label);
 	free(roles);
 	return yes;
@@ -369,8 +391,10 @@ static struct verdict judge_candidate(struct sheet *s, size_t i, struct rowbuf *
 		}
 		free(joined);
 	}
-	v.header = text >= 2 && named * 2 > text && i + 1 < s->qlen && data_below(r, &qat(s, i + 1)->row) &&
-		   !groups_next(s, i);
+	v.named = named;
+	v.likely = named >= 2 && i + 1 < s->qlen && data_below(r, &qat(s, i + 1)->row) &&
+		   !next_is_header_of(s, i, named);
+	v.header = v.likely && named * 2 > text;
 out:
 	free(label);
 	free(roles);
@@ -478,16 +502,27 @@ enum code ahead_find_header(struct sheet *s, const struct sheet_options *opts, c
 		rc = fill_scan(s, ret_msg);
 		struct rowbuf tmp;
 		rowbuf_init(&tmp, s->row_cap);
-		size_t known = SIZE_MAX, header = SIZE_MAX;
+		/* A confirmed shape, else the first row that reads as a header,
+		 * else the row naming the most fields (two at least: real exports
+		 * carry many columns no field takes), else the first row. */
+		size_t known = SIZE_MAX, header = SIZE_MAX, likely = SIZE_MAX, most = 0, wide = 0;
 		for (size_t i = 0; !rc && s->judge && i < s->qlen && known == SIZE_MAX; i++) {
 			struct verdict v = judge_candidate(s, i, &tmp);
 			if (v.known)
 				known = i;
 			else if (v.header && header == SIZE_MAX)
 				header = i;
+			/* Only a row wider in text than every row above it: a
+			 * first row as wide is the header that names little. */
+			size_t text = text_cells(&qat(s, i)->row);
+			if (v.likely && v.named > most && text > wide) {
+				likely = i;
+				most = v.named;
+			}
+			wide = text > wide ? text : wide;
 		}
 		rowbuf_done(&tmp);
-		pick = known != SIZE_MAX ? known : header != SIZE_MAX ? header : 0;
+		pick = known != SIZE_MAX ? known : header != SIZE_MAX ? header : likely != SIZE_MAX ? likely : 0;
 	}
 	if (!rc && (s->oom || take_header(s, pick))) {
 		*ret_msg = "out of memory while opening the file";

@@ -101,6 +101,18 @@ static void test_title_rows(void **state)
 	assert_frame("\nfoo,bar\nbaz,qux\n", "2:foo|bar\n3:baz|qux\n");
 	/* A header needs a data-like row below it. */
 	assert_frame("Title\nJob,Load,Date\n", "1:Title\n2:Job|Load|Date\n");
+	/* A period line reads as a header ("From", "To" name fields), but the
+	 * line below it is no data, and the header below names more. */
+	assert_frame("ACME,Dispatch report\nFrom,2026-11-01,To,2026-11-30\nPage 1 of 3\nJob,Load,Date\n"
+		     "J1,L1,2026-11-01\n", "4:Job|Load|Date\n5:J1|L1|2026-11-01\n");
+	assert_frame("From,2026-11-01,To,2026-11-30\nJob,Load,Date,Material\nJ1,L1,2026-11-01,Sand\n",
+		     "2:Job|Load|Date|Material\n3:J1|L1|2026-11-01|Sand\n");
+	/* A real export names few of its many columns: no row has "most", the
+	 * one naming the most fields (two at least) is the header. */
+	assert_frame("Load report\n\nJob,Load,Carrier,Driver,Phone,Trailer\nJ1,L1,ACME,Bob,555,53ft\n",
+		     "3:Job|Load|Carrier|Driver|Phone|Trailer\n4:J1|L1|ACME|Bob|555|53ft\n");
+	/* ... but never a data row over a first row as wide that names little. */
+	assert_frame("Ref,Carrier,Driver\nJob,Load,x\nJob,Load,y\n", "1:Ref|Carrier|Driver\n2:Job|Load|x\n3:Job|Load|y\n");
 	/* Most text cells must name fields: a notes line with one field word is not a header. */
 	assert_frame("Report date,by,Bob\nJob,Load,Date\nJ1,L1,2026-11-01\n",
 		     "2:Job|Load|Date\n3:J1|L1|2026-11-01\n");
