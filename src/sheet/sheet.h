@@ -97,16 +97,17 @@ struct sheet_options {
 /* Data rows sheet_samples reads ahead. */
 #define SHEET_SAMPLE_ROWS 50
 
-/* Parses data[0..len) (the caller keeps it alive until sheet_free) and reads
- * the header row.  Returns CODE_OK and a new sheet in *ret_sheet, or a
- * parse-level code (EMPTY_FILE, TOO_MANY_HEADERS, MALFORMED_CSV,
- * MALFORMED_XLSX, MACRO_REJECTED, CELL_TOO_LONG, UNSUPPORTED_MIME) with *ret_sheet set to
- * NULL.  *ret_message (may be NULL) always receives a human message; it is a
- * static string, valid for the life of the process. */
 /* sheet_sniff, with a sentence for the user when the format is
  * SHEET_UNKNOWN (*ret_message, static; NULL otherwise). */
 enum sheet_format sheet_sniff_explain(const void *data, size_t len, const char **ret_message);
 
+/* Parses data[0..len) (the caller keeps it alive until sheet_free) and reads
+ * the header row (the first non-blank one: no judge).  Returns CODE_OK and
+ * a new sheet in *ret_sheet, or a parse-level code (EMPTY_FILE,
+ * TOO_MANY_HEADERS, MALFORMED_CSV, MALFORMED_XLSX, MACRO_REJECTED,
+ * CELL_TOO_LONG, UNSUPPORTED_MIME) with *ret_sheet set to NULL.
+ * *ret_message (may be NULL) always receives a human message; it is a
+ * static string (some name a row: valid until the thread's next open). */
 enum code sheet_open(const void *data, size_t len, const struct sheet_limits *lim,
 		     struct sheet **ret_sheet, const char **ret_message);
 
@@ -154,7 +155,9 @@ const unsigned char *sheet_header_roles(const struct sheet *s);
  * file has none, or the read failed: sheet_next_row then says why). */
 size_t sheet_samples(struct sheet *s, const struct sheet_row *const **ret_rows);
 
-/* The first non-blank row.  Owned by the sheet, valid until sheet_free. */
+/* The header row: the first non-blank row without a judge, else the one
+ * sheet_open_opts found (a group row above it joined into its texts, its
+ * number the header's own).  Owned by the sheet, valid until sheet_free. */
 const struct sheet_row *sheet_header(const struct sheet *s);
 
 /* Next non-blank data row; *ret_row = NULL at the end.  Returns a

@@ -10,9 +10,10 @@ import pytest
 from harness.jobs import wait_run
 from web.webtools import forms, signin, text_of, upload
 
-# Row 1 reads as a header too (its words name fields), but the admin knows
-# the columns are named in row 2.
+# Row 1 reads as a header (its words name fields, data below it), but the
+# admin knows the columns are named in row 3 (a stale row sits between).
 TWO_HEADERS = ("Job #,Load Number,Ship Date,Remarks\n"
+               "JOB0,L0,2026-10-01,stale\n"
                "Job Code,Load No,Load Date,Notes\n"
                "JOB1,L1,2026-11-01,first\n"
                "JOB1,L2,2026-11-02,second\n")
@@ -52,31 +53,31 @@ def test_review_shows_rows_above_the_header(server):
 
 
 def test_admin_picks_another_header_row_and_the_shape_remembers_it(server):
-    """"Use row 2 as the header": the page reads the file from row 2;
-    confirming imports rows 3.. and stores the shape with its row, so the
-    same report pushed again maps without review, read from row 2."""
+    """"Use row 3 as the header": the page reads the file from row 3;
+    confirming imports rows 4.. and stores the shape with its row, so the
+    same report pushed again maps without review, read from row 3."""
     run = staged(server, TWO_HEADERS)
     w = signin(server)
     page = w.get(review_path(run))
     assert "took row 1 as the header" in text_of(page.text)
-    picked = review_path(run, "?headerRow=2")
+    picked = review_path(run, "?headerRow=3")
     assert ('href="%s"' % picked) in page.text
     r = w.get(picked)
     assert r.status_code == 200
     t = text_of(r.text)
-    assert "took row 2 as the header" in t and "Job Code" in t
+    assert "took row 3 as the header" in t and "Job Code" in t
     f = forms(r.text).find(review_path(run))
-    assert f["fields"]["headerRow"] == "2"
+    assert f["fields"]["headerRow"] == "3"
     assert f["fields"]["col0"] == "jobCode" and f["fields"]["col3"] == "notes"
     r = w.submit(picked, review_path(run))
     assert r.status_code == 303, r.text[:800]
     done = wait_run(server, run["id"], confirm_staged=False)
     assert done["state"] == "SUCCEEDED", done
-    assert done["file"]["headerRow"] == 2 and done["counts"]["succeeded"] == 2
+    assert done["file"]["headerRow"] == 3 and done["counts"]["succeeded"] == 2
     again = upload(server, TWO_HEADERS.replace("second", "third"))
     assert "nextAction" not in again, again
     done = wait_run(server, again["id"], confirm_staged=False)
-    assert done["file"]["headerRow"] == 2 and done["state"] == "SUCCEEDED", done
+    assert done["file"]["headerRow"] == 3 and done["state"] == "SUCCEEDED", done
 
 
 def test_a_row_that_cannot_be_the_header_says_so(server):
