@@ -243,7 +243,21 @@ static int header_col(const struct sheet_row *hdr, const char *h)
 	return -1;
 }
 
-/* Checks every row and header of c against the failed rows and the file's
+/* The column of cell j of r; NULL when the file has it, else why not. */
+static const char *column_of(struct arena *a, const struct sheet_row *hdr, const struct correction_row *r, int j,
+			     int *ret)
+{
+	if (r->cols) {
+		*ret = r->cols[j];
+		return *ret >= 0 && (size_t)*ret < hdr->ncells ? NULL
+		       : arena_printf(a, "Row %u: the file has no column %d.", r->row, *ret + 1);
+	}
+	*ret = header_col(hdr, r->headers[j]);
+	return *ret >= 0 ? NULL : arena_printf(a, "The file has no column headed \"%s\"; name cells by the header "
+					       "texts of the file's header row.", r->headers[j]);
+}
+
+/* Checks every row and cell of c against the failed rows and the file's
  * header; *ret_cols gets each row's column indexes. */
 static const char *check(struct arena *a, const struct corrections *c, const struct failed_list *f,
 			 const struct sheet_row *hdr, int ***ret_cols)
@@ -255,10 +269,11 @@ static const char *check(struct arena *a, const struct corrections *c, const str
 			return arena_printf(a, "Row %u is not a failed row of this run; correct only rows listed "
 					    "in its failed results.", r->row);
 		cols[i] = arena_alloc(a, sizeof(int) * (size_t)(r->ncells + 1));
-		for (int j = 0; j < r->ncells; j++)
-			if ((cols[i][j] = header_col(hdr, r->headers[j])) < 0)
-				return arena_printf(a, "The file has no column headed \"%s\"; name cells by the "
-						    "header texts of the file's header row.", r->headers[j]);
+		for (int j = 0; j < r->ncells; j++) {
+			const char *why = column_of(a, hdr, r, j, &cols[i][j]);
+			if (why)
+				return why;
+		}
 	}
 	*ret_cols = cols;
 	return NULL;
@@ -352,9 +367,15 @@ enum code corrections_create(struct store *st, struct arena *a, const struct run
 		rc = open_upload(st, a, orig, &op);
 	if (rc)
 		return rc;
+	/* The rows in file order (the web form's come in any order). */
+	struct corrections sorted = *c;
+	sorted.rows = arena_alloc(a, sizeof(*sorted.rows) * (size_t)(c->n + 1));
+	if (c->n)
+		memcpy(sorted.rows, c->rows, sizeof(*sorted.rows) * (size_t)c->n);
+	qsort(sorted.rows, (size_t)c->n, sizeof(*sorted.rows), by_row);
 	struct writer w = {0};
 	unsigned header_row = sheet_header_row(op.sh);
-	rc = write_file(a, op.sh, c, &f, &w, ret_why);
+	rc = write_file(a, op.sh, &sorted, &f, &w, ret_why);
 	opened_close(&op);
 	if (!rc) {
 		char fingerprint[DIGEST_HEX];

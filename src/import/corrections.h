@@ -63,11 +63,14 @@ struct failed_grid {
 enum code corrections_grid(struct store *st, struct arena *a, const struct run *run, const struct failed_list *f,
 			   unsigned after, int limit, struct failed_grid *ret);
 
-/* What someone corrected: rows by original row number, cells by header. */
+/* What someone corrected: rows by original row number, cells by header
+ * text (the API) or by 0-based column (cols not NULL: the web form, whose
+ * columns may share a header text). */
 struct correction_row {
 	unsigned row;
 	int ncells;
 	const char **headers;
+	const int *cols;
 	const char **texts;
 };
 struct corrections {
