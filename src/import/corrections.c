@@ -326,7 +326,7 @@ static enum code write_file(struct arena *a, struct sheet *sh, const struct corr
 			   const struct failed_list *f, struct writer *w, const char **ret_why)
 {
 	const struct sheet_row *hdr = sheet_header(sh), *r;
-	int **cols;
+	int **cols = NULL;
 	if ((*ret_why = check(a, c, f, hdr, &cols)))
 		return CODE_INVALID_CORRECTION;
 	buf_init(&w->b, CORRECTIONS_FILE_MAX);
