@@ -5,10 +5,14 @@ like an upload, correctionOf on the new run, the original rowIndex in its
 results, no review for a confirmed shape, a correction of a correction;
 400 INVALID_CORRECTION, 404 for another org, 409 RUN_NOT_TERMINAL and
 IMPORT_IN_PROGRESS, 410 after retention."""
+import json
 import time
 
+import pytest
+
 from harness.checks import assert_problem
-from harness.jobs import accepted_run, by_row, csv_bytes, results, rows, upload, wait_run
+from harness.jobs import (CSV_CT, XLSX_CT, accepted_run, by_row, csv_bytes, results, rows, upload, wait_run,
+                          xlsx_bytes)
 
 
 def corrections(srv, run_id, body, **kw):
@@ -143,3 +147,54 @@ def test_a_file_with_title_rows_keeps_its_row_numbers(server):
     new = wait_run(server, new["id"], confirm_staged=False)
     assert new["state"] == "SUCCEEDED", new
     assert sorted(by_row(results(server, new["id"], "succeeded"))) == [7]
+
+
+CUSTOM = ["Job #", "Load Number", "Ship Date", "Remarks", "Tons"]
+
+
+def custom_table(job):
+    table = [CUSTOM]
+    for i in range(5):
+        table.append([job, "L%d" % i, "2026-11-0%d" % (i + 1), "note %d" % i, "12"])
+    table[2][2] = "31/31/2026"          # row 3 fails
+    table[4][4] = "12 bananas"          # row 5 fails
+    return table
+
+
+@pytest.mark.parametrize("fmt", ["csv", "xlsx"])
+def test_a_confirmed_custom_shape_is_not_reviewed_again(server, fmt):
+    """Headers of the organization's own (confirmed once, at the first run's
+    review): the correction has the same column shape and imports without
+    a review, from a CSV or an XLSX upload alike."""
+    table = custom_table("CO-9" + fmt)
+    if fmt == "csv":
+        data, ct = ("\r\n".join(",".join(r) for r in table) + "\r\n").encode(), CSV_CT
+    else:
+        data, ct = xlsx_bytes(table), XLSX_CT
+    run = wait_run(server, accepted_run(upload(server, data, filename="week." + fmt, content_type=ct))["id"])
+    assert run["counts"]["failed"] == 2, run
+    new = accepted_run(corrections(server, run["id"], {"rows": [
+        {"rowIndex": 3, "cells": {"Ship Date": "2026-11-03"}}, {"rowIndex": 5, "cells": {"Tons": "14"}}]}))
+    assert "nextAction" not in new, new
+    new = wait_run(server, new["id"], confirm_staged=False)
+    # Committed (a weight without its unit warns, as in the original's good rows).
+    assert new["counts"]["failed"] == 0 and new["counts"]["succeeded"] == 2, new
+    assert new["fileName"] == "week." + fmt, new
+    assert sorted(by_row(results(server, new["id"], "succeeded"))) == [3, 5]
+
+
+def test_webhooks_carry_correction_runs(start_server):
+    from api.test_webhooks import SWITCHES, Receiver, create_endpoint
+    srv = start_server(env=SWITCHES)
+    rec = Receiver()
+    try:
+        create_endpoint(srv, rec.url, events=["import_run.completed"])
+        run = imported(srv, mixed("CO-10"))
+        assert json.loads(rec.next()["body"])["data"]["object"]["id"] == run["id"]
+        new = accepted_run(corrections(srv, run["id"], {"rows": [{"rowIndex": 3, "cells": {"loadDate": "2026-11-04"}}]}))
+        done = wait_run(srv, new["id"], confirm_staged=False)
+        event = json.loads(rec.next()["body"])
+        assert event["type"] == "import_run.completed" and event["data"]["object"] == done
+        assert done["correctionOf"] == run["id"]
+    finally:
+        rec.close()
