@@ -405,6 +405,7 @@ static void run_page(struct web_req *w)
 		T_TEXT("state_name", run_state_name(r.state)),
 		T_TEXT("state_class", state_class(&r)),
 		T_FLAG("dry", r.dry_run),
+		T_TEXT("correction_of", *r.correction_of ? r.correction_of : NULL),
 		T_FLAG("review", awaits_review(&r)),
 		T_FLAG("working", !terminal && !awaits_review(&r)),
 		T_TEXT("expires", web_time(a, r.expires_at)),

@@ -77,6 +77,7 @@ def test_table_of_the_files_columns_and_import_without_script(server, who):
     new = wait_run(server, new_id, confirm_staged=False)
     assert new["correctionOf"] == run["id"] and new["state"] == "SUCCEEDED", new
     assert sorted(by_row(results(server, new_id, "succeeded"))) == [3]
+    assert 'href="/imports/runs/%s"' % run["id"] in w.get("/imports/runs/%s" % new_id).text
 
 
 def test_csrf_and_nothing_changed_are_refused(server):
