@@ -67,4 +67,4 @@ static void create(struct api_ctx *ctx, struct http_request *req, struct http_re
 		api_run_created(ctx, req, res, rc, &run, existing);
 }
 
-const struct endpoint ep_run_corrections = {.body = api_collect_body, .finish = create};
+const struct endpoint ep_run_corrections = {.body = api_collect_large_body, .finish = create};

@@ -284,7 +284,7 @@ static json_t *op_run_corrections(void)
 		"reviewed again). The new run has correctionOf and its results keep the rows' rowIndex of the "
 		"original file, so a row that still fails can be corrected again from the new run. 409 "
 		"RUN_NOT_TERMINAL before the run is terminal; 410 once retention deleted its results or stored "
-		"upload. Service-Dry-Run is honoured. The JSON body is at most 16 KiB.",
+		"upload. Service-Dry-Run is honoured. The JSON body is at most 1 MiB.",
 		json_pack("[o,o]", param("RunId"), param("ServiceDryRun")), r);
 	json_object_set_new(op, "requestBody", json_pack("{s:b,s:{s:{s:o,s:o}}}", "required", 1, "content",
 		"application/json", "schema", oa_ref("CorrectionsInput"), "example", json_pack("{s:[{s:i,s:{s:s}}]}",
