@@ -37,6 +37,7 @@ static const struct route routes[] = {
 	{"GET", "/api/v1/imports/runs/{id}/failed-rows", (void *)&ep_run_failed_rows, 0},
 	{"GET", "/api/v1/imports/runs/{id}/problems", (void *)&ep_run_problems, 0},
 	{"POST", "/api/v1/imports/runs/{id}/rerun", (void *)&ep_run_rerun, 0},
+	{"POST", "/api/v1/imports/runs/{id}/corrections", (void *)&ep_run_corrections, 0},
 	{"GET", "/api/v1/imports/jobs/template", (void *)&ep_import_template, 0},
 	{"GET", "/api/v1/loads/{id}", (void *)&ep_load_get, 0},
 	{"GET", "/api/v1/projects/{id}", (void *)&ep_project_get, 0},
@@ -125,19 +126,32 @@ static void small_body_free(void *p)
 	buf_done(&((struct small_body *)p)->b);
 }
 
-void api_collect_body(struct api_ctx *ctx, struct http_request *req, struct http_response *res, const char *data,
-		      size_t size)
+static void collect(struct api_ctx *ctx, struct http_request *req, struct http_response *res, const char *data,
+		    size_t size, size_t max)
 {
 	struct small_body *sb = ctx->body;
 	if (!sb) {
 		sb = ctx->body = arena_alloc(req->arena, sizeof(*sb));
-		buf_init(&sb->b, API_JSON_BODY_MAX);
+		buf_init(&sb->b, max);
 		arena_cleanup(req->arena, small_body_free, sb);
 	}
 	if (!sb->too_large && buf_append(&sb->b, data, size)) {
 		sb->too_large = true;
-		api_problem(req, res, CODE_TOO_LARGE, "The JSON body is larger than 16 KiB.", NULL);
+		api_problem(req, res, CODE_TOO_LARGE, arena_printf(req->arena, "The JSON body is larger than %zu KiB.",
+			    max / 1024), NULL);
 	}
+}
+
+void api_collect_body(struct api_ctx *ctx, struct http_request *req, struct http_response *res, const char *data,
+		      size_t size)
+{
+	collect(ctx, req, res, data, size, API_JSON_BODY_MAX);
+}
+
+void api_collect_large_body(struct api_ctx *ctx, struct http_request *req, struct http_response *res,
+			    const char *data, size_t size)
+{
+	collect(ctx, req, res, data, size, API_JSON_LARGE_BODY_MAX);
 }
 
 json_t *api_body_json(struct api_ctx *ctx, struct http_request *req, struct http_response *res)

@@ -75,6 +75,11 @@ const char *api_json_etag(struct http_request *req, struct http_response *res, j
 #define API_JSON_BODY_MAX 16384
 void api_collect_body(struct api_ctx *ctx, struct http_request *req, struct http_response *res, const char *data,
 		      size_t size);
+/* The same for the one endpoint whose body is a list of rows (POST
+ * /api/v1/imports/runs/{id}/corrections): up to API_JSON_LARGE_BODY_MAX. */
+#define API_JSON_LARGE_BODY_MAX (1024 * 1024)
+void api_collect_large_body(struct api_ctx *ctx, struct http_request *req, struct http_response *res,
+			    const char *data, size_t size);
 json_t *api_body_json(struct api_ctx *ctx, struct http_request *req, struct http_response *res);
 /* json_string that never fails: invalid UTF-8 becomes U+FFFD replacements. */
 json_t *api_str(const char *s);

@@ -271,6 +271,27 @@ static json_t *op_run_rerun(void)
 		json_pack("[o,o]", param("RunId"), param("ServiceDryRun")), r);
 }
 
+static json_t *op_run_corrections(void)
+{
+	json_t *r = json_object();
+	json_object_set_new(r, "202", accepted_response());
+	add_problems(r, "NOT_FOUND INVALID_REQUEST INVALID_CORRECTION INVALID_HEADER TOO_LARGE RUN_NOT_TERMINAL "
+		     "NO_ROW_RESULTS IMPORT_IN_PROGRESS RESULTS_EXPIRED UPLOAD_EXPIRED", OP_AUTH);
+	json_t *op = operation("correctImportRows", "Imports", "Import corrected failed rows",
+		"Creates a new run of exactly the listed failed rows of the run, with the cells given replaced, as "
+		"pushing a fix-up file of those rows would: the same rules and codes, 409 IMPORT_IN_PROGRESS while an "
+		"identical correction is QUEUED or RUNNING, the same staging (a confirmed column shape is not "
+		"reviewed again). The new run has correctionOf and its results keep the rows' rowIndex of the "
+		"original file, so a row that still fails can be corrected again from the new run. 409 "
+		"RUN_NOT_TERMINAL before the run is terminal; 410 once retention deleted its results or stored "
+		"upload. Service-Dry-Run is honoured. The JSON body is at most 1 MiB.",
+		json_pack("[o,o]", param("RunId"), param("ServiceDryRun")), r);
+	json_object_set_new(op, "requestBody", json_pack("{s:b,s:{s:{s:o,s:o}}}", "required", 1, "content",
+		"application/json", "schema", oa_ref("CorrectionsInput"), "example", json_pack("{s:[{s:i,s:{s:s}}]}",
+		"rows", "rowIndex", 12, "cells", "Load Date", "2026-03-02")));
+	return op;
+}
+
 static json_t *op_import_template(void)
 {
 	json_t *ok = json_pack("{s:s,s:o,s:{s:{s:{s:s,s:s}},s:{s:{s:s,s:s}}}}", "description", "The jobs template: "
@@ -606,6 +627,7 @@ static const struct {
 	{"get", "/api/v1/imports/runs/{id}/failed-rows", NULL, op_run_failed_rows},
 	{"get", "/api/v1/imports/runs/{id}/problems", NULL, op_run_problems},
 	{"post", "/api/v1/imports/runs/{id}/rerun", NULL, op_run_rerun},
+	{"post", "/api/v1/imports/runs/{id}/corrections", NULL, op_run_corrections},
 	{"get", "/api/v1/imports/jobs/template", NULL, op_import_template},
 	{"get", "/api/v1/loads/{id}", NULL, op_load_get},
 	{"get", "/api/v1/projects/{id}", NULL, op_project_get},

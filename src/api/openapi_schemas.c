@@ -11,6 +11,7 @@
 
 #include "base/codes.h"
 #include "base/ids.h"
+#include "import/corrections.h"
 #include "model/run_state.h"
 #include "model/schema.h"
 #include "store/webhooks.h"
@@ -278,6 +279,10 @@ static json_t *import_run(void)
 		"state", oa_ref("RunState"),
 		"dryRun", desc(oa_type("boolean"), "True when the upload sent `Service-Dry-Run: true`: the run "
 			       "produced every result without writing anything."),
+		"correctionOf", desc(id_schema("run", false), "Present on a run of corrected rows (POST "
+				     "/api/v1/imports/runs/{id}/corrections, or Import corrected rows in the web app): "
+				     "the run whose failed rows it corrects. Its results report the rows' rowIndex in "
+				     "the original file."),
 		"nextAction", oa_ref("NextAction"),
 		"error", oa_ref("RunError"),
 		"counts", oa_ref("RunCounts"),
@@ -687,6 +692,16 @@ json_t *openapi_schemas(void)
 		"events", desc(oa_with(array_of(event_types()), "minItems", json_integer(1)), "The event types to "
 			       "send; an empty or unknown list is 400 INVALID_WEBHOOK_EVENTS."),
 		NULL)));
+	put(s, "CorrectionsInput", closed(object_of("Corrected failed rows of a run.", "rows",
+		"rows", desc(oa_with(oa_with(array_of(closed(object_of(NULL, "rowIndex cells",
+			"rowIndex", desc(oa_with(oa_type("integer"), "minimum", json_integer(1)), "A failed row's "
+					 "rowIndex in the run's results (the row number in the original file)."),
+			"cells", desc(oa_with(oa_with(oa_type("object"), "additionalProperties",
+				text(CORRECTIONS_CELL_MAX, false)), "minProperties", json_integer(1)), "New cell "
+				"texts by header text, exactly as in the file's header row; cells left out keep the "
+				"file's text."), NULL))), "minItems", json_integer(1)), "maxItems",
+			json_integer(CORRECTIONS_MAX_ROWS)), "The corrected rows, each once; the new run imports "
+			"exactly these."), NULL)));
 	put(s, "WebhookEvent", webhook_event());
 	put(s, "Organization", organization());
 	put(s, "ApiKey", api_key());

@@ -69,6 +69,7 @@ enum code intake_create_run(struct store *st, struct arena *a, const struct inta
 	snprintf(run->file_format, sizeof run->file_format, "%s", in->format == SHEET_XLSX ? "xlsx" : "csv");
 	run->opt_header_row = (int)in->header_row;
 	snprintf(run->opt_sheet, sizeof run->opt_sheet, "%s", in->sheet ? in->sheet : "");
+	snprintf(run->correction_of, sizeof run->correction_of, "%s", in->correction_of ? in->correction_of : "");
 	run->row_count = -1;
 	run->created_at = now_ms();
 	enum code rc = stage(st, a, in, run, data, len);

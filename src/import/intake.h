@@ -31,6 +31,7 @@ struct intake {
 	int64_t staging_ttl_ms;    /* LOADLINE_STAGING_TTL */
 	unsigned header_row;       /* ?headerRow: the header's row number, 0 = detect */
 	const char *sheet;         /* ?sheet: the worksheet's name, NULL = choose */
+	const char *correction_of; /* the run whose failed rows these correct, or NULL */
 	/* Called (when set) after the staging decision, before the insert,
 	 * which may wait for the database's write lock: a streamed upload
 	 * lets go of its pages there. */

@@ -54,6 +54,8 @@ json_t *run_json(const struct run *r, const struct config *cfg)
 	json_object_set_new(o, "kind", json_string(r->kind));
 	json_object_set_new(o, "state", json_string(run_state_name(r->state)));
 	json_object_set_new(o, "dryRun", json_boolean(r->dry_run));
+	if (*r->correction_of)
+		json_object_set_new(o, "correctionOf", json_string(r->correction_of));
 	if (r->staged && r->state == RUN_QUEUED) {
 		char url[1024];
 		snprintf(url, sizeof url, "%s/imports/runs/%s/review", app_url, r->id);

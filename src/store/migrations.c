@@ -209,6 +209,11 @@ const struct migration migrations[] = {
 	 "  org_id TEXT NOT NULL REFERENCES orgs(id), header_key TEXT NOT NULL, header TEXT NOT NULL,"
 	 "  field TEXT, learned_by TEXT NOT NULL, learned_at BIGINT NOT NULL,"
 	 "  PRIMARY KEY (org_id, header_key));"},
+	/* Corrected rows (PRODUCT §15, issue 28 item 1): a run of rows
+	 * corrected in the web app or the API names the run they failed in.
+	 * Number 16 belongs to another branch of the same issue. */
+	{17, "corrected rows",
+	 "ALTER TABLE runs ADD COLUMN correction_of TEXT;"},
 };
 
 const int migrations_count = (int)(sizeof migrations / sizeof migrations[0]);

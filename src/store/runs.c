@@ -15,7 +15,7 @@
 #define RUN_COLS "id, org_id, kind, state, dry_run, fingerprint, file_name, file_size, file_format, " \
 	"file_encoding, file_delimiter, row_count, error_code, error_message, n_succeeded, n_warnings, " \
 	"n_failed, n_skipped, staged, shape_key, expires_at, created_at, started_at, finished_at, " \
-	"lease_owner, attempts, upload_deleted_at, results_deleted_at, opt_header_row, opt_sheet, file_detail"
+	"lease_owner, attempts, upload_deleted_at, results_deleted_at, opt_header_row, opt_sheet, file_detail, correction_of"
 
 static void row_to_run(const struct db_res *r, int i, struct run *x)
 {
@@ -49,6 +49,7 @@ static void row_to_run(const struct db_res *r, int i, struct run *x)
 	x->opt_header_row = (int)db_res_int(r, i, 28);
 	cell_copy(r, i, 29, x->opt_sheet, sizeof x->opt_sheet);
 	cell_copy(r, i, 30, x->file_detail, sizeof x->file_detail);
+	cell_copy(r, i, 31, x->correction_of, sizeof x->correction_of);
 }
 
 /* Past its time, or already deleted: a sweep may be up to
@@ -127,12 +128,13 @@ enum code store_run_create(struct store *st, struct run *run, const void *file, 
 		P_TXT(*run->shape_key ? run->shape_key : NULL), run->expires_at ? P_INT(run->expires_at) : P_NULL,
 		run->row_count >= 0 ? P_INT(run->row_count) : P_NULL,
 		run->opt_header_row > 0 ? P_INT(run->opt_header_row) : P_NULL,
-		P_TXT(*run->opt_sheet ? run->opt_sheet : NULL)};
+		P_TXT(*run->opt_sheet ? run->opt_sheet : NULL), P_TXT(*run->correction_of ? run->correction_of : NULL)};
 	if (!rc)
 		rc = db_exec(db, "INSERT INTO runs (id, org_id, kind, state, dry_run, fingerprint, file_name, "
 			     "file_size, file_format, created_at, updated_at, staged, shape_key, expires_at, row_count, "
-			     "opt_header_row, opt_sheet) "
-			     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11, $12, $13, $14, $15, $16)", p, 16, NULL);
+			     "opt_header_row, opt_sheet, correction_of) "
+			     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11, $12, $13, $14, $15, $16, $17)",
+			     p, 17, NULL);
 	if (rc == CODE_INTERNAL_ERROR && db_last_was_conflict(db)) {
 		/* Lost a race with an identical push: report that run. */
 		db_rollback(db);

@@ -45,6 +45,9 @@ struct run {
 	int opt_header_row;
 	char opt_sheet[128];
 	char file_detail[RUN_FILE_DETAIL_MAX];
+	/* A run of corrected rows (PRODUCT §15): the run they were failed
+	 * rows of ("" for any other run). */
+	char correction_of[ID_MAX];
 };
 
 enum { COUNT_SUCCEEDED, COUNT_WARNINGS, COUNT_FAILED, COUNT_SKIPPED };

@@ -7,7 +7,9 @@
 
 #include "base/arena.h"
 
-#define FORM_MAX_FIELDS 512
+/* The largest form is a page of failed rows to correct: 50 rows of up to
+ * 100 columns (web/failed_edit.h). */
+#define FORM_MAX_FIELDS 5120
 
 struct form_field {
 	const char *name, *value;   /* decoded, NUL-terminated, arena-owned */

@@ -12,6 +12,7 @@
 #include "store/reference.h"
 #include "store/runs.h"
 #include "base/csv_write.h"
+#include "web/failed_edit.h"
 #include "web/page.h"
 
 #define RUNS_PER_PAGE 50
@@ -296,7 +297,8 @@ static const char *first_rows(struct arena *a, const struct run_problem *p)
 	return s;
 }
 
-static const struct html *problem_item(struct web_req *w, const struct run *r, const struct run_problem *p)
+static const struct html *problem_item(struct web_req *w, const struct run *r, const struct run_problem *p,
+				       bool upload_kept)
 {
 	struct arena *a = w->a;
 	bool branch = p->fix_type && !strcmp(p->fix_type, "create_branch");
@@ -319,13 +321,16 @@ static const struct html *problem_item(struct web_req *w, const struct run *r, c
 		T_TEXT("fix_name", exists ? NULL : p->fix_name), T_TEXT("fix_kind", kind), T_FLAG("exists", exists),
 		T_TEXT("fix_page", branch ? "Branches" : "Customers"),
 		T_FLAG("admin", web_is_admin(w)), T_TEXT("csrf", web_csrf_token(w)),
+		/* "Set <column> in N rows" (PRODUCT §15): errors in a column, while the file is kept. */
+		T_TEXT("set_column", p->error && p->column && !p->fix_name && upload_kept ? p->column : NULL),
+		T_FLAG("has_value", p->value != NULL), T_TEXT("value", p->value), T_FLAG("dry", r->dry_run),
 	};
 	return tmpl_render(a, "problem.html", v, sizeof v / sizeof v[0]);
 }
 
 /* The run's problems grouped, the first GROUPS_SHOWN of them; *ret_n is
  * how many groups there are.  False when storage failed. */
-static bool problem_list(struct web_req *w, const struct run *r, const struct html **ret, int *ret_n)
+static bool problem_list(struct web_req *w, const struct run *r, bool upload_kept, const struct html **ret, int *ret_n)
 {
 	struct run_problem **groups;
 	int n = 0;
@@ -333,7 +338,7 @@ static bool problem_list(struct web_req *w, const struct run *r, const struct ht
 		return false;
 	struct html_list *l = html_list_new(w->a);
 	for (int i = 0; i < n && i < GROUPS_SHOWN; i++)
-		html_list_add(l, problem_item(w, r, groups[i]));
+		html_list_add(l, problem_item(w, r, groups[i], upload_kept));
 	*ret = html_list_done(l);
 	*ret_n = n;
 	return true;
@@ -384,7 +389,7 @@ static void run_page(struct web_req *w)
 	bool more = false;
 	const struct html *problems = html_empty();
 	int ngroups = 0;
-	if (results && !problem_list(w, &r, &problems, &ngroups)) {
+	if (results && !problem_list(w, &r, !upload_gone, &problems, &ngroups)) {
 		web_unavailable(w);
 		return;
 	}
@@ -400,6 +405,7 @@ static void run_page(struct web_req *w)
 		T_TEXT("state_name", run_state_name(r.state)),
 		T_TEXT("state_class", state_class(&r)),
 		T_FLAG("dry", r.dry_run),
+		T_TEXT("correction_of", *r.correction_of ? r.correction_of : NULL),
 		T_FLAG("review", awaits_review(&r)),
 		T_FLAG("working", !terminal && !awaits_review(&r)),
 		T_TEXT("expires", web_time(a, r.expires_at)),
@@ -433,6 +439,8 @@ static void run_page(struct web_req *w)
 		T_HTML("result_rows", html_list_done(p.rows)),
 		T_FLAG("first_page", after > 0),
 		T_TEXT("next_after", more ? web_int(a, p.last) : NULL),
+		T_HTML("fix_rows", results && !upload_gone && b == COUNT_FAILED && r.counts[COUNT_FAILED] > 0
+			? failed_edit_section(w, &r) : html_empty()),
 	};
 	struct web_page_opts o = {.nav = NAV_IMPORTS, .refresh_s = !terminal && !awaits_review(&r) ? REFRESH_S : 0};
 	web_page(w, 200, r.file_name, tmpl_render(a, "run.html", v, sizeof v / sizeof v[0]), &o);

@@ -13,6 +13,7 @@
 #include "base/url.h"
 #include "web/assets.h"
 #include "web/csrf.h"
+#include "web/failed_edit.h"
 #include "web/page.h"
 #include "web/session.h"
 #include "web/upload.h"
@@ -38,6 +39,7 @@ static const struct route routes[] = {
 	R("GET", "/imports/template", page_template, WEB_MEMBER),
 	R("GET", "/imports/runs/{id}", page_run, WEB_MEMBER),
 	R("POST", "/imports/runs/{id}/rerun", page_run_rerun, WEB_MEMBER),
+	R("POST", "/imports/runs/{id}/corrections", page_run_corrections, WEB_MEMBER),
 	R("POST", "/imports/runs/{id}/fix", page_run_fix, WEB_ADMIN),
 	R("GET", "/imports/runs/{id}/results.csv", page_run_csv, WEB_MEMBER),
 	R("GET", "/imports/runs/{id}/failed-rows", page_run_fixup, WEB_MEMBER),
@@ -296,6 +298,9 @@ struct web_req *web_begin(struct http_request *req, struct http_response *res)
 	char allow[64];
 	enum route_result m = router_match(routes, sizeof routes / sizeof routes[0], method,
 					   route_path(w->a, req->path), &r, &w->params, allow, sizeof allow);
+	/* A page of failed rows to correct is the one larger form. */
+	if (m == ROUTE_FOUND && r->handler == (const void *)&page_run_corrections)
+		w->body.max = FAILED_EDIT_FORM_MAX;
 	/* Static files are the same for everyone: no session look-up. */
 	bool is_static = m == ROUTE_FOUND && r->handler == (const void *)&page_static;
 	if (!is_static && web_session_load(w)) {

@@ -1,8 +1,8 @@
 // Loadline web app enhancements.  Every page works without this file; it
 // only adds live feedback on the review screen (required fields, fields
 // chosen twice, the preview of the first rows), copy buttons, a
-// confirmation before destructive actions and dropping a file on
-// "Import a file".
+// confirmation before destructive actions, dropping a file on
+// "Import a file" and the keyboard of the failed rows' table.
 (function () {
   'use strict';
 
@@ -119,8 +119,52 @@
     });
   }
 
+  // Failed rows (PRODUCT §15): the cells are edited in place.  Tab moves
+  // to the next cell (the browser's own), Enter to the cell below (Shift+
+  // Enter above) instead of posting the form, Escape puts back the text
+  // the cell had when the edit began.  Changed cells are marked, and the
+  // button says how many rows will be imported.
+  function fixGrid(table) {
+    var inputs = Array.prototype.slice.call(table.querySelectorAll('input.cell'));
+    var head = table.tHead && table.tHead.rows[0];
+    var cols = head ? head.cells.length - 1 : 1;
+    var form = table.closest('form');
+    var button = form && form.querySelector('#import-corrected');
+    var label = button && button.textContent;
+    function mark(input) {
+      input.classList.toggle('is-changed', input.value !== input.defaultValue);
+      if (!button) return;
+      var rows = {};
+      inputs.forEach(function (x) {
+        if (x.value !== x.defaultValue) rows[x.name.split('.')[0]] = true;
+      });
+      var n = Object.keys(rows).length;
+      button.textContent = n ? label + ' (' + n + (n === 1 ? ' row)' : ' rows)') : label;
+    }
+    inputs.forEach(function (input, i) {
+      var before = input.value;
+      input.addEventListener('focus', function () { before = input.value; });
+      input.addEventListener('input', function () { mark(input); });
+      input.addEventListener('keydown', function (ev) {
+        if (ev.key === 'Escape') {
+          ev.preventDefault();
+          input.value = before;
+          mark(input);
+        } else if (ev.key === 'Enter') {
+          ev.preventDefault();
+          var next = inputs[i + (ev.shiftKey ? -cols : cols)];
+          if (next) {
+            next.focus();
+            next.select();
+          }
+        }
+      });
+    });
+  }
+
   document.addEventListener('DOMContentLoaded', function () {
     dropZones();
+    Array.prototype.forEach.call(document.querySelectorAll('table.fix-grid'), fixGrid);
     Array.prototype.forEach.call(document.querySelectorAll('form[data-review]'), reviewForm);
     copyButtons();
     confirmForms();
