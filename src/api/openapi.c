@@ -376,7 +376,8 @@ static json_t *op_run_problems(void)
 	add_problems(r, "NOT_FOUND INVALID_LIMIT INVALID_CURSOR RUN_NOT_TERMINAL RESULTS_EXPIRED", OP_AUTH | OP_NO_BODY);
 	return operation("listImportRunProblems", "Imports", "Read a terminal run's problems, grouped",
 		"The errors and warnings of the run's rows grouped by (code, field, value), the value compared "
-		"exactly as stored: most rows first, ties by first appearance (the earlier first row, then the order "
+		"exactly as stored (UNIT_NORMALIZED by code and field alone: one group per converted field, value "
+		"null): errors before warnings, most rows first, ties by first appearance (the earlier first row, then the order "
 		"of the entries in that row). A row with the same problem twice counts once. Each group gives its "
 		"first 20 row numbers and the message of its first row; a LOOKUP_MISS of customer or branch carries "
 		"`fix` (create the record, then import the file again). A run that failed as a whole, or has no "

@@ -412,7 +412,8 @@ static json_t *run_problem(void)
 		"name", desc(text(200, false), "The name to create: the cell value trimmed."), NULL);
 	return closed(object_of("The rows of a run that share one problem: the same code, field and value "
 		"(compared exactly as stored, so values that differ only in case or surrounding spaces are separate "
-		"groups).", "object code severity field column value rowCount rowIndexes message docUrl",
+		"groups; UNIT_NORMALIZED groups by code and field alone, its value null).",
+		"object code severity field column value rowCount rowIndexes message docUrl",
 		"object", const_str("run_problem"),
 		"code", code,
 		"severity", desc(str_enum("error warning"), "error: the rows failed (an entry of their errors[]); "
@@ -671,7 +672,8 @@ json_t *openapi_schemas(void)
 	put(s, "RowResultList", list_of("RowResult", "A page of one bucket's per-row results, in rowIndex order."));
 	put(s, "RunProblem", run_problem());
 	put(s, "RunProblemList", list_of("RunProblem", "A page of a run's problems grouped by (code, field, value): "
-		"most rows first, ties by first appearance (the earlier first row, then the order in that row)."));
+		"errors before warnings, most rows first, ties by first appearance (the earlier first row, then the "
+		"order in that row)."));
 	put(s, "Load", load());
 	put(s, "Project", project());
 	put(s, "Location", location());

@@ -633,6 +633,10 @@ static struct run_problem *group_of(struct groups *g, json_t *d, bool failed)
 {
 	const char *code = jstr(json_array_get(d, 0)), *field = jstr(json_array_get(d, 1));
 	const char *value = jstr(json_array_get(d, 4));
+	/* A unit conversion needs nothing done, whatever the value: one group
+	 * per field, not one per converted value (issue 30 item 5). */
+	if (code && !strcmp(code, "UNIT_NORMALIZED"))
+		value = NULL;
 	/* code, field, value compared exactly; null differs from "". */
 	const char *key = arena_printf(g->a, "%s\x1f%c%s\x1f%c%s", code ? code : "", field ? 's' : 'n', field ? field : "",
 				       value ? 's' : 'n', value ? value : "");
@@ -682,9 +686,13 @@ static void on_problem_row(int row_index, bool failed, const char *body, void *c
 	json_decref(j);
 }
 
+/* Errors first (their rows were not written), then warnings; within
+ * each, the most rows first, then the order first seen. */
 static int by_rows(const void *x, const void *y)
 {
 	const struct run_problem *a = *(struct run_problem *const *)x, *b = *(struct run_problem *const *)y;
+	if (a->error != b->error)
+		return a->error ? -1 : 1;
 	if (a->row_count != b->row_count)
 		return a->row_count > b->row_count ? -1 : 1;
 	return (a->seq > b->seq) - (a->seq < b->seq);

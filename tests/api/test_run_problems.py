@@ -60,14 +60,17 @@ def expected_groups(res):
     entries = [(e, "errors", "error") for e in res["failed"]] + [(e, "warnings", "warning") for e in res["warnings"]]
     for e, key, sev in sorted(entries, key=lambda x: x[0]["rowIndex"]):
         for d in e[key]:
-            k = (d["code"], d["field"], d["value"])
+            # A unit conversion is one group per field (issue 30), value null.
+            value = None if d["code"] == "UNIT_NORMALIZED" else d["value"]
+            k = (d["code"], d["field"], value)
             if k not in groups:
                 groups[k] = {"code": d["code"], "severity": sev, "field": d["field"], "column": d["column"],
-                             "value": d["value"], "rows": [], "message": d["message"], "docUrl": d["docUrl"]}
+                             "value": value, "rows": [], "message": d["message"], "docUrl": d["docUrl"]}
                 order.append(k)
             if e["rowIndex"] not in groups[k]["rows"]:
                 groups[k]["rows"].append(e["rowIndex"])
-    return sorted((groups[k] for k in order), key=lambda g: -len(g["rows"]))   # stable: first appearance
+    # Errors first (issue 30), then most rows; stable: first appearance.
+    return sorted((groups[k] for k in order), key=lambda g: (g["severity"] != "error", -len(g["rows"])))
 
 
 def test_groups_counts_order_and_fix(server):
@@ -90,20 +93,24 @@ def test_groups_counts_order_and_fix(server):
     assert cascade["rowIndexes"] == [i for i in range(2, 27) if i not in (11, 12)][:20]
     assert cascade["fix"] == {"type": "create_customer", "name": "Cascade Civil Group"}
     assert cascade["severity"] == "warning" and cascade["column"] == "customer"
-    assert got[0] is cascade or got[0] == cascade
+    # Errors come first: the two failed weights, then the 23-row warning.
+    assert [g["severity"] for g in got[:2]] == ["error", "error"] and got[2] == cascade
     acme = by[("LOOKUP_MISS", "customer", " Acme  ")]
     assert acme["rowCount"] == 5 and acme["fix"] == {"type": "create_customer", "name": "Acme"}
     north = by[("LOOKUP_MISS", "branch", "North")]
     assert north["rowIndexes"] == [4, 8] and north["fix"] == {"type": "create_branch", "name": "North"}
-    tons = by[("UNIT_NORMALIZED", "weight", "12 t")]
+    tons = by[("UNIT_NORMALIZED", "weight", None)]
     assert tons["rowIndexes"] == [13, 14] and "fix" not in tons
-    # Ties by the first row: North (row 4) before "12 t" (row 13); "abc" before "xyz".
+    # Ties by the first row: North (row 4) before the conversions (row 13); "abc" before "xyz".
     keys = [(g["code"], g["value"]) for g in got]
-    assert keys.index(("LOOKUP_MISS", "North")) < keys.index(("UNIT_NORMALIZED", "12 t"))
+    assert keys.index(("LOOKUP_MISS", "North")) < keys.index(("UNIT_NORMALIZED", None))
     abc = by[("TYPE_MISMATCH", "weight", "abc")]
     assert abc["severity"] == "error" and abc["rowIndexes"] == [11] and "fix" not in abc
     assert keys.index(("TYPE_MISMATCH", "abc")) < keys.index(("TYPE_MISMATCH", "xyz"))
-    assert [g["rowCount"] for g in got] == sorted((g["rowCount"] for g in got), reverse=True)
+    errors = [g["rowCount"] for g in got if g["severity"] == "error"]
+    warnings = [g["rowCount"] for g in got if g["severity"] == "warning"]
+    assert errors == sorted(errors, reverse=True) and warnings == sorted(warnings, reverse=True)
+    assert [g["severity"] for g in got] == ["error"] * len(errors) + ["warning"] * len(warnings)
 
 
 def test_pagination_etag_and_bad_parameters(server):
@@ -152,3 +159,15 @@ def test_not_terminal_other_org_and_expired(start_server):
     assert_problem(kept.get(RUNS + done["id"] + "/problems"), 410, "RESULTS_EXPIRED", kept)
     # Same answer as the results endpoint.
     assert_problem(kept.get(RUNS + done["id"] + "/results/warnings"), 410, "RESULTS_EXPIRED", kept)
+
+
+def test_unit_conversions_are_one_group(server):
+    """Issue 30 item 5: conversions need nothing done; "12 t", "14 t" and
+    "900 kg" are one group of the weight field (value null), after the
+    errors, instead of one group per converted value."""
+    recs = [row(i, job="PRB-U", weight=w) for i, w in enumerate(["12 t", "14 t", "900 kg", "1000"], start=1)]
+    recs.append(row(9, job="PRB-U", loadDate="31/31/2026"))
+    run, _ = import_file(server, csv_bytes(recs))
+    got, _ = problems(server, run["id"])
+    assert [(g["code"], g["field"], g["value"], g["rowCount"]) for g in got] == [
+        ("TYPE_MISMATCH", "loadDate", "31/31/2026", 1), ("UNIT_NORMALIZED", "weight", None, 3)], got
