@@ -39,6 +39,7 @@ static const struct route routes[] = {
 	{"POST", "/api/v1/imports/runs/{id}/rerun", (void *)&ep_run_rerun, 0},
 	{"GET", "/api/v1/imports/jobs/template", (void *)&ep_import_template, 0},
 	{"GET", "/api/v1/loads/{id}", (void *)&ep_load_get, 0},
+	{"GET", "/api/v1/loads/{id}/history", (void *)&ep_load_history, 0},
 	{"GET", "/api/v1/projects/{id}", (void *)&ep_project_get, 0},
 	{"GET", "/api/v1/locations", (void *)&ep_locations_search, 0},
 	{"GET", "/api/v1/locations/{id}", (void *)&ep_location_get, 0},

@@ -236,8 +236,8 @@ static json_t *op_import_upload(void)
 		"is accepted and its run fails EMPTY_FILE; other parse-level problems also end the run FAILED "
 		"(ParseErrorCode) rather than failing the upload. `jobs` is the only import kind of v1: a POST to "
 		"/api/v1/imports/<any other kind> answers 400 INVALID_KIND before anything else is checked.",
-		json_pack("[o,o,o,o]", param("ServiceDryRun"), param("IdempotencyKey"), param("HeaderRow"),
-			  param("SheetName")), r);
+		json_pack("[o,o,o,o,o]", param("ServiceDryRun"), param("IdempotencyKey"), param("HeaderRow"),
+			  param("SheetName"), param("CommitPolicy")), r);
 	json_object_set_new(op, "requestBody", upload_body());
 	json_object_set_new(op, "x-row-schema", oa_ref("JobsRow"));
 	return op;
@@ -419,6 +419,18 @@ static json_t *get_record(const char *id, const char *what, const char *schema, 
 static json_t *op_load_get(void)
 {
 	return get_record("getLoad", "load", "Load", "LoadId");
+}
+
+static json_t *op_load_history(void)
+{
+	json_t *r = json_object();
+	json_object_set_new(r, "200", json_ok("The Load's changes", "LoadChangeList", OP_AUTH));
+	add_problems(r, "NOT_FOUND", OP_AUTH | OP_NO_BODY);
+	return operation("getLoadHistory", "Records", "Read a load's history", "Who changed the Load and how "
+		"(PRODUCT §15), newest first: the run that created it, each run that updated it (with the fields "
+		"it changed, from and to) and each revert. A change is listed as long as its run's results are kept "
+		"(LOADLINE_KEEP_RESULTS). One page: nextPageUrl is always null. Any id outside the token's "
+		"organization is 404.", json_pack("[o]", param("LoadId")), r);
 }
 
 static json_t *op_project_get(void)
@@ -608,6 +620,7 @@ static const struct {
 	{"post", "/api/v1/imports/runs/{id}/rerun", NULL, op_run_rerun},
 	{"get", "/api/v1/imports/jobs/template", NULL, op_import_template},
 	{"get", "/api/v1/loads/{id}", NULL, op_load_get},
+	{"get", "/api/v1/loads/{id}/history", NULL, op_load_history},
 	{"get", "/api/v1/projects/{id}", NULL, op_project_get},
 	{"get", "/api/v1/locations", NULL, op_locations_search},
 	{"get", "/api/v1/locations/{id}", NULL, op_location_get},
@@ -711,6 +724,12 @@ static json_t *parameters(void)
 		"non-blank rows that reads as one. Rows above it are not data. Not a number from 1 to 1048576: 400 "
 		"INVALID_IMPORT_OPTION; blank or past the end: the run fails EMPTY_FILE.",
 		json_pack("{s:s,s:i,s:i}", "type", "integer", "minimum", 1, "maximum", 1048576)));
+	json_object_set_new(p, "CommitPolicy", in_param("commit", "query", false, "all: nothing is written when "
+		"any row fails; the run ends FAILED with ROWS_FAILED, its failed rows in the failed results and "
+		"counts.notCommitted the rows it would otherwise have written, all in one transaction (PRODUCT §15). "
+		"partial (the default unless the organization's Settings → Imports say all): the rows that pass "
+		"are written. Anything else: 400 INVALID_IMPORT_OPTION.",
+		json_pack("{s:s,s:[s,s]}", "type", "string", "enum", "all", "partial")));
 	json_object_set_new(p, "SheetName", in_param("sheet", "query", false, "The worksheet of a workbook to read, "
 		"by name (exact, then ignoring case); without it, the first visible worksheet whose header maps "
 		"jobCode or loadNo, else the first visible one. A name the workbook lacks fails the run with "

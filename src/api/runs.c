@@ -314,7 +314,8 @@ static void rerun(struct api_ctx *ctx, struct http_request *req, struct http_res
 	struct run run;
 	char existing[ID_MAX];
 	enum code rc = intake_rerun(ctx->app->store, req->arena, &orig, dry_run, ctx->app->cfg.keep_uploads_ms,
-				    ctx->app->cfg.staging_ttl_ms, &run, existing);
+				    ctx->app->cfg.staging_ttl_ms, intake_who_token(req->arena, ctx->key.id, ctx->key.name),
+				    &run, existing);
 	if (rc == CODE_UPLOAD_EXPIRED) {
 		api_problem(req, res, rc, arena_printf(req->arena, "The stored file of run %s was deleted by retention; "
 			    "push the file again from your copy.", orig.id), NULL);

@@ -15,6 +15,8 @@
 #include "store/records.h"
 #include "writer.h"
 
+#include "history.h"
+
 /* Text of a field, or NULL when blank. */
 static const char *val(const struct row *r, enum field f)
 {
@@ -373,7 +375,9 @@ static enum code write_project(struct write_ctx *w, struct project_rec *p, bool 
 		 * run before a pending INSERT it could be meant for.) */
 		rc = w->nnew_projects ? writer_flush(w) : CODE_OK;
 		if (!rc)
-			rc = store_project_update(w->tx, want);
+			rc = store_project_update(w->tx, w->run_id, want);
+		if (!rc)
+			rc = history_project_updated(w->tx, w->org_id, w->run_id, p, want);
 	}
 	if (!rc) {
 		*p = *want;
@@ -679,7 +683,8 @@ static enum code write_load(struct write_ctx *w, struct row *r, const char *proj
 	l->project_id = arena_strdup(w->a, project_id);   /* kept past this row while pending */
 	if (exists) {
 		memcpy(l->id, old->id, sizeof l->id);
-		return store_load_update(w->tx, w->run_id, l);
+		enum code rc = store_load_update(w->tx, w->run_id, l);
+		return rc ? rc : history_load_updated(w->tx, w->org_id, w->run_id, old, l);
 	}
 	id_new_ordered("load", l->id);
 	w->pending[w->npending++] = *l;
@@ -702,7 +707,7 @@ enum code writer_flush(struct write_ctx *w)
 		}
 	}
 	if (!rc && np)
-		rc = store_projects_insert_many(w->tx, w->org_id, w->new_projects, np);
+		rc = store_projects_insert_many(w->tx, w->org_id, w->run_id, w->new_projects, np);
 	if (!rc && n)
 		rc = store_load_insert_many(w->tx, w->org_id, w->run_id, w->pending, n);
 	return rc;
