@@ -16,6 +16,7 @@ extern const struct endpoint ep_run_results;
 extern const struct endpoint ep_run_failed_rows;
 extern const struct endpoint ep_run_problems;
 extern const struct endpoint ep_run_rerun;
+extern const struct endpoint ep_run_revert;
 extern const struct endpoint ep_import_template;
 extern const struct endpoint ep_load_get;
 extern const struct endpoint ep_load_history;

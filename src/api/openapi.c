@@ -271,6 +271,26 @@ static json_t *op_run_rerun(void)
 		json_pack("[o,o]", param("RunId"), param("ServiceDryRun")), r);
 }
 
+static json_t *op_run_revert(void)
+{
+	json_t *r = json_object();
+	json_object_set_new(r, "202", accepted_response());
+	add_problems(r, "NOT_FOUND INVALID_HEADER IMPORT_IN_PROGRESS RUN_NOT_TERMINAL RESULTS_EXPIRED",
+		     OP_AUTH | OP_NO_BODY);
+	return operation("revertImport", "Imports", "Undo a run",
+		"Creates a new run (revertOf: this run) that undoes what this run wrote (PRODUCT §15): every Load it "
+		"created is removed and every Load or Project it updated gets its prior values back, unless a later "
+		"run changed it since: then that record stays and its result is skipped with reason changed_since "
+		"and laterRunId. Projects and locations the run created that nothing else uses are removed. The "
+		"revert's results list each record (succeeded: undone; skipped: changed since) and its `revert` "
+		"object the numbers removed, restored and changed since. Service-Dry-Run shows what a revert would "
+		"do, writing nothing. Reverting a revert re-applies. Any token of the organization may revert; a "
+		"revert and an import of the same Loads wait for each other. 409 RUN_NOT_TERMINAL before the run is "
+		"terminal, 409 IMPORT_IN_PROGRESS while another revert of it is QUEUED or RUNNING, 410 "
+		"RESULTS_EXPIRED once retention deleted its results (and with them what it changed). No request "
+		"body.", json_pack("[o,o]", param("RunId"), param("ServiceDryRun")), r);
+}
+
 static json_t *op_import_template(void)
 {
 	json_t *ok = json_pack("{s:s,s:o,s:{s:{s:{s:s,s:s}},s:{s:{s:s,s:s}}}}", "description", "The jobs template: "
@@ -618,6 +638,7 @@ static const struct {
 	{"get", "/api/v1/imports/runs/{id}/failed-rows", NULL, op_run_failed_rows},
 	{"get", "/api/v1/imports/runs/{id}/problems", NULL, op_run_problems},
 	{"post", "/api/v1/imports/runs/{id}/rerun", NULL, op_run_rerun},
+	{"post", "/api/v1/imports/runs/{id}/revert", NULL, op_run_revert},
 	{"get", "/api/v1/imports/jobs/template", NULL, op_import_template},
 	{"get", "/api/v1/loads/{id}", NULL, op_load_get},
 	{"get", "/api/v1/loads/{id}/history", NULL, op_load_history},

@@ -309,6 +309,13 @@ static json_t *import_run(void)
 			       "pass. Set by ?commit, else the organization's default (Settings → Imports)."),
 		"revertOf", desc(id_schema("run", true), "On a run that undoes another (POST "
 				 "/api/v1/imports/runs/{id}/revert): that run's id; else null."),
+		"revert", object_of("On a finished revert run: what it undid (or, dry, would undo).",
+			"removed restored changedSince unusedRemoved",
+			"removed", count("Loads removed (the run had created them)."),
+			"restored", count("Loads and Projects given their prior values back (or put back)."),
+			"changedSince", count("Records a later run changed since: they stay (skipped, changed_since)."),
+			"unusedRemoved", count("Projects and locations the run created that nothing uses any more, "
+				"removed."), NULL),
 		"createdAt", oa_ref("Timestamp"),
 		"startedAt", desc(oa_ref("TimestampOrNull"), "When a worker first claimed the run; null before."),
 		"finishedAt", desc(oa_ref("TimestampOrNull"), "When the run reached a terminal state; null before."),

@@ -14,6 +14,7 @@
 #include "metrics/metrics.h"
 #include "readfile.h"
 #include "results.h"
+#include "revert.h"
 #include "rows.h"
 #include "store/records.h"
 #include "writer.h"
@@ -276,6 +277,9 @@ fail:
 
 enum code pipeline_run(struct store *st, const struct pipeline_opts *o, const struct run *run, const char *owner)
 {
+	/* A revert run has no file: it undoes another run's writes. */
+	if (*run->revert_of)
+		return revert_run(st, run, owner);
 	unsigned char *data = NULL;
 	size_t len = 0;
 	enum code rc = store_run_file(st, run->id, &data, &len);

@@ -53,6 +53,12 @@ static void who_and_why(json_t *o, const struct run *r)
 	json_object_set_new(o, "createdBy", by ? by : json_null());
 	json_object_set_new(o, "commit", json_string(strcmp(r->commit_policy, "all") ? "partial" : "all"));
 	json_object_set_new(o, "revertOf", *r->revert_of ? json_string(r->revert_of) : json_null());
+	/* What a revert did (or, dry, would do): kept in its file_detail. */
+	json_t *d = *r->revert_of && *r->file_detail ? json_loads(r->file_detail, 0, NULL) : NULL;
+	json_t *rv = json_object_get(d, "revert");
+	if (json_is_object(rv))
+		json_object_set(o, "revert", rv);
+	json_decref(d);
 }
 
 json_t *run_json(const struct run *r, const struct config *cfg)

@@ -9,9 +9,15 @@
 enum code store_change_add(struct store_tx *tx, const char *org_id, const char *run_id, const char *kind,
 			   const char *record_id, const char *op, const char *before)
 {
+	return store_change_add_db(store_tx_db(tx), org_id, run_id, kind, record_id, op, before);
+}
+
+enum code store_change_add_db(struct db *db, const char *org_id, const char *run_id, const char *kind,
+			      const char *record_id, const char *op, const char *before)
+{
 	struct db_param p[] = {P_TXT(run_id), P_TXT(org_id), P_TXT(kind), P_TXT(record_id), P_TXT(op), P_TXT(before),
 			       P_INT(now_ms())};
-	return db_exec(store_tx_db(tx), "INSERT INTO record_changes (run_id, org_id, kind, record_id, op, before, at) "
+	return db_exec(db, "INSERT INTO record_changes (run_id, org_id, kind, record_id, op, before, at) "
 		       "VALUES ($1, $2, $3, $4, $5, $6, $7)", p, 7, NULL);
 }
 
