@@ -829,17 +829,20 @@ static const char staged_example[] =
 	"\"review_in_app\",\"url\":\"https://loadline.example.com/imports/runs/run_7Hc2LmQ9pXs4TbV1wNk8Ez/review\","
 	"\"expiresAt\":\"2026-11-24T15:04:05.123Z\"},\"counts\":{\"succeeded\":0,\"warnings\":0,\"failed\":0,"
 	"\"skipped\":0},\"fileName\":\"loads.csv\",\"rowCount\":312,\"file\":{\"format\":\"csv\",\"encoding\":"
-	"null,\"delimiter\":null},\"createdAt\":\"2026-11-21T15:04:05.123Z\",\"startedAt\":null,\"finishedAt\":null,"
-	"\"uploadExpiresAt\":null,\"resultsExpiresAt\":null}}}";
+	"null,\"delimiter\":null,\"headerRow\":null,\"sheet\":null,\"sheets\":[],\"summaryRows\":[]},\"createdAt\":\"2026-11-21T15:04:05.123Z\",\"startedAt\":null,\"finishedAt\":null,"
+	"\"uploadExpiresAt\":null,\"resultsExpiresAt\":null,\"createdBy\":{\"type\":\"token\",\"id\":"
+	"\"key_3Fq8NwR2mLx7VcT1bHs9Kd\",\"name\":\"nightly sync\"},\"commit\":\"partial\",\"revertOf\":null}}}";
 static const char completed_example[] =
 	"{\"id\":\"evt_9LwXq3Vb7NcK2tRz5HsPdE\",\"type\":\"import_run.completed\",\"createdAt\":"
 	"\"2026-11-21T15:04:05.201Z\",\"data\":{\"object\":{\"id\":\"run_7Hc2LmQ9pXs4TbV1wNk8Ez\",\"object\":"
 	"\"import_run\",\"kind\":\"jobs\",\"state\":\"PARTIAL\",\"dryRun\":false,\"counts\":{\"succeeded\":"
 	"748,\"warnings\":3,\"failed\":2,\"skipped\":0},\"fileName\":\"loads.csv\",\"rowCount\":750,\"file\":"
-	"{\"format\":\"csv\",\"encoding\":\"utf-8\",\"delimiter\":\",\"},\"createdAt\":"
+	"{\"format\":\"csv\",\"encoding\":\"utf-8\",\"delimiter\":\",\",\"headerRow\":1,\"sheet\":null,\"sheets\":[],"
+	"\"summaryRows\":[]},\"createdAt\":"
 	"\"2026-11-21T15:04:05.123Z\",\"startedAt\":\"2026-11-21T15:04:05.140Z\",\"finishedAt\":"
 	"\"2026-11-21T15:04:05.198Z\",\"uploadExpiresAt\":\"2026-12-21T15:04:05.198Z\",\"resultsExpiresAt\":"
-	"\"2027-02-19T15:04:05.198Z\"}}}";
+	"\"2027-02-19T15:04:05.198Z\",\"createdBy\":{\"type\":\"token\",\"id\":\"key_3Fq8NwR2mLx7VcT1bHs9Kd\","
+	"\"name\":\"nightly sync\"},\"commit\":\"partial\",\"revertOf\":null}}}";
 
 static json_t *webhook_header(const char *name, const char *d, const char *example)
 {

@@ -428,12 +428,16 @@ static json_t *failed_row(void)
 
 static json_t *skipped_row(void)
 {
-	json_t *reason = desc(str_enum("duplicate_of_prior_import duplicate_in_file"), "duplicate_of_prior_import: "
-		"writing the row would change nothing (same natural key and content as the last import of it, "
-		"its names and locations resolving to the same records, its Project unchanged); duplicate_in_file: same key and content as "
-		"an earlier row of this file.");
-	return closed(object_of("An entry of the skipped bucket: a no-op duplicate.", "rowIndex source reason",
-		"rowIndex", row_index(), "source", oa_ref("RowSource"), "reason", reason, NULL));
+	json_t *reason = desc(str_enum("duplicate_of_prior_import duplicate_in_file changed_since"),
+		"duplicate_of_prior_import: writing the row would change nothing (same natural key and content as "
+		"the last import of it, its names and locations resolving to the same records, its Project "
+		"unchanged); duplicate_in_file: same key and content as an earlier row of this file; changed_since "
+		"(revert runs only): a later run changed the record since, so the revert left it as it is.");
+	return closed(object_of("An entry of the skipped bucket: a no-op duplicate, or a record a revert left "
+		"as it is.", "rowIndex source reason",
+		"rowIndex", row_index(), "source", oa_ref("RowSource"), "reason", reason,
+		"laterRunId", desc(id_schema("run", false), "changed_since: the run that changed the record since."),
+		NULL));
 }
 
 static json_t *row_result(void)
