@@ -62,3 +62,16 @@ def test_commit_all_dry_run(server):
 
 def test_commit_option_is_checked(server):
     assert_problem(push(server, csv_bytes(rows(1)), commit="most"), 400, "INVALID_IMPORT_OPTION", server)
+
+
+def test_push_all_or_nothing(server, tmp_path):
+    import json
+    from api.test_push import push as cli_push
+    rc, out, err = cli_push(server, tmp_path, csv_bytes(bad_rows("ALL-CLI")), "--all-or-nothing", "--json")
+    assert rc == 2, (rc, out, err)
+    run = json.loads(out)
+    assert run["commit"] == "all" and run["error"]["code"] == "ROWS_FAILED" and run["counts"]["notCommitted"] == 4
+    rc, out, err = cli_push(server, tmp_path, csv_bytes(rows(2, job="ALL-CLI2")), "--all-or-nothing",
+                            "--header-row", "1", "--json")
+    assert rc == 0, (rc, out, err)
+    assert json.loads(out)["commit"] == "all"
