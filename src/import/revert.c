@@ -43,6 +43,18 @@ enum code revert_create(struct store *st, const struct run *orig, bool dry_run, 
 	return store_run_create(st, run, "", 0, ret_existing_id);
 }
 
+enum code revert_preview(struct store *st, struct arena *a, const struct run *orig, struct undo_report *ret)
+{
+	struct store_tx *tx = NULL;
+	char scratch[ID_MAX];
+	id_new_ordered("run", scratch);   /* records nothing: rolled back */
+	enum code rc = store_tx_begin(st, &tx);
+	if (!rc)
+		rc = store_undo_run(tx, a, orig->org_id, orig->id, scratch, ret);
+	store_tx_abort(tx);
+	return rc;
+}
+
 /* The stored result of one undone record: succeeded [source, [id]] or
  * skipped [source, "changed_since", laterRunId] (results.c's compact
  * bodies; a Project's source has no loadNo). */

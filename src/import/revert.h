@@ -19,6 +19,11 @@
 enum code revert_create(struct store *st, const struct run *orig, bool dry_run, const char *created_by,
 			struct run *ret, char ret_existing_id[ID_MAX]);
 
+struct undo_report;
+/* What a revert of orig would do now, without writing anything (the undo
+ * in a transaction that is rolled back): the web app's confirmation. */
+enum code revert_preview(struct store *st, struct arena *a, const struct run *orig, struct undo_report *ret);
+
 /* Processes the claimed revert run (pipeline_run's counterpart): the undo,
  * its results and its outcome in one transaction; a dry run rolls the
  * undo back and keeps its results and counts. */

@@ -56,6 +56,20 @@ static bool awaits_review(const struct run *r)
 	return r->staged && r->state == RUN_QUEUED;
 }
 
+/* Who made the run (PRODUCT §15): a person's email, or "API token
+ * <name>"; "—" for runs made before it was kept. */
+static const char *who(struct arena *a, const struct run *r)
+{
+	json_t *by = *r->created_by ? json_loads(r->created_by, 0, NULL) : NULL;
+	const char *type = json_string_value(json_object_get(by, "type"));
+	const char *email = json_string_value(json_object_get(by, "email"));
+	const char *name = json_string_value(json_object_get(by, "name"));
+	const char *out = !type ? "—" : !strcmp(type, "user") ? arena_strdup(a, email ? email : "")
+		: arena_printf(a, "API token %s", name ? name : "");
+	json_decref(by);
+	return out;
+}
+
 static const struct html *run_row(struct web_req *w, const struct run *r)
 {
 	struct arena *a = w->a;
@@ -74,6 +88,8 @@ static const struct html *run_row(struct web_req *w, const struct run *r)
 		T_TEXT("skipped", web_int(a, r->counts[COUNT_SKIPPED])),
 		T_TEXT("created", web_time(a, r->created_at)),
 		T_TEXT("created_iso", web_time_iso(a, r->created_at)),
+		T_TEXT("created_by", who(a, r)),
+		T_FLAG("revert", *r->revert_of),
 	};
 	return tmpl_render(a, "run_row.html", v, sizeof v / sizeof v[0]);
 }
@@ -433,6 +449,11 @@ static void run_page(struct web_req *w)
 		T_HTML("result_rows", html_list_done(p.rows)),
 		T_FLAG("first_page", after > 0),
 		T_TEXT("next_after", more ? web_int(a, p.last) : NULL),
+		T_TEXT("created_by", who(a, &r)),
+		T_TEXT("revert_of", *r.revert_of ? r.revert_of : NULL),
+		/* Undo (admins): a finished run that wrote something, while its
+		 * results (and before-images) are kept. */
+		T_FLAG("undo", web_is_admin(w) && results && !r.dry_run && r.counts[COUNT_SUCCEEDED] > 0),
 	};
 	struct web_page_opts o = {.nav = NAV_IMPORTS, .refresh_s = !terminal && !awaits_review(&r) ? REFRESH_S : 0};
 	web_page(w, 200, r.file_name, tmpl_render(a, "run.html", v, sizeof v / sizeof v[0]), &o);

@@ -38,6 +38,8 @@ static const struct route routes[] = {
 	R("GET", "/imports/template", page_template, WEB_MEMBER),
 	R("GET", "/imports/runs/{id}", page_run, WEB_MEMBER),
 	R("POST", "/imports/runs/{id}/rerun", page_run_rerun, WEB_MEMBER),
+	R("GET", "/imports/runs/{id}/undo", page_run_undo_get, WEB_ADMIN),
+	R("POST", "/imports/runs/{id}/undo", page_run_undo, WEB_ADMIN),
 	R("POST", "/imports/runs/{id}/fix", page_run_fix, WEB_ADMIN),
 	R("GET", "/imports/runs/{id}/results.csv", page_run_csv, WEB_MEMBER),
 	R("GET", "/imports/runs/{id}/failed-rows", page_run_fixup, WEB_MEMBER),
