@@ -53,6 +53,8 @@ static const struct route routes[] = {
 	R("POST", "/settings/communications", page_comms_post, WEB_ADMIN),
 	R("GET", "/settings/column-mapping", page_learned, WEB_ADMIN),
 	R("POST", "/settings/column-mapping/forget", page_learned_forget, WEB_ADMIN),
+	R("GET", "/settings/imports", page_settings_imports, WEB_ADMIN),
+	R("POST", "/settings/imports", page_settings_imports_post, WEB_ADMIN),
 	R("GET", "/settings/webhooks", page_webhooks, WEB_ADMIN),
 	R("POST", "/settings/webhooks", page_webhooks_add, WEB_ADMIN),
 	R("POST", "/settings/webhooks/{id}/delete", page_webhooks_delete, WEB_ADMIN),

@@ -57,3 +57,24 @@ def test_members_cannot_undo(server):
     assert w.get("/imports/runs/%s/undo" % run_id).status_code == 403
     f = forms(w.get("/imports").text).find("/imports")
     assert w.post("/imports/runs/%s/undo" % run_id, data={"csrf": f["fields"]["csrf"]}).status_code == 403
+
+
+def test_settings_imports_sets_the_default_commit_policy(server):
+    from harness.jobs import accepted_run, upload
+    w = signin(server)
+    page = w.get("/settings/imports")
+    assert page.status_code == 200 and 'value="partial" checked' in page.text
+    f = forms(page.text).find("/settings/imports")
+    r = w.post("/settings/imports", data={"csrf": f["fields"]["csrf"], "commit": "all"})
+    assert r.status_code == 303 and r.headers["Location"] == "/settings/imports?saved=1"
+    assert 'value="all" checked' in w.get("/settings/imports").text
+    bad = rows(3, job="WEB-ALL")
+    bad[1]["loadDate"] = "nope"
+    run = wait_run(server, accepted_run(upload(server, csv_bytes(bad)))["id"])
+    assert run["commit"] == "all" and run["error"]["code"] == "ROWS_FAILED", run
+    part = wait_run(server, accepted_run(server.post("/api/v1/imports/jobs?commit=partial", files={
+        "file": ("p.csv", csv_bytes(bad), "text/csv")}))["id"])
+    assert part["commit"] == "partial" and part["counts"]["succeeded"] == 2
+    m = signin(server, add_member(server))
+    assert m.get("/settings/imports").status_code == 403
+    assert m.post("/settings/imports", data={"commit": "partial"}).status_code in (403, 400)
