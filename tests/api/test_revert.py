@@ -127,3 +127,35 @@ def test_revert_and_import_of_the_same_loads_serialize(start_server):
     assert pushed["counts"]["succeeded"] == 300
     ids = load_ids(srv, pushed["id"])
     assert all(srv.get("/api/v1/loads/%s" % i).json()["material"] == "Sand" for i in list(ids.values())[:5])
+
+
+def test_revert_restores_a_project_and_history_follows_a_reapply(server):
+    base = push(server, rows(2, job="REV-7", projectName="Old Name"))
+    ids = load_ids(server, base["id"])
+    project_id = server.get("/api/v1/loads/%s" % ids["L-001"]).json()["projectId"]
+    upd = push(server, rows(2, job="REV-7", projectName="New Name", material="Sand"))
+    assert server.get("/api/v1/projects/%s" % project_id).json()["name"] == "New Name"
+    rv = reverted(server, upd["id"])
+    assert rv["revert"]["restored"] == 3, rv["revert"]    # two Loads and the Project
+    assert server.get("/api/v1/projects/%s" % project_id).json()["name"] == "Old Name"
+    again = reverted(server, rv["id"])                    # re-applies the update
+    assert again["revert"]["restored"] == 3, again["revert"]
+    assert server.get("/api/v1/projects/%s" % project_id).json()["name"] == "New Name"
+    hist = server.get("/api/v1/loads/%s/history" % ids["L-001"]).json()["data"]
+    assert [h["action"] for h in hist] == ["reverted", "reverted", "updated", "created"]
+    assert hist[0]["changes"] == {"material": {"from": "Gravel", "to": "Sand"}}
+    assert hist[1]["changes"] == {"material": {"from": "Sand", "to": "Gravel"}}
+    assert [h["runId"] for h in hist] == [again["id"], rv["id"], upd["id"], base["id"]]
+
+
+def test_history_of_a_removed_and_reapplied_load(server):
+    run = push(server, rows(1, job="REV-8"))
+    load = load_ids(server, run["id"])["L-001"]
+    rv = reverted(server, run["id"])
+    assert server.get("/api/v1/loads/%s/history" % load).status_code == 404   # gone
+    back = reverted(server, rv["id"])
+    hist = server.get("/api/v1/loads/%s/history" % load).json()["data"]
+    assert [h["action"] for h in hist] == ["reverted", "reverted", "created"], hist
+    assert hist[0]["runId"] == back["id"] and hist[0]["changes"]["material"] == {"from": None, "to": "Gravel"}
+    assert hist[1]["runId"] == rv["id"] and hist[1]["changes"]["material"] == {"from": "Gravel", "to": None}
+    assert hist[2]["changes"]["material"] == {"from": None, "to": "Gravel"}
