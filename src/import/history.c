@@ -58,26 +58,22 @@ static char *before_image(json_t *old, json_t *now)
 	return s;
 }
 
-static enum code record(struct store_tx *tx, const char *org_id, const char *run_id, const char *kind,
-			const char *id, char *before)
+/* before_image's text in a. */
+static const char *in_arena(struct arena *a, char *s)
 {
-	enum code rc = before ? store_change_add(tx, org_id, run_id, kind, id, "update", before) : CODE_OK;
-	free(before);
-	return rc;
+	const char *out = s ? arena_strdup(a, s) : NULL;
+	free(s);
+	return out;
 }
 
-enum code history_load_updated(struct store_tx *tx, const char *org_id, const char *run_id,
-			       const struct load_rec *old, const struct load_rec *now)
+const char *history_load_before(struct arena *a, const struct load_rec *old, const struct load_rec *now)
 {
-	return record(tx, org_id, run_id, "load", now->id,
-		      before_image(history_load_columns(old), history_load_columns(now)));
+	return in_arena(a, before_image(history_load_columns(old), history_load_columns(now)));
 }
 
-enum code history_project_updated(struct store_tx *tx, const char *org_id, const char *run_id,
-				  const struct project_rec *old, const struct project_rec *now)
+const char *history_project_before(struct arena *a, const struct project_rec *old, const struct project_rec *now)
 {
-	return record(tx, org_id, run_id, "project", now->id,
-		      before_image(history_project_columns(old), history_project_columns(now)));
+	return in_arena(a, before_image(history_project_columns(old), history_project_columns(now)));
 }
 
 /* ---- the history of a Load ---- */

@@ -21,13 +21,11 @@ struct store_tx;
 json_t *history_load_columns(const struct load_rec *l);
 json_t *history_project_columns(const struct project_rec *p);
 
-/* Records, in the run's transaction, that run_id updated the record from
- * old to now: the old values of the columns that differ (nothing when none
- * does). */
-enum code history_load_updated(struct store_tx *tx, const char *org_id, const char *run_id,
-			       const struct load_rec *old, const struct load_rec *now);
-enum code history_project_updated(struct store_tx *tx, const char *org_id, const char *run_id,
-				  const struct project_rec *old, const struct project_rec *now);
+/* The before-image of an update of the record from old to now: the old
+ * values of the columns that differ, as compact JSON in a, or NULL when
+ * none does.  The writer keeps it with the run (store_changes_add_many). */
+const char *history_load_before(struct arena *a, const struct load_rec *old, const struct load_rec *now);
+const char *history_project_before(struct arena *a, const struct project_rec *old, const struct project_rec *now);
 
 /* The items of GET /api/v1/loads/{id}/history, newest first: load_change
  * objects of the Load as it is now (cur), its changes c[0..n) newest first

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/clock.h"
 #include "store_internal.h"
 
@@ -25,6 +26,33 @@ enum code store_change_add_db(struct db *db, const char *org_id, const char *run
  * forever; $4: now): readers answer as retention will, before its sweep
  * (run_results_expired). */
 #define KEPT "r.results_deleted_at IS NULL AND ($3 = 0 OR r.finished_at IS NULL OR r.finished_at + $3 > $4)"
+
+enum code store_changes_add_many(struct store_tx *tx, const char *org_id, const char *run_id,
+				 const char *const *kinds, const char *const *ids, const char *const *befores, int n)
+{
+	enum code rc = CODE_OK;
+	struct buf sql;
+	buf_init(&sql, 1u << 16);
+	struct db_param p[3 + 3 * STORE_CHANGE_BATCH];
+	for (int start = 0; start < n && !rc; start += STORE_CHANGE_BATCH) {
+		int k = n - start < STORE_CHANGE_BATCH ? n - start : STORE_CHANGE_BATCH;
+		buf_clear(&sql);
+		buf_puts(&sql, "INSERT INTO record_changes (run_id, org_id, at, op, kind, record_id, before) VALUES ");
+		p[0] = P_TXT(run_id);
+		p[1] = P_TXT(org_id);
+		p[2] = P_INT(now_ms());
+		for (int i = 0; i < k; i++) {
+			int b = 4 + 3 * i;
+			p[3 + 3 * i] = P_TXT(kinds[start + i]);
+			p[4 + 3 * i] = P_TXT(ids[start + i]);
+			p[5 + 3 * i] = P_TXT(befores[start + i]);
+			buf_printf(&sql, "%s($1, $2, $3, 'update', $%d, $%d, $%d)", i ? ", " : "", b, b + 1, b + 2);
+		}
+		rc = db_exec(store_tx_db(tx), buf_str(&sql), p, 3 + 3 * k, NULL);
+	}
+	buf_done(&sql);
+	return rc;
+}
 
 static const char *dup_cell(struct arena *a, const struct db_res *r, int i, int c)
 {

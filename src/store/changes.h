@@ -21,6 +21,12 @@ struct store_tx;
 enum code store_change_add(struct store_tx *tx, const char *org_id, const char *run_id, const char *kind,
 			   const char *record_id, const char *op, const char *before);
 
+/* Records n updates at once (op "update"), a few statements in all:
+ * kinds[i], ids[i], befores[i] (an import's updates, batched). */
+#define STORE_CHANGE_BATCH 60
+enum code store_changes_add_many(struct store_tx *tx, const char *org_id, const char *run_id,
+				 const char *const *kinds, const char *const *ids, const char *const *befores, int n);
+
 /* One change, as the history of a Load reads it. */
 struct record_change {
 	const char *run_id, *op, *before;   /* before: JSON text or NULL */
