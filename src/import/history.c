@@ -66,9 +66,47 @@ static const char *in_arena(struct arena *a, char *s)
 	return out;
 }
 
+/* The old value of a column that differs, into *b (made on first use):
+ * compared in C, so that a row's update builds JSON for its changed
+ * columns only (building both images cost ~5 µs a row). */
+static void diff_str(json_t **b, const char *col, const char *old, const char *now)
+{
+	if (old == now || (old && now && !strcmp(old, now)))
+		return;
+	if (!*b)
+		*b = json_object();
+	json_object_set_new(*b, col, str_or_null(old));
+}
+
+static void diff_int(json_t **b, const char *col, bool had, int64_t old, bool has, int64_t now)
+{
+	if (had == has && (!had || old == now))
+		return;
+	if (!*b)
+		*b = json_object();
+	json_object_set_new(*b, col, had ? json_integer(old) : json_null());
+}
+
+/* Same columns as history_load_columns. */
 const char *history_load_before(struct arena *a, const struct load_rec *old, const struct load_rec *now)
 {
-	return in_arena(a, before_image(history_load_columns(old), history_load_columns(now)));
+	json_t *b = NULL;
+	diff_str(&b, "load_date", old->load_date, now->load_date);
+	diff_str(&b, "material", old->material, now->material);
+	diff_str(&b, "truck_type", old->truck_type, now->truck_type);
+	diff_str(&b, "ticket_no", old->ticket_no, now->ticket_no);
+	diff_str(&b, "notes", old->notes, now->notes);
+	diff_str(&b, "weight_unit", old->weight_unit, now->weight_unit);
+	diff_int(&b, "weight_centilb", old->has_weight, old->weight_centilb, now->has_weight, now->weight_centilb);
+	diff_int(&b, "rate_cents", old->has_rate, old->rate_cents, now->has_rate, now->rate_cents);
+	diff_str(&b, "pickup_location_id", old->pickup_location_id, now->pickup_location_id);
+	diff_str(&b, "dropoff_location_id", old->dropoff_location_id, now->dropoff_location_id);
+	diff_str(&b, "content_hash", old->content_hash, now->content_hash);
+	if (!b)
+		return NULL;
+	const char *out = in_arena(a, json_dumps(b, JSON_COMPACT));
+	json_decref(b);
+	return out;
 }
 
 const char *history_project_before(struct arena *a, const struct project_rec *old, const struct project_rec *now)
