@@ -7,6 +7,7 @@
 #include "base/clock.h"
 #include "endpoints.h"
 #include "import/corrections.h"
+#include "import/intake.h"
 #include "store/runs.h"
 
 /* The original run, when corrections can be made of it; otherwise
@@ -58,7 +59,8 @@ static void create(struct api_ctx *ctx, struct http_request *req, struct http_re
 	struct run run;
 	char existing[ID_MAX] = "";
 	struct correction_opts o = {.dry_run = dry_run, .keep_uploads_ms = ctx->app->cfg.keep_uploads_ms,
-				    .staging_ttl_ms = ctx->app->cfg.staging_ttl_ms};
+				    .staging_ttl_ms = ctx->app->cfg.staging_ttl_ms,
+				    .created_by = intake_who_token(req->arena, ctx->key.id, ctx->key.name)};
 	if (!rc)
 		rc = corrections_create(ctx->app->store, req->arena, &orig, &c, &o, &run, existing, &why);
 	if (rc == CODE_INVALID_CORRECTION || rc == CODE_UPLOAD_EXPIRED || rc == CODE_TOO_LARGE)

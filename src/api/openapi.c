@@ -236,8 +236,8 @@ static json_t *op_import_upload(void)
 		"is accepted and its run fails EMPTY_FILE; other parse-level problems also end the run FAILED "
 		"(ParseErrorCode) rather than failing the upload. `jobs` is the only import kind of v1: a POST to "
 		"/api/v1/imports/<any other kind> answers 400 INVALID_KIND before anything else is checked.",
-		json_pack("[o,o,o,o]", param("ServiceDryRun"), param("IdempotencyKey"), param("HeaderRow"),
-			  param("SheetName")), r);
+		json_pack("[o,o,o,o,o]", param("ServiceDryRun"), param("IdempotencyKey"), param("HeaderRow"),
+			  param("SheetName"), param("CommitPolicy")), r);
 	json_object_set_new(op, "requestBody", upload_body());
 	json_object_set_new(op, "x-row-schema", oa_ref("JobsRow"));
 	return op;
@@ -290,6 +290,26 @@ static json_t *op_run_corrections(void)
 		"application/json", "schema", oa_ref("CorrectionsInput"), "example", json_pack("{s:[{s:i,s:{s:s}}]}",
 		"rows", "rowIndex", 12, "cells", "Load Date", "2026-03-02")));
 	return op;
+}
+
+static json_t *op_run_revert(void)
+{
+	json_t *r = json_object();
+	json_object_set_new(r, "202", accepted_response());
+	add_problems(r, "NOT_FOUND INVALID_HEADER IMPORT_IN_PROGRESS RUN_NOT_TERMINAL RESULTS_EXPIRED",
+		     OP_AUTH | OP_NO_BODY);
+	return operation("revertImport", "Imports", "Undo a run",
+		"Creates a new run (revertOf: this run) that undoes what this run wrote (PRODUCT §15): every Load it "
+		"created is removed and every Load or Project it updated gets its prior values back, unless a later "
+		"run changed it since: then that record stays and its result is skipped with reason changed_since "
+		"and laterRunId. Projects and locations the run created that nothing else uses are removed. The "
+		"revert's results list each record (succeeded: undone; skipped: changed since) and its `revert` "
+		"object the numbers removed, restored and changed since. Service-Dry-Run shows what a revert would "
+		"do, writing nothing. Reverting a revert re-applies. Any token of the organization may revert; a "
+		"revert and an import of the same Loads wait for each other. 409 RUN_NOT_TERMINAL before the run is "
+		"terminal, 409 IMPORT_IN_PROGRESS while another revert of it is QUEUED or RUNNING, 410 "
+		"RESULTS_EXPIRED once retention deleted its results (and with them what it changed). No request "
+		"body.", json_pack("[o,o]", param("RunId"), param("ServiceDryRun")), r);
 }
 
 static json_t *op_import_template(void)
@@ -441,6 +461,18 @@ static json_t *get_record(const char *id, const char *what, const char *schema, 
 static json_t *op_load_get(void)
 {
 	return get_record("getLoad", "load", "Load", "LoadId");
+}
+
+static json_t *op_load_history(void)
+{
+	json_t *r = json_object();
+	json_object_set_new(r, "200", json_ok("The Load's changes", "LoadChangeList", OP_AUTH));
+	add_problems(r, "NOT_FOUND", OP_AUTH | OP_NO_BODY);
+	return operation("getLoadHistory", "Records", "Read a load's history", "Who changed the Load and how "
+		"(PRODUCT §15), newest first: the run that created it, each run that updated it (with the fields "
+		"it changed, from and to) and each revert. A change is listed as long as its run's results are kept "
+		"(LOADLINE_KEEP_RESULTS). One page: nextPageUrl is always null. Any id outside the token's "
+		"organization is 404.", json_pack("[o]", param("LoadId")), r);
 }
 
 static json_t *op_project_get(void)
@@ -629,8 +661,10 @@ static const struct {
 	{"get", "/api/v1/imports/runs/{id}/problems", NULL, op_run_problems},
 	{"post", "/api/v1/imports/runs/{id}/rerun", NULL, op_run_rerun},
 	{"post", "/api/v1/imports/runs/{id}/corrections", NULL, op_run_corrections},
+	{"post", "/api/v1/imports/runs/{id}/revert", NULL, op_run_revert},
 	{"get", "/api/v1/imports/jobs/template", NULL, op_import_template},
 	{"get", "/api/v1/loads/{id}", NULL, op_load_get},
+	{"get", "/api/v1/loads/{id}/history", NULL, op_load_history},
 	{"get", "/api/v1/projects/{id}", NULL, op_project_get},
 	{"get", "/api/v1/locations", NULL, op_locations_search},
 	{"get", "/api/v1/locations/{id}", NULL, op_location_get},
@@ -734,6 +768,12 @@ static json_t *parameters(void)
 		"non-blank rows that reads as one. Rows above it are not data. Not a number from 1 to 1048576: 400 "
 		"INVALID_IMPORT_OPTION; blank or past the end: the run fails EMPTY_FILE.",
 		json_pack("{s:s,s:i,s:i}", "type", "integer", "minimum", 1, "maximum", 1048576)));
+	json_object_set_new(p, "CommitPolicy", in_param("commit", "query", false, "all: nothing is written when "
+		"any row fails; the run ends FAILED with ROWS_FAILED, its failed rows in the failed results and "
+		"counts.notCommitted the rows it would otherwise have written, all in one transaction (PRODUCT §15). "
+		"partial (the default unless the organization's Settings → Imports say all): the rows that pass "
+		"are written. Anything else: 400 INVALID_IMPORT_OPTION.",
+		json_pack("{s:s,s:[s,s]}", "type", "string", "enum", "all", "partial")));
 	json_object_set_new(p, "SheetName", in_param("sheet", "query", false, "The worksheet of a workbook to read, "
 		"by name (exact, then ignoring case); without it, the first visible worksheet whose header maps "
 		"jobCode or loadNo, else the first visible one. A name the workbook lacks fails the run with "
@@ -813,17 +853,19 @@ static const char staged_example[] =
 	"\"expiresAt\":\"2026-11-24T15:04:05.123Z\"},\"counts\":{\"succeeded\":0,\"warnings\":0,\"failed\":0,"
 	"\"skipped\":0},\"fileName\":\"loads.csv\",\"rowCount\":312,\"file\":{\"format\":\"csv\",\"encoding\":"
 	"null,\"delimiter\":null,\"headerRow\":null,\"sheet\":null,\"sheets\":[],\"summaryRows\":[]},\"createdAt\":\"2026-11-21T15:04:05.123Z\",\"startedAt\":null,\"finishedAt\":null,"
-	"\"uploadExpiresAt\":null,\"resultsExpiresAt\":null}}}";
+	"\"uploadExpiresAt\":null,\"resultsExpiresAt\":null,\"createdBy\":{\"type\":\"token\",\"id\":"
+	"\"key_3Fq8NwR2mLx7VcT1bHs9Kd\",\"name\":\"nightly sync\"},\"commit\":\"partial\",\"revertOf\":null}}}";
 static const char completed_example[] =
 	"{\"id\":\"evt_9LwXq3Vb7NcK2tRz5HsPdE\",\"type\":\"import_run.completed\",\"createdAt\":"
 	"\"2026-11-21T15:04:05.201Z\",\"data\":{\"object\":{\"id\":\"run_7Hc2LmQ9pXs4TbV1wNk8Ez\",\"object\":"
 	"\"import_run\",\"kind\":\"jobs\",\"state\":\"PARTIAL\",\"dryRun\":false,\"counts\":{\"succeeded\":"
 	"748,\"warnings\":3,\"failed\":2,\"skipped\":0},\"fileName\":\"loads.csv\",\"rowCount\":750,\"file\":"
-	"{\"format\":\"csv\",\"encoding\":\"utf-8\",\"delimiter\":\",\",\"headerRow\":1,\"sheet\":null,"
-	"\"sheets\":[],\"summaryRows\":[]},\"createdAt\":"
+	"{\"format\":\"csv\",\"encoding\":\"utf-8\",\"delimiter\":\",\",\"headerRow\":1,\"sheet\":null,\"sheets\":[],"
+	"\"summaryRows\":[]},\"createdAt\":"
 	"\"2026-11-21T15:04:05.123Z\",\"startedAt\":\"2026-11-21T15:04:05.140Z\",\"finishedAt\":"
 	"\"2026-11-21T15:04:05.198Z\",\"uploadExpiresAt\":\"2026-12-21T15:04:05.198Z\",\"resultsExpiresAt\":"
-	"\"2027-02-19T15:04:05.198Z\"}}}";
+	"\"2027-02-19T15:04:05.198Z\",\"createdBy\":{\"type\":\"token\",\"id\":\"key_3Fq8NwR2mLx7VcT1bHs9Kd\","
+	"\"name\":\"nightly sync\"},\"commit\":\"partial\",\"revertOf\":null}}}";
 
 static json_t *webhook_header(const char *name, const char *d, const char *example)
 {

@@ -237,7 +237,24 @@ static json_t *run_counts(void)
 		"warnings", count("Committed rows that carry warnings (also counted in succeeded)."),
 		"failed", count("Rows validation rejected."),
 		"skipped", count("No-op duplicate rows."),
+		"notCommitted", count("Present only on an all-or-nothing run (commit: all) that ended FAILED with "
+			"ROWS_FAILED: the rows it would otherwise have written. None was written."),
 		NULL);
+}
+
+/* Who made a run or a change (PRODUCT §15). */
+static json_t *created_by(void)
+{
+	json_t *o = object_of("Who made the run: an API token (`type: token`, its key id and name) or a person "
+		"in the web application (`type: user`, their id and email). null on runs made before this was "
+		"kept.", "type id",
+		"type", str_enum("token user"),
+		"id", desc(oa_type("string"), "The API key's id (key_…) or the user's id (usr_…)."),
+		"name", desc(oa_type("string"), "type token: the token's name."),
+		"email", desc(oa_type("string"), "type user: the person's email address."),
+		NULL);
+	json_object_set_new(o, "type", json_pack("[s,s]", "object", "null"));
+	return o;
 }
 
 static json_t *run_file(void)
@@ -272,7 +289,7 @@ static json_t *import_run(void)
 	return object_of("An import run (`object: import_run`). The upload returns it QUEUED; poll it until its "
 		"state is terminal or nextAction is present, then read the results.",
 		"id object kind state dryRun counts fileName rowCount file createdAt startedAt finishedAt "
-		"uploadExpiresAt resultsExpiresAt",
+		"uploadExpiresAt resultsExpiresAt createdBy commit revertOf",
 		"id", desc(id_schema("run", false), "The run id: `{id}` (the SPEC's `{transactionId}`) in run paths."),
 		"object", const_str("import_run"),
 		"kind", desc(str_enum("jobs"), "The import kind; `jobs` is the only one in v1."),
@@ -291,6 +308,19 @@ static json_t *import_run(void)
 		"rowCount", desc(oa_nullable("integer"), "Data rows read; null until the file is parsed and on "
 				 "FAILED runs."),
 		"file", oa_ref("RunFile"),
+		"createdBy", oa_ref("CreatedBy"),
+		"commit", desc(str_enum("all partial"), "The commit policy (PRODUCT §15): `all` writes nothing when "
+			       "a row fails (the run ends FAILED with ROWS_FAILED); `partial` writes the rows that "
+			       "pass. Set by ?commit, else the organization's default (Settings → Imports)."),
+		"revertOf", desc(id_schema("run", true), "On a run that undoes another (POST "
+				 "/api/v1/imports/runs/{id}/revert): that run's id; else null."),
+		"revert", object_of("On a finished revert run: what it undid (or, dry, would undo).",
+			"removed restored changedSince unusedRemoved",
+			"removed", count("Loads removed (the run had created them)."),
+			"restored", count("Loads and Projects given their prior values back (or put back)."),
+			"changedSince", count("Records a later run changed since: they stay (skipped, changed_since)."),
+			"unusedRemoved", count("Projects and locations the run created that nothing uses any more, "
+				"removed."), NULL),
 		"createdAt", oa_ref("Timestamp"),
 		"startedAt", desc(oa_ref("TimestampOrNull"), "When a worker first claimed the run; null before."),
 		"finishedAt", desc(oa_ref("TimestampOrNull"), "When the run reached a terminal state; null before."),
@@ -306,6 +336,29 @@ static json_t *import_run(void)
 }
 
 /* The list envelope around items of schema item. */
+static json_t *list_of(const char *item, const char *d);
+
+/* One entry of a Load's history (PRODUCT §15). */
+static json_t *load_change(void)
+{
+	json_t *fc = object_of("A field's value before and after the change (as GET /api/v1/loads/{id} shows "
+		"it; null when unset or when the Load did not exist).", "from to",
+		"from", desc(json_pack("{s:[s,s,s]}", "type", "string", "number", "null"), "Before."),
+		"to", desc(json_pack("{s:[s,s,s]}", "type", "string", "number", "null"), "After."), NULL);
+	return object_of("A change of a Load: the run that made it and the fields it changed.",
+		"object runId action at createdBy changes",
+		"object", const_str("load_change"),
+		"runId", id_schema("run", false),
+		"action", desc(str_enum("created updated reverted"), "created: the run created the Load; updated: "
+			       "it changed fields; reverted: a revert run (revertOf) removed, restored or re-applied it."),
+		"at", oa_ref("Timestamp"),
+		"createdBy", oa_ref("CreatedBy"),
+		"changes", desc(oa_with(oa_type("object"), "additionalProperties", fc), "Per field name "
+				"(loadDate, material, truckType, ticketNo, weight, rate, notes, pickupLocationId, "
+				"dropoffLocationId): from and to."),
+		NULL);
+}
+
 static json_t *list_of(const char *item, const char *d)
 {
 	return object_of(d, "object data nextPageUrl",
@@ -380,12 +433,16 @@ static json_t *failed_row(void)
 
 static json_t *skipped_row(void)
 {
-	json_t *reason = desc(str_enum("duplicate_of_prior_import duplicate_in_file"), "duplicate_of_prior_import: "
-		"writing the row would change nothing (same natural key and content as the last import of it, "
-		"its names and locations resolving to the same records, its Project unchanged); duplicate_in_file: same key and content as "
-		"an earlier row of this file.");
-	return closed(object_of("An entry of the skipped bucket: a no-op duplicate.", "rowIndex source reason",
-		"rowIndex", row_index(), "source", oa_ref("RowSource"), "reason", reason, NULL));
+	json_t *reason = desc(str_enum("duplicate_of_prior_import duplicate_in_file changed_since"),
+		"duplicate_of_prior_import: writing the row would change nothing (same natural key and content as "
+		"the last import of it, its names and locations resolving to the same records, its Project "
+		"unchanged); duplicate_in_file: same key and content as an earlier row of this file; changed_since "
+		"(revert runs only): a later run changed the record since, so the revert left it as it is.");
+	return closed(object_of("An entry of the skipped bucket: a no-op duplicate, or a record a revert left "
+		"as it is.", "rowIndex source reason",
+		"rowIndex", row_index(), "source", oa_ref("RowSource"), "reason", reason,
+		"laterRunId", desc(id_schema("run", false), "changed_since: the run that changed the record since."),
+		NULL));
 }
 
 static json_t *row_result(void)
@@ -658,6 +715,9 @@ json_t *openapi_schemas(void)
 	put(s, "NextAction", next_action());
 	put(s, "RunError", run_error());
 	put(s, "RunCounts", run_counts());
+	put(s, "CreatedBy", created_by());
+	put(s, "LoadChange", load_change());
+	put(s, "LoadChangeList", list_of("LoadChange", "A Load's changes, newest first."));
 	put(s, "RunFile", run_file());
 	put(s, "ImportRun", import_run());
 	put(s, "ImportRunList", list_of("ImportRun", "A page of import runs, newest first."));

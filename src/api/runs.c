@@ -14,6 +14,7 @@
 #include "endpoints.h"
 #include "import/fixup.h"
 #include "import/intake.h"
+#include "import/revert.h"
 #include "import/run_json.h"
 #include "import/results.h"
 #include "paging.h"
@@ -314,7 +315,8 @@ static void rerun(struct api_ctx *ctx, struct http_request *req, struct http_res
 	struct run run;
 	char existing[ID_MAX];
 	enum code rc = intake_rerun(ctx->app->store, req->arena, &orig, dry_run, ctx->app->cfg.keep_uploads_ms,
-				    ctx->app->cfg.staging_ttl_ms, &run, existing);
+				    ctx->app->cfg.staging_ttl_ms, intake_who_token(req->arena, ctx->key.id, ctx->key.name),
+				    &run, existing);
 	if (rc == CODE_UPLOAD_EXPIRED) {
 		api_problem(req, res, rc, arena_printf(req->arena, "The stored file of run %s was deleted by retention; "
 			    "push the file again from your copy.", orig.id), NULL);
@@ -324,6 +326,34 @@ static void rerun(struct api_ctx *ctx, struct http_request *req, struct http_res
 }
 
 const struct endpoint ep_run_rerun = {.finish = rerun};
+
+/* POST /api/v1/imports/runs/{id}/revert (PRODUCT §15): a new run with
+ * revertOf that undoes the run's writes, while its results (and with them
+ * its before-images) are kept; Service-Dry-Run shows what it would do. */
+static void revert(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
+{
+	struct run orig;
+	bool dry_run;
+	if (!load_run(ctx, req, res, &orig) || !api_dry_run_header(req, res, &dry_run))
+		return;
+	if (!run_state_terminal(orig.state)) {
+		api_problem(req, res, CODE_RUN_NOT_TERMINAL, arena_printf(req->arena, "Run %s is %s; a run can be "
+			    "reverted once it is terminal.", orig.id, run_state_name(orig.state)), NULL);
+		return;
+	}
+	if (run_results_expired(&orig, ctx->app->cfg.keep_results_ms, now_ms())) {
+		api_problem(req, res, CODE_RESULTS_EXPIRED, arena_printf(req->arena, "Retention deleted what run %s "
+			    "changed together with its results; it can no longer be reverted.", orig.id), NULL);
+		return;
+	}
+	struct run run;
+	char existing[ID_MAX];
+	enum code rc = revert_create(ctx->app->store, &orig, dry_run,
+				     intake_who_token(req->arena, ctx->key.id, ctx->key.name), &run, existing);
+	api_run_created(ctx, req, res, rc, &run, existing);
+}
+
+const struct endpoint ep_run_revert = {.finish = revert};
 
 /* ---- GET /api/v1/imports/runs/{id}/problems (PRODUCT §11) ---- */
 

@@ -37,6 +37,7 @@ struct upload {
 	char *file_name;
 	unsigned header_row;   /* ?headerRow, 0 = detect */
 	const char *sheet;     /* ?sheet, NULL = choose */
+	const char *commit;    /* ?commit: "all" | "partial", NULL = the org's default */
 };
 
 static void upload_cleanup(void *p)
@@ -133,6 +134,20 @@ static bool import_options(struct http_request *req, struct http_response *res, 
 	return true;
 }
 
+/* ?commit=all|partial (PRODUCT §15): false after answering
+ * INVALID_IMPORT_OPTION. */
+static bool commit_option(struct http_request *req, struct http_response *res, const char **ret)
+{
+	const char *c = http_query(req, "commit");
+	*ret = c;
+	if (!c || !strcmp(c, "all") || !strcmp(c, "partial"))
+		return true;
+	api_problem(req, res, CODE_INVALID_IMPORT_OPTION, arena_printf(req->arena, "commit must be \"all\" "
+		    "(nothing is written when a row fails) or \"partial\" (the default); \"%.20s\" is neither.", c),
+		    NULL);
+	return false;
+}
+
 static void too_large(struct http_request *req, struct http_response *res);
 static void spool_failed(struct http_request *req, struct http_response *res, struct upload *up);
 
@@ -154,7 +169,8 @@ static void begin(struct api_ctx *ctx, struct http_request *req, struct http_res
 		return;
 	unsigned header_row;
 	const char *sheet;
-	if (!import_options(req, res, &header_row, &sheet))
+	const char *commit;
+	if (!import_options(req, res, &header_row, &sheet) || !commit_option(req, res, &commit))
 		return;
 	if (header_is_empty_body(req)) {
 		api_problem(req, res, CODE_EMPTY_BODY, NULL, NULL);
@@ -189,6 +205,7 @@ static void begin(struct api_ctx *ctx, struct http_request *req, struct http_res
 	up->dry_run = dry_run;
 	up->header_row = header_row;
 	up->sheet = sheet ? arena_strdup(req->arena, sheet) : NULL;
+	up->commit = commit ? arena_strdup(req->arena, commit) : NULL;
 	arena_cleanup(req->arena, upload_cleanup, up);
 	struct multipart_sink sink = {.part_begin = on_part, .part_data = on_data, .ctx = up};
 	up->mp = multipart_new(ct, &sink);
@@ -287,7 +304,8 @@ static void create_run_locked(struct api_ctx *ctx, struct http_request *req, str
 	struct intake in = {.org_id = ctx->org.id, .file_name = up->file_name, .dry_run = up->dry_run,
 			    .format = fmt, .fingerprint = fingerprint, .staging_ttl_ms = ctx->app->cfg.staging_ttl_ms,
 			    .before_store = let_go, .before_store_arg = &up->file, .header_row = up->header_row,
-			    .sheet = up->sheet};
+			    .sheet = up->sheet, .commit_policy = up->commit,
+			    .created_by = intake_who_token(req->arena, ctx->key.id, ctx->key.name)};
 	struct run run;
 	char existing[ID_MAX];
 	enum code rc = intake_create_run(ctx->app->store, req->arena, &in, up->file.map ? up->file.map : "",

@@ -19,6 +19,7 @@ struct client {
 	const char *token;
 	const char *cmd;      /* "push", "push (dry run)", "runs": names every stderr line */
 	bool json, dry_run, no_wait, strict, progress;
+	bool all_or_nothing;              /* push --all-or-nothing: ?commit=all (PRODUCT §15) */
 	const char *results_dir;
 	const char *header_row, *sheet;   /* push --header-row, --sheet (PRODUCT §14), or NULL */
 	int poll_ms;          /* LOADLINE_POLL_MS: fixed delay between polls (tests), or 0 */

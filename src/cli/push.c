@@ -23,11 +23,13 @@
 
 static const char push_usage[] =
 	"loadline push FILE [--url URL] [--dry-run] [--no-wait] [--strict] [--results DIR] [--json]\n"
-	"                   [--timeout DURATION] [--header-row N] [--sheet NAME]\n"
+	"                   [--timeout DURATION] [--header-row N] [--sheet NAME] [--all-or-nothing]\n"
 	"  Uploads FILE (CSV or XLSX) to POST /api/v1/imports/jobs and waits for the run.\n"
 	"  --dry-run      validate everything, write nothing (Service-Dry-Run: true)\n"
 	"  --no-wait      print the run after the 202 and exit 0\n"
 	"  --strict       exit 2 when rows warned, too\n"
+	"  --all-or-nothing  write nothing when any row fails (?commit=all; the run ends FAILED,\n"
+	"                 ROWS_FAILED, exit 2); default: the organization's setting\n"
 	"  --results DIR  write every non-empty bucket as DIR/<bucket>.csv\n"
 	"  --json         print the final run resource as JSON\n"
 	"  --header-row N the header is row N (as the spreadsheet numbers it); default: detected\n"
@@ -74,6 +76,9 @@ static int exit_status(const struct client *c, json_t *run)
 {
 	const char *s = jstr(run, "state");
 	json_t *n = json_object_get(run, "counts");
+	/* An all-or-nothing run refused for its failed rows: rows failed. */
+	if (!strcmp(s, "FAILED") && !strcmp(jstr(json_object_get(run, "error"), "code"), "ROWS_FAILED"))
+		return EXIT_PARTIAL;
 	if (!strcmp(s, "FAILED") || !strcmp(s, "CANCELLED"))
 		return EXIT_FAILED;
 	if (json_object_get(run, "nextAction"))
@@ -217,10 +222,11 @@ static int upload(const struct client *c, const char *file, char *run_path, size
 	/* ?headerRow and ?sheet as given: the server checks them (400
 	 * INVALID_IMPORT_OPTION says what is wrong). */
 	struct arena *a = arena_new();
-	snprintf(path, sizeof path, "/api/v1/imports/jobs%s%s%s%s%s", c->header_row || c->sheet ? "?" : "",
+	snprintf(path, sizeof path, "/api/v1/imports/jobs%s%s%s%s%s%s", c->header_row || c->sheet ? "?" : "",
 		 c->header_row ? "headerRow=" : "", c->header_row ? url_encode(a, c->header_row, NULL) : "",
 		 c->header_row && c->sheet ? "&sheet=" : c->sheet ? "sheet=" : "",
-		 c->sheet ? url_encode(a, c->sheet, NULL) : "");
+		 c->sheet ? url_encode(a, c->sheet, NULL) : "",
+		 !c->all_or_nothing ? "" : c->header_row || c->sheet ? "&commit=all" : "?commit=all");
 	arena_free(a);
 	if (client_url(c, path, url, sizeof url))
 		return -1;
@@ -277,7 +283,7 @@ static const char *push_args(struct client *c, int argc, char **argv)
 {
 	static const char *const allowed[] = {"--url", "--token", "--results", "--timeout", "--header-row", "--sheet",
 					      NULL};
-	static const char *const bools[] = {"--dry-run", "--no-wait", "--json", "--strict", NULL};
+	static const char *const bools[] = {"--dry-run", "--no-wait", "--json", "--strict", "--all-or-nothing", NULL};
 	if (opts_check(argc, argv, allowed, bools, push_usage))
 		return NULL;
 	c->dry_run = flag(argc, argv, "--dry-run");
@@ -285,6 +291,7 @@ static const char *push_args(struct client *c, int argc, char **argv)
 		return NULL;
 	c->no_wait = flag(argc, argv, "--no-wait");
 	c->strict = flag(argc, argv, "--strict");
+	c->all_or_nothing = flag(argc, argv, "--all-or-nothing");
 	c->results_dir = opt(argc, argv, "--results");
 	c->header_row = opt(argc, argv, "--header-row");
 	c->sheet = opt(argc, argv, "--sheet");

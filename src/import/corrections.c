@@ -382,7 +382,9 @@ enum code corrections_create(struct store *st, struct arena *a, const struct run
 		intake_fingerprint(w.b.data, w.b.len, fingerprint);
 		struct intake in = {.org_id = orig->org_id, .file_name = orig->file_name, .dry_run = o->dry_run,
 				    .format = SHEET_CSV, .fingerprint = fingerprint, .staging_ttl_ms = o->staging_ttl_ms,
-				    .header_row = header_row, .correction_of = orig->id};
+				    .header_row = header_row, .correction_of = orig->id, .created_by = o->created_by,
+				    /* as a rerun: the original's commit policy */
+				    .commit_policy = *orig->commit_policy ? orig->commit_policy : NULL};
 		rc = intake_create_run(st, a, &in, w.b.data, w.b.len, ret, ret_existing_id);
 	}
 	buf_done(&w.b);

@@ -91,6 +91,7 @@ struct correction_opts {
 	bool dry_run;
 	int64_t keep_uploads_ms;
 	int64_t staging_ttl_ms;
+	const char *created_by;   /* intake_who_token/_user (PRODUCT §15 createdBy) */
 };
 /* The new run of the corrected rows of orig (terminal, with results: the
  * caller checks), with correction_of set.  CODE_INVALID_CORRECTION with

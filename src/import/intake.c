@@ -2,6 +2,7 @@
 #include "intake.h"
 
 #include <ctype.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "base/clock.h"
 #include "base/ids.h"
 #include "import/staging.h"
+#include "store/settings.h"
 
 void intake_fingerprint_begin(struct digest *d)
 {
@@ -53,6 +55,42 @@ static enum code stage(struct store *st, struct arena *a, const struct intake *i
 	return CODE_OK;
 }
 
+const char *intake_who_token(struct arena *a, const char *key_id, const char *name)
+{
+	json_t *o = json_pack("{s:s,s:s,s:s}", "type", "token", "id", key_id, "name", name);
+	char *s = json_dumps(o, JSON_COMPACT);
+	const char *out = arena_strdup(a, s ? s : "");
+	free(s);
+	json_decref(o);
+	return out;
+}
+
+const char *intake_who_user(struct arena *a, const char *user_id, const char *email)
+{
+	json_t *o = json_pack("{s:s,s:s,s:s}", "type", "user", "id", user_id, "email", email);
+	char *s = json_dumps(o, JSON_COMPACT);
+	const char *out = arena_strdup(a, s ? s : "");
+	free(s);
+	json_decref(o);
+	return out;
+}
+
+/* The policy asked for, else the organization's default, else partial
+ * (SPEC's behaviour). */
+static enum code commit_policy_of(struct store *st, const struct intake *in, struct run *run)
+{
+	char policy[8] = "";
+	if (in->commit_policy) {
+		snprintf(policy, sizeof policy, "%s", in->commit_policy);
+	} else {
+		enum code rc = store_org_commit_policy(st, in->org_id, policy);
+		if (rc)
+			return rc;
+	}
+	snprintf(run->commit_policy, sizeof run->commit_policy, "%s", strcmp(policy, "all") ? "partial" : "all");
+	return CODE_OK;
+}
+
 enum code intake_create_run(struct store *st, struct arena *a, const struct intake *in, const void *data, size_t len,
 			    struct run *ret, char ret_existing_id[ID_MAX])
 {
@@ -72,7 +110,11 @@ enum code intake_create_run(struct store *st, struct arena *a, const struct inta
 	snprintf(run->correction_of, sizeof run->correction_of, "%s", in->correction_of ? in->correction_of : "");
 	run->row_count = -1;
 	run->created_at = now_ms();
-	enum code rc = stage(st, a, in, run, data, len);
+	snprintf(run->created_by, sizeof run->created_by, "%s", in->created_by ? in->created_by : "");
+	enum code rc = commit_policy_of(st, in, run);
+	if (rc)
+		return rc;
+	rc = stage(st, a, in, run, data, len);
 	if (in->before_store)
 		in->before_store(in->before_store_arg);
 	if (rc)
@@ -82,7 +124,8 @@ enum code intake_create_run(struct store *st, struct arena *a, const struct inta
 }
 
 enum code intake_rerun(struct store *st, struct arena *a, const struct run *orig, bool dry_run,
-		       int64_t keep_uploads_ms, int64_t staging_ttl_ms, struct run *ret, char ret_existing_id[ID_MAX])
+		       int64_t keep_uploads_ms, int64_t staging_ttl_ms, const char *created_by, struct run *ret,
+		       char ret_existing_id[ID_MAX])
 {
 	unsigned char *data = NULL;
 	size_t len = 0;
@@ -96,7 +139,8 @@ enum code intake_rerun(struct store *st, struct arena *a, const struct run *orig
 	struct intake in = {.org_id = orig->org_id, .file_name = orig->file_name, .dry_run = dry_run,
 			    .format = intake_sniff(a, data, len, &why), .fingerprint = fingerprint,
 			    .staging_ttl_ms = staging_ttl_ms, .header_row = (unsigned)orig->opt_header_row,
-			    .sheet = *orig->opt_sheet ? orig->opt_sheet : NULL};
+			    .sheet = *orig->opt_sheet ? orig->opt_sheet : NULL, .created_by = created_by,
+			    .commit_policy = *orig->commit_policy ? orig->commit_policy : NULL};
 	rc = intake_create_run(st, a, &in, data, len, ret, ret_existing_id);
 	free(data);
 	return rc;

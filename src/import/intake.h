@@ -37,7 +37,17 @@ struct intake {
 	 * lets go of its pages there. */
 	void (*before_store)(void *arg);
 	void *before_store_arg;
+	/* Who asks (PRODUCT §15 createdBy): intake_who_token/_user's JSON. */
+	const char *created_by;
+	/* ?commit: "all" or "partial"; NULL: the organization's default
+	 * (Settings → Imports), else "partial". */
+	const char *commit_policy;
 };
+
+/* The createdBy of a run, as JSON text in a: a token (its key id and
+ * name) or a user of the web app (id and email). */
+const char *intake_who_token(struct arena *a, const char *key_id, const char *name);
+const char *intake_who_user(struct arena *a, const char *user_id, const char *email);
 
 /* Sniffs the bytes: SHEET_CSV or SHEET_XLSX, or SHEET_UNKNOWN with *ret_why
  * (UNSUPPORTED_MIME's detail, capitalized, ending with a period, in a). */
@@ -55,8 +65,10 @@ enum code intake_create_run(struct store *st, struct arena *a, const struct inta
  * those bytes again would make it, with orig's file name.
  * CODE_UPLOAD_EXPIRED when retention took the file (at now, with
  * keep_uploads_ms; see run_upload_expired); otherwise as
- * intake_create_run. */
+ * intake_create_run.  The new run keeps orig's commit policy; created_by
+ * is who asks for it. */
 enum code intake_rerun(struct store *st, struct arena *a, const struct run *orig, bool dry_run,
-		       int64_t keep_uploads_ms, int64_t staging_ttl_ms, struct run *ret, char ret_existing_id[ID_MAX]);
+		       int64_t keep_uploads_ms, int64_t staging_ttl_ms, const char *created_by, struct run *ret,
+		       char ret_existing_id[ID_MAX]);
 
 #endif

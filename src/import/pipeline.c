@@ -14,6 +14,7 @@
 #include "metrics/metrics.h"
 #include "readfile.h"
 #include "results.h"
+#include "revert.h"
 #include "rows.h"
 #include "store/records.h"
 #include "writer.h"
@@ -186,6 +187,26 @@ static void tally(const struct parsed *p, int counts[4])
 	}
 }
 
+/* An all-or-nothing run with failed rows (PRODUCT §15): FAILED with
+ * ROWS_FAILED; the rows it would have written are counted as not
+ * committed and left out of its results (they wrote nothing), the failed
+ * and skipped rows kept as usual. */
+static void refuse(struct arena *a, struct parsed *p, int counts[4], struct run_move *m)
+{
+	m->to = RUN_FAILED;
+	m->error_code = code_name(CODE_ROWS_FAILED);
+	m->error_message = arena_printf(a, "%d of %d rows failed, so nothing was written (all-or-nothing); "
+					"%d rows would otherwise have been written.", counts[COUNT_FAILED], p->nrows,
+					counts[COUNT_SUCCEEDED]);
+	m->not_committed = counts[COUNT_SUCCEEDED];
+	int k = 0;
+	for (int i = 0; i < p->nrows; i++)
+		if (p->rows[i].bucket != BUCKET_SUCCEEDED)
+			p->rows[k++] = p->rows[i];
+	p->nrows = k;
+	counts[COUNT_SUCCEEDED] = counts[COUNT_WARNINGS] = 0;
+}
+
 /* Where a run's transaction spends its time (the "run finished" log
  * line): from its start (after any wait for the write lock) to its
  * commit, and its parts: the rows, the final state with the results
@@ -208,20 +229,26 @@ static enum code commit_run(struct store *st, struct arena *a, const struct pipe
 	if (rc)
 		return rc;
 	double t0 = mono_ms(), c0 = thread_cpu_ms();
-	if (run->dry_run && (rc = store_tx_savepoint(tx)))
+	bool all = !strcmp(run->commit_policy, "all");
+	if ((run->dry_run || all) && (rc = store_tx_savepoint(tx)))
 		goto fail;
 	if ((rc = write_rows(tx, a, o, run, p)))
 		goto fail;
 	double t1 = mono_ms(), c1 = thread_cpu_ms();
-	/* A dry run has done every read and write the live run would; undo the
-	 * writes and keep what it learned. */
-	if (run->dry_run && (rc = store_tx_rollback_savepoint(tx)))
-		goto fail;
 	tally(p, counts);
+	/* A dry run has done every read and write the live run would; undo the
+	 * writes and keep what it learned.  An all-or-nothing run with a
+	 * failed row undoes them too, in the same transaction: nothing of it
+	 * was ever visible. */
+	bool refused = all && counts[COUNT_FAILED] > 0;
+	if ((run->dry_run || refused) && (rc = store_tx_rollback_savepoint(tx)))
+		goto fail;
 	struct run_move m = {.to = run_outcome(counts[0], counts[1], counts[2], counts[3]), .owner = owner,
 			     .counts = counts, .file_encoding = p->encoding,
 			     .file_delimiter = *p->delimiter ? p->delimiter : NULL, .row_count = p->nrows, .finish = true,
 			     .file_detail = p->detail};
+	if (refused)
+		refuse(a, p, counts, &m);
 	bool moved;
 	rc = store_run_move_tx(tx, run->id, &m, &moved);
 	if (!rc && !moved) {
@@ -250,6 +277,9 @@ fail:
 
 enum code pipeline_run(struct store *st, const struct pipeline_opts *o, const struct run *run, const char *owner)
 {
+	/* A revert run has no file: it undoes another run's writes. */
+	if (*run->revert_of)
+		return revert_run(st, run, owner);
 	unsigned char *data = NULL;
 	size_t len = 0;
 	enum code rc = store_run_file(st, run->id, &data, &len);

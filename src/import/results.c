@@ -528,6 +528,12 @@ static void render_row(struct render *x, const char *bucket, int row, const char
 	} else if (!strcmp(bucket, "skipped")) {
 		put_key(b, "reason");
 		put_jstr_or_null(b, x1);
+		/* A revert's changed_since row names the run that changed it. */
+		if (json_is_string(json_array_get(j, 2))) {
+			buf_putc(b, ',');
+			put_key(b, "laterRunId");
+			put_jstr_or_null(b, json_array_get(j, 2));
+		}
 	} else {
 		if (!strcmp(bucket, "warnings")) {
 			put_key(b, "warnings");

@@ -45,6 +45,22 @@ static void file_detail(json_t *file, const struct run *r)
 	json_decref(d);
 }
 
+/* Who made the run (null for runs made before it was kept), its commit
+ * policy, and the run it reverts (PRODUCT §15). */
+static void who_and_why(json_t *o, const struct run *r)
+{
+	json_t *by = *r->created_by ? json_loads(r->created_by, 0, NULL) : NULL;
+	json_object_set_new(o, "createdBy", by ? by : json_null());
+	json_object_set_new(o, "commit", json_string(strcmp(r->commit_policy, "all") ? "partial" : "all"));
+	json_object_set_new(o, "revertOf", *r->revert_of ? json_string(r->revert_of) : json_null());
+	/* What a revert did (or, dry, would do): kept in its file_detail. */
+	json_t *d = *r->revert_of && *r->file_detail ? json_loads(r->file_detail, 0, NULL) : NULL;
+	json_t *rv = json_object_get(d, "revert");
+	if (json_is_object(rv))
+		json_object_set(o, "revert", rv);
+	json_decref(d);
+}
+
 json_t *run_json(const struct run *r, const struct config *cfg)
 {
 	const char *app_url = cfg->app_url;
@@ -66,8 +82,13 @@ json_t *run_json(const struct run *r, const struct config *cfg)
 		json_object_set_new(o, "error", json_pack("{s:s,s:o}", "code", r->error_code, "message",
 							  log_json_str(*r->error_message ? r->error_message
 										    : code_summary(code_from_name(r->error_code)))));
-	json_object_set_new(o, "counts", json_pack("{s:i,s:i,s:i,s:i}", "succeeded", r->counts[0], "warnings",
-						   r->counts[1], "failed", r->counts[2], "skipped", r->counts[3]));
+	json_t *counts = json_pack("{s:i,s:i,s:i,s:i}", "succeeded", r->counts[0], "warnings", r->counts[1],
+				   "failed", r->counts[2], "skipped", r->counts[3]);
+	/* An all-or-nothing run that failed: the rows it would have written. */
+	if (r->not_committed >= 0)
+		json_object_set_new(counts, "notCommitted", json_integer(r->not_committed));
+	json_object_set_new(o, "counts", counts);
+	who_and_why(o, r);
 	json_object_set_new(o, "fileName", log_json_str(r->file_name));
 	json_object_set_new(o, "rowCount", r->row_count >= 0 ? json_integer(r->row_count) : json_null());
 	json_t *file = json_pack("{s:s,s:o,s:o}", "format", r->file_format,

@@ -15,6 +15,8 @@
 #include "store/records.h"
 #include "writer.h"
 
+#include "history.h"
+
 /* Text of a field, or NULL when blank. */
 static const char *val(const struct row *r, enum field f)
 {
@@ -360,6 +362,18 @@ static enum code project_want(struct write_ctx *w, struct row *r, const struct p
 	return CODE_OK;
 }
 
+/* Keeps the before-image of an update (NULL: nothing changed), stored
+ * with the next flush: one statement per STORE_CHANGE_BATCH updates. */
+static enum code keep_change(struct write_ctx *w, const char *kind, const char *id, const char *before)
+{
+	if (!before)
+		return CODE_OK;
+	w->chg_kinds[w->nchg] = kind;
+	w->chg_ids[w->nchg] = arena_strdup(w->a, id);
+	w->chg_befores[w->nchg++] = before;
+	return w->nchg == STORE_CHANGE_BATCH ? writer_flush(w) : CODE_OK;
+}
+
 /* Inserts or updates the Project as project_want made it (*p becomes it). */
 static enum code write_project(struct write_ctx *w, struct project_rec *p, bool exists, const struct project_rec *want)
 {
@@ -373,7 +387,9 @@ static enum code write_project(struct write_ctx *w, struct project_rec *p, bool 
 		 * run before a pending INSERT it could be meant for.) */
 		rc = w->nnew_projects ? writer_flush(w) : CODE_OK;
 		if (!rc)
-			rc = store_project_update(w->tx, want);
+			rc = store_project_update(w->tx, w->run_id, want);
+		if (!rc)
+			rc = keep_change(w, "project", want->id, history_project_before(w->a, p, want));
 	}
 	if (!rc) {
 		*p = *want;
@@ -415,6 +431,10 @@ void writer_init(struct write_ctx *w)
 		w->looked_up[i] = strmap_new(w->a);
 	w->pending = arena_alloc(w->a, sizeof(struct load_rec) * STORE_LOAD_BATCH);
 	w->npending = 0;
+	w->chg_kinds = arena_alloc(w->a, sizeof(char *) * STORE_CHANGE_BATCH);
+	w->chg_ids = arena_alloc(w->a, sizeof(char *) * STORE_CHANGE_BATCH);
+	w->chg_befores = arena_alloc(w->a, sizeof(char *) * STORE_CHANGE_BATCH);
+	w->nchg = 0;
 	w->max_new_projects = 64;
 	w->new_projects = arena_alloc(w->a, sizeof(struct project_rec) * (size_t)w->max_new_projects);
 	w->nnew_projects = 0;
@@ -679,7 +699,8 @@ static enum code write_load(struct write_ctx *w, struct row *r, const char *proj
 	l->project_id = arena_strdup(w->a, project_id);   /* kept past this row while pending */
 	if (exists) {
 		memcpy(l->id, old->id, sizeof l->id);
-		return store_load_update(w->tx, w->run_id, l);
+		enum code rc = store_load_update(w->tx, w->run_id, l);
+		return rc ? rc : keep_change(w, "load", l->id, history_load_before(w->a, old, l));
 	}
 	id_new_ordered("load", l->id);
 	w->pending[w->npending++] = *l;
@@ -702,9 +723,13 @@ enum code writer_flush(struct write_ctx *w)
 		}
 	}
 	if (!rc && np)
-		rc = store_projects_insert_many(w->tx, w->org_id, w->new_projects, np);
+		rc = store_projects_insert_many(w->tx, w->org_id, w->run_id, w->new_projects, np);
 	if (!rc && n)
 		rc = store_load_insert_many(w->tx, w->org_id, w->run_id, w->pending, n);
+	int nc = w->nchg;
+	w->nchg = 0;
+	if (!rc && nc)
+		rc = store_changes_add_many(w->tx, w->org_id, w->run_id, w->chg_kinds, w->chg_ids, w->chg_befores, nc);
 	return rc;
 }
 

@@ -36,6 +36,10 @@ struct write_ctx {
 	struct location_rec *new_locs;
 	const char **new_loc_names, **new_loc_addresses;
 	int nnew_locs, max_new_locs;
+	/* Before-images of the updates written so far, stored by writer_flush
+	 * (STORE_CHANGE_BATCH at most): who did what (PRODUCT §15). */
+	const char **chg_kinds, **chg_ids, **chg_befores;
+	int nchg;
 	/* Loads of existing Projects by "projectId\x1floadNo", when prefetched. */
 	struct strmap *loads;
 };

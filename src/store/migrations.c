@@ -209,6 +209,32 @@ const struct migration migrations[] = {
 	 "  org_id TEXT NOT NULL REFERENCES orgs(id), header_key TEXT NOT NULL, header TEXT NOT NULL,"
 	 "  field TEXT, learned_by TEXT NOT NULL, learned_at BIGINT NOT NULL,"
 	 "  PRIMARY KEY (org_id, header_key));"},
+	/* Who did what, all-or-nothing runs and undo (PRODUCT §15, issue 28):
+	 * who made a run (created_by, JSON: a token or a user), the run it
+	 * reverts, its commit policy and the rows an all-or-nothing failure
+	 * did not write; the organization's default policy.  A Load or
+	 * Project says which run created it and which last wrote it (a
+	 * revert's "changed since" test; a created Load's history needs no
+	 * row of its own).  record_changes keeps, per run and record it
+	 * updated, removed or re-inserted, the prior values of the changed
+	 * columns only (op 'update'), the whole row (op 'remove') or nothing
+	 * (op 'insert'); deleted with the run's results.  Number 17 belongs
+	 * to another branch of the same issue. */
+	{16, "who did what and undo",
+	 "ALTER TABLE runs ADD COLUMN created_by TEXT;"
+	 "ALTER TABLE runs ADD COLUMN revert_of TEXT;"
+	 "ALTER TABLE runs ADD COLUMN commit_policy TEXT;"
+	 "ALTER TABLE runs ADD COLUMN n_not_committed INTEGER;"
+	 "ALTER TABLE orgs ADD COLUMN commit_policy TEXT;"
+	 "ALTER TABLE loads ADD COLUMN created_run_id TEXT;"
+	 "CREATE INDEX loads_created_run ON loads(created_run_id);"
+	 "ALTER TABLE projects ADD COLUMN created_run_id TEXT;"
+	 "ALTER TABLE projects ADD COLUMN last_run_id TEXT;"
+	 "CREATE TABLE record_changes ("
+	 "  run_id TEXT NOT NULL, org_id TEXT NOT NULL, kind TEXT NOT NULL, record_id TEXT NOT NULL,"
+	 "  op TEXT NOT NULL CHECK (op IN ('update','remove','insert')), before TEXT, at BIGINT NOT NULL,"
+	 "  PRIMARY KEY (run_id, kind, record_id));"
+	 "CREATE INDEX record_changes_record ON record_changes(record_id, at);"},
 	/* Corrected rows (PRODUCT §15, issue 28 item 1): a run of rows
 	 * corrected in the web app or the API names the run they failed in.
 	 * Number 16 belongs to another branch of the same issue. */

@@ -54,25 +54,27 @@ enum code store_project_find(struct store_tx *tx, struct arena *a, const char *o
 			   p, 2, ret);
 }
 
-enum code store_project_insert(struct store_tx *tx, const char *org_id, const struct project_rec *x)
+enum code store_project_insert(struct store_tx *tx, const char *org_id, const char *run_id,
+			       const struct project_rec *x)
 {
 	int64_t now = now_ms();
 	struct db_param p[] = {P_TXT(x->id), P_TXT(org_id), P_TXT(x->job_code), P_TXT(x->name),
 			       P_TXT(x->customer_id), P_TXT(x->branch_id), P_TXT(x->project_manager_id),
-			       P_TXT(x->pickup_location_id), P_TXT(x->dropoff_location_id), P_INT(now)};
+			       P_TXT(x->pickup_location_id), P_TXT(x->dropoff_location_id), P_INT(now), P_TXT(run_id)};
 	return db_exec(store_tx_db(tx), "INSERT INTO projects (id, org_id, job_code, name, customer_id, branch_id, "
-		       "project_manager_id, pickup_location_id, dropoff_location_id, created_at, updated_at) "
-		       "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)", p, 10, NULL);
+		       "project_manager_id, pickup_location_id, dropoff_location_id, created_at, updated_at, "
+		       "created_run_id, last_run_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11, $11)",
+		       p, 11, NULL);
 }
 
-enum code store_project_update(struct store_tx *tx, const struct project_rec *x)
+enum code store_project_update(struct store_tx *tx, const char *run_id, const struct project_rec *x)
 {
 	struct db_param p[] = {P_TXT(x->id), P_TXT(x->name), P_TXT(x->customer_id), P_TXT(x->branch_id),
 			       P_TXT(x->project_manager_id), P_TXT(x->pickup_location_id),
-			       P_TXT(x->dropoff_location_id), P_INT(now_ms())};
+			       P_TXT(x->dropoff_location_id), P_INT(now_ms()), P_TXT(run_id)};
 	return db_exec(store_tx_db(tx), "UPDATE projects SET name = $2, customer_id = $3, branch_id = $4, "
-		       "project_manager_id = $5, pickup_location_id = $6, dropoff_location_id = $7, updated_at = $8 "
-		       "WHERE id = $1", p, 8, NULL);
+		       "project_manager_id = $5, pickup_location_id = $6, dropoff_location_id = $7, updated_at = $8, "
+		       "last_run_id = $9 WHERE id = $1", p, 9, NULL);
 }
 
 enum code store_project_get(struct store *st, struct arena *a, const char *org_id, const char *id,
@@ -146,7 +148,7 @@ static struct db_param opt_int(bool has, int64_t v)
 
 #define LOAD_INSERT_COLS "INSERT INTO loads (id, org_id, project_id, load_no, load_date, material, " \
 	"truck_type, ticket_no, weight_centilb, weight_unit, rate_cents, notes, pickup_location_id, " \
-	"dropoff_location_id, content_hash, last_run_id, created_at, updated_at) VALUES "
+	"dropoff_location_id, content_hash, last_run_id, created_run_id, created_at, updated_at) VALUES "
 #define LOAD_PARAMS 14   /* per row; org_id, run_id and the time are shared */
 
 /* "($4, $1, $5, ..., $2, $3, $3), ..." for k rows. */
@@ -161,7 +163,7 @@ static void load_values(struct buf *sql, int k)
 			buf_puts(sql, ", $");
 			buf_put_int(sql, b + j);
 		}
-		buf_puts(sql, ", $2, $3, $3)");
+		buf_puts(sql, ", $2, $2, $3, $3)");
 	}
 }
 
@@ -318,11 +320,12 @@ enum code store_projects_find_many(struct store_tx *tx, struct arena *a, const c
 	return rc;
 }
 
-#define PROJECT_BATCH 60   /* 2 + 8 × 60 parameters */
+#define PROJECT_BATCH 60   /* 3 + 8 × 60 parameters */
 
-enum code store_projects_insert_many(struct store_tx *tx, const char *org_id, const struct project_rec *x, int n)
+enum code store_projects_insert_many(struct store_tx *tx, const char *org_id, const char *run_id,
+				     const struct project_rec *x, int n)
 {
-	struct db_param p[2 + 8 * PROJECT_BATCH];
+	struct db_param p[3 + 8 * PROJECT_BATCH];
 	struct buf sql;
 	buf_init(&sql, 1u << 20);
 	enum code rc = CODE_OK;
@@ -330,13 +333,15 @@ enum code store_projects_insert_many(struct store_tx *tx, const char *org_id, co
 		int k = n - start < PROJECT_BATCH ? n - start : PROJECT_BATCH;
 		buf_clear(&sql);
 		buf_puts(&sql, "INSERT INTO projects (id, org_id, job_code, name, customer_id, branch_id, "
-			 "project_manager_id, pickup_location_id, dropoff_location_id, created_at, updated_at) VALUES ");
+			 "project_manager_id, pickup_location_id, dropoff_location_id, created_at, updated_at, "
+			 "created_run_id, last_run_id) VALUES ");
 		p[0] = P_TXT(org_id);
 		p[1] = P_INT(now_ms());
+		p[2] = P_TXT(run_id);
 		for (int i = 0; i < k; i++) {
 			const struct project_rec *y = &x[start + i];
-			struct db_param *q = p + 2 + 8 * i;
-			int b = 3 + 8 * i;
+			struct db_param *q = p + 3 + 8 * i;
+			int b = 4 + 8 * i;
 			q[0] = P_TXT(y->id);
 			q[1] = P_TXT(y->job_code);
 			q[2] = P_TXT(y->name);
@@ -345,10 +350,10 @@ enum code store_projects_insert_many(struct store_tx *tx, const char *org_id, co
 			q[5] = P_TXT(y->project_manager_id);
 			q[6] = P_TXT(y->pickup_location_id);
 			q[7] = P_TXT(y->dropoff_location_id);
-			buf_printf(&sql, "%s($%d, $1, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $2, $2)", i ? ", " : "", b, b + 1,
-				   b + 2, b + 3, b + 4, b + 5, b + 6, b + 7);
+			buf_printf(&sql, "%s($%d, $1, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $2, $2, $3, $3)", i ? ", " : "", b,
+				   b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7);
 		}
-		rc = db_exec(store_tx_db(tx), buf_str(&sql), p, 2 + 8 * k, NULL);
+		rc = db_exec(store_tx_db(tx), buf_str(&sql), p, 3 + 8 * k, NULL);
 	}
 	buf_done(&sql);
 	return rc;

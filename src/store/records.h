@@ -48,8 +48,10 @@ struct location_rec {
 /* In a run's transaction.  Finders return CODE_NOT_FOUND when absent. */
 enum code store_project_find(struct store_tx *tx, struct arena *a, const char *org_id, const char *job_code,
 			     struct project_rec *ret);
-enum code store_project_insert(struct store_tx *tx, const char *org_id, const struct project_rec *p);
-enum code store_project_update(struct store_tx *tx, const struct project_rec *p);
+/* run_id: the run writing it (created_run_id / last_run_id: who did what). */
+enum code store_project_insert(struct store_tx *tx, const char *org_id, const char *run_id,
+			       const struct project_rec *p);
+enum code store_project_update(struct store_tx *tx, const char *run_id, const struct project_rec *p);
 enum code store_load_find(struct store_tx *tx, struct arena *a, const char *project_id, const char *load_no,
 			  struct load_rec *ret);
 enum code store_load_insert(struct store_tx *tx, const char *org_id, const char *run_id, const struct load_rec *l);
@@ -66,7 +68,8 @@ enum code store_load_update(struct store_tx *tx, const char *run_id, const struc
 enum code store_projects_find_many(struct store_tx *tx, struct arena *a, const char *org_id,
 				   const char *const *job_codes, int n, struct project_rec **ret, int *ret_n);
 /* Inserts n Projects (ids set), a few statements in all. */
-enum code store_projects_insert_many(struct store_tx *tx, const char *org_id, const struct project_rec *p, int n);
+enum code store_projects_insert_many(struct store_tx *tx, const char *org_id, const char *run_id,
+				     const struct project_rec *p, int n);
 /* The Loads of one Project with any of the n (distinct) load numbers, in *ret (a). */
 enum code store_loads_find_many(struct store_tx *tx, struct arena *a, const char *project_id,
 				const char *const *load_nos, int n, struct load_rec **ret, int *ret_n);

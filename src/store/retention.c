@@ -33,6 +33,10 @@ static enum code delete_chunk(struct db *db, const char *run_id, int chunk, int6
 	*ret_done = !rc && db_res_rows(r) == 0;
 	db_res_free(r);
 	struct db_param m[] = {P_INT(now), P_TXT(run_id)};
+	/* The run's before-images and Load history go with its results
+	 * (PRODUCT §15): from then on it cannot be reverted (410). */
+	if (!rc && *ret_done)
+		rc = db_exec(db, "DELETE FROM record_changes WHERE run_id = $1", p, 1, NULL);
 	if (!rc && *ret_done)
 		rc = db_exec(db, "UPDATE runs SET results_deleted_at = $1 WHERE id = $2", m, 2, NULL);
 	return rc;

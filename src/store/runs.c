@@ -15,7 +15,8 @@
 #define RUN_COLS "id, org_id, kind, state, dry_run, fingerprint, file_name, file_size, file_format, " \
 	"file_encoding, file_delimiter, row_count, error_code, error_message, n_succeeded, n_warnings, " \
 	"n_failed, n_skipped, staged, shape_key, expires_at, created_at, started_at, finished_at, " \
-	"lease_owner, attempts, upload_deleted_at, results_deleted_at, opt_header_row, opt_sheet, file_detail, correction_of"
+	"lease_owner, attempts, upload_deleted_at, results_deleted_at, opt_header_row, opt_sheet, file_detail, " \
+	"correction_of, created_by, revert_of, commit_policy, n_not_committed"
 
 static void row_to_run(const struct db_res *r, int i, struct run *x)
 {
@@ -50,6 +51,10 @@ static void row_to_run(const struct db_res *r, int i, struct run *x)
 	cell_copy(r, i, 29, x->opt_sheet, sizeof x->opt_sheet);
 	cell_copy(r, i, 30, x->file_detail, sizeof x->file_detail);
 	cell_copy(r, i, 31, x->correction_of, sizeof x->correction_of);
+	cell_copy(r, i, 32, x->created_by, sizeof x->created_by);
+	cell_copy(r, i, 33, x->revert_of, sizeof x->revert_of);
+	cell_copy(r, i, 34, x->commit_policy, sizeof x->commit_policy);
+	x->not_committed = db_res_null(r, i, 35) ? -1 : (int)db_res_int(r, i, 35);
 }
 
 /* Past its time, or already deleted: a sweep may be up to
@@ -128,13 +133,15 @@ enum code store_run_create(struct store *st, struct run *run, const void *file, 
 		P_TXT(*run->shape_key ? run->shape_key : NULL), run->expires_at ? P_INT(run->expires_at) : P_NULL,
 		run->row_count >= 0 ? P_INT(run->row_count) : P_NULL,
 		run->opt_header_row > 0 ? P_INT(run->opt_header_row) : P_NULL,
-		P_TXT(*run->opt_sheet ? run->opt_sheet : NULL), P_TXT(*run->correction_of ? run->correction_of : NULL)};
+		P_TXT(*run->opt_sheet ? run->opt_sheet : NULL), P_TXT(*run->created_by ? run->created_by : NULL),
+		P_TXT(*run->revert_of ? run->revert_of : NULL), P_TXT(*run->commit_policy ? run->commit_policy : NULL),
+		P_TXT(*run->correction_of ? run->correction_of : NULL)};
 	if (!rc)
 		rc = db_exec(db, "INSERT INTO runs (id, org_id, kind, state, dry_run, fingerprint, file_name, "
 			     "file_size, file_format, created_at, updated_at, staged, shape_key, expires_at, row_count, "
-			     "opt_header_row, opt_sheet, correction_of) "
-			     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11, $12, $13, $14, $15, $16, $17)",
-			     p, 17, NULL);
+			     "opt_header_row, opt_sheet, created_by, revert_of, commit_policy, correction_of) "
+			     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11, $12, $13, $14, $15, $16, $17, $18, "
+			     "$19, $20)", p, 20, NULL);
 	if (rc == CODE_INTERNAL_ERROR && db_last_was_conflict(db)) {
 		/* Lost a race with an identical push: report that run. */
 		db_rollback(db);
@@ -349,6 +356,7 @@ static enum code run_move_db(struct db *db, const char *id, const struct run_mov
 		 "file_encoding = COALESCE($10, file_encoding), file_delimiter = COALESCE($11, file_delimiter), "
 		 "row_count = CASE WHEN $12 >= 0 THEN $12 ELSE row_count END, "
 		 "file_detail = COALESCE($16, file_detail), "
+		 "n_not_committed = CASE WHEN $17 > 0 THEN $17 ELSE n_not_committed END, "
 		 "finished_at = CASE WHEN $13 = 1 THEN $2 ELSE finished_at END, "
 		 "lease_until = CASE WHEN $13 = 1 THEN NULL ELSE lease_until END "
 		 "WHERE id = $14 AND state IN (%s) AND (CAST($15 AS TEXT) IS NULL OR lease_owner = $15) RETURNING id, "
@@ -357,9 +365,9 @@ static enum code run_move_db(struct db *db, const char *id, const struct run_mov
 		P_TXT(run_state_name(m->to)), P_INT(now), P_TXT(m->error_code), P_TXT(m->error_message),
 		P_INT(m->counts ? 1 : 0), P_INT(c[0]), P_INT(c[1]), P_INT(c[2]), P_INT(c[3]),
 		P_TXT(m->file_encoding), P_TXT(m->file_delimiter), P_INT(m->row_count), P_INT(m->finish ? 1 : 0),
-		P_TXT(id), P_TXT(m->owner), P_TXT(m->file_detail)};
+		P_TXT(id), P_TXT(m->owner), P_TXT(m->file_detail), P_INT(m->not_committed)};
 	struct db_res *r = NULL;
-	enum code rc = db_exec(db, sql, p, 16, &r);
+	enum code rc = db_exec(db, sql, p, 17, &r);
 	*ret_moved = !rc && db_res_rows(r) == 1;
 	/* The webhook event commits with the move that it tells of. */
 	if (*ret_moved && run_state_terminal(m->to))

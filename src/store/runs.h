@@ -48,6 +48,14 @@ struct run {
 	/* A run of corrected rows (PRODUCT §15): the run they were failed
 	 * rows of ("" for any other run). */
 	char correction_of[ID_MAX];
+	/* Who made the run (PRODUCT §15), as the JSON of its createdBy
+	 * ("" for runs made before it was kept); the run it reverts ("":
+	 * none); its commit policy ("all" | "partial"); the rows an
+	 * all-or-nothing failure did not write (-1: not such a run). */
+	char created_by[512];
+	char revert_of[ID_MAX];
+	char commit_policy[8];
+	int not_committed;
 };
 
 enum { COUNT_SUCCEEDED, COUNT_WARNINGS, COUNT_FAILED, COUNT_SKIPPED };
@@ -142,6 +150,7 @@ struct run_move {
 	int row_count;              /* set when >= 0 */
 	bool finish;                /* sets finished_at */
 	const char *file_detail;    /* set when not NULL (JSON object text) */
+	int not_committed;          /* set when > 0: counts.notCommitted */
 };
 enum code store_run_move(struct store *st, const char *id, const struct run_move *m, bool *ret_moved);
 

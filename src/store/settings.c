@@ -2,6 +2,7 @@
 #include "settings.h"
 
 #include <sodium.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/clock.h"
@@ -22,6 +23,25 @@ enum code store_approvers_configured(struct store *st, struct arena *a, const ch
 	*ret_n = n;
 	db_res_free(r);
 	return CODE_OK;
+}
+
+enum code store_org_commit_policy(struct store *st, const char *org_id, char ret[8])
+{
+	struct db_res *r;
+	struct db_param p[] = {P_TXT(org_id)};
+	enum code rc = store_exec1(st, "SELECT commit_policy FROM orgs WHERE id = $1", p, 1, &r);
+	if (rc)
+		return rc;
+	const char *v = db_res_rows(r) == 1 ? db_res_get(r, 0, 0) : NULL;
+	snprintf(ret, 8, "%s", v && !strcmp(v, "all") ? "all" : "partial");
+	db_res_free(r);
+	return CODE_OK;
+}
+
+enum code store_org_set_commit_policy(struct store *st, const char *org_id, const char *policy)
+{
+	struct db_param p[] = {P_TXT(org_id), P_TXT(!strcmp(policy, "all") ? "all" : "partial")};
+	return store_exec1(st, "UPDATE orgs SET commit_policy = $2 WHERE id = $1", p, 2, NULL);
 }
 
 enum code store_secret(struct store *st, const char *name, unsigned char *ret, size_t len)

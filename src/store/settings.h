@@ -11,6 +11,12 @@
 enum code store_approvers_configured(struct store *st, struct arena *a, const char *org_id, const char **ret,
 				     int max, int *ret_n);
 
+/* The organization's default commit policy for imports (Settings →
+ * Imports, PRODUCT §15): "all" or "partial" (also when never set) in
+ * ret (8 bytes); set stores "all" or "partial". */
+enum code store_org_commit_policy(struct store *st, const char *org_id, char ret[8]);
+enum code store_org_set_commit_policy(struct store *st, const char *org_id, const char *policy);
+
 /* A random secret of len bytes (at most 64) shared by every process using
  * this database, created on first use: concurrent first calls agree on one
  * value.  Returns CODE_OK or the store's error. */

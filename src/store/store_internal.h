@@ -58,6 +58,10 @@ enum code store_open_db(struct store *st, struct db **ret, char *err, size_t err
  * delivered when db's transaction commits: a run became claimable. */
 void runs_notify(struct db *db);
 
+/* store_change_add (changes.h) on db, inside the caller's transaction. */
+enum code store_change_add_db(struct db *db, const char *org_id, const char *run_id, const char *kind,
+			      const char *record_id, const char *op, const char *before);
+
 struct outbox_mail;
 /* Inserts a queued mail on db (inside the caller's transaction). */
 enum code outbox_insert_db(struct db *db, const struct outbox_mail *m);

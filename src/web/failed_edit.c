@@ -12,6 +12,7 @@
 #include "app/app.h"
 #include "base/clock.h"
 #include "import/corrections.h"
+#include "import/intake.h"
 #include "store/runs.h"
 
 #define FIX_ROWS_PER_PAGE 50
@@ -237,7 +238,8 @@ static void post_corrections(struct web_req *w)
 	char existing[ID_MAX] = "";
 	const char *dry = web_field(w, "dry_run");
 	struct correction_opts o = {.dry_run = dry && *dry, .keep_uploads_ms = w->app->cfg.keep_uploads_ms,
-				    .staging_ttl_ms = w->app->cfg.staging_ttl_ms};
+				    .staging_ttl_ms = w->app->cfg.staging_ttl_ms,
+				    .created_by = intake_who_user(w->a, w->session->user.id, w->session->user.email)};
 	if (!why)
 		rc = corrections_create(w->app->store, w->a, &orig, &c, &o, &run, existing, &why);
 	if (why || rc == CODE_INVALID_CORRECTION) {

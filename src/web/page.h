@@ -108,11 +108,13 @@ extern const struct web_handler page_keys, page_keys_mint, page_keys_revoke, pag
 extern const struct web_handler page_learned, page_learned_forget;
 extern const struct web_handler page_webhooks, page_webhooks_add, page_webhooks_delete, page_webhooks_test,
 	page_webhooks_resend;
-/* The Settings tabs, current being "keys", "comms", "learned" or "hooks". */
+/* The Settings tabs, current being "keys", "comms", "learned", "hooks" or "imports". */
 const struct html *settings_tabs(struct web_req *w, const char *current);
 extern const struct web_handler page_locations;
 extern const struct web_handler page_run_fixup;
 extern const struct web_handler page_import_upload, page_run_rerun, page_template;
 extern const struct web_handler page_reference, page_reference_add, page_run_fix;
+extern const struct web_handler page_run_undo_get, page_run_undo;
+extern const struct web_handler page_settings_imports, page_settings_imports_post;
 
 #endif

@@ -57,6 +57,20 @@ static bool awaits_review(const struct run *r)
 	return r->staged && r->state == RUN_QUEUED;
 }
 
+/* Who made the run (PRODUCT §15): a person's email, or "API token
+ * <name>"; "—" for runs made before it was kept. */
+static const char *who(struct arena *a, const struct run *r)
+{
+	json_t *by = *r->created_by ? json_loads(r->created_by, 0, NULL) : NULL;
+	const char *type = json_string_value(json_object_get(by, "type"));
+	const char *email = json_string_value(json_object_get(by, "email"));
+	const char *name = json_string_value(json_object_get(by, "name"));
+	const char *out = !type ? "—" : !strcmp(type, "user") ? arena_strdup(a, email ? email : "")
+		: arena_printf(a, "API token %s", name ? name : "");
+	json_decref(by);
+	return out;
+}
+
 static const struct html *run_row(struct web_req *w, const struct run *r)
 {
 	struct arena *a = w->a;
@@ -75,6 +89,8 @@ static const struct html *run_row(struct web_req *w, const struct run *r)
 		T_TEXT("skipped", web_int(a, r->counts[COUNT_SKIPPED])),
 		T_TEXT("created", web_time(a, r->created_at)),
 		T_TEXT("created_iso", web_time_iso(a, r->created_at)),
+		T_TEXT("created_by", who(a, r)),
+		T_FLAG("revert", *r->revert_of),
 	};
 	return tmpl_render(a, "run_row.html", v, sizeof v / sizeof v[0]);
 }
@@ -367,6 +383,19 @@ static bool load_run(struct web_req *w, struct run *r)
 	return rc == CODE_OK;
 }
 
+/* The bucket shown (?bucket, else the run's default) and the row after
+ * which its page starts (?after). */
+static int page_position(struct web_req *w, const struct run *r, int *ret_after)
+{
+	int b = bucket_index(web_query(w, "bucket"));
+	if (b < 0)
+		b = default_bucket(r);
+	const char *after_s = web_query(w, "after");
+	int after = after_s ? (int)strtol(after_s, NULL, 10) : 0;
+	*ret_after = after < 0 ? 0 : after;
+	return b;
+}
+
 static void run_page(struct web_req *w)
 {
 	struct run r;
@@ -378,13 +407,7 @@ static void run_page(struct web_req *w)
 	bool expired = had_results && run_results_expired(&r, w->app->cfg.keep_results_ms, now_ms());
 	bool results = had_results && !expired;
 	bool upload_gone = run_upload_expired(&r, w->app->cfg.keep_uploads_ms, now_ms());
-	int b = bucket_index(web_query(w, "bucket"));
-	if (b < 0)
-		b = default_bucket(&r);
-	const char *after_s = web_query(w, "after");
-	int after = after_s ? (int)strtol(after_s, NULL, 10) : 0;
-	if (after < 0)
-		after = 0;
+	int after, b = page_position(w, &r, &after);
 	struct page_rows p = {w, html_list_new(a), 0, 0};
 	bool more = false;
 	const struct html *problems = html_empty();
@@ -441,6 +464,11 @@ static void run_page(struct web_req *w)
 		T_TEXT("next_after", more ? web_int(a, p.last) : NULL),
 		T_HTML("fix_rows", results && !upload_gone && b == COUNT_FAILED && r.counts[COUNT_FAILED] > 0
 			? failed_edit_section(w, &r) : html_empty()),
+		T_TEXT("created_by", who(a, &r)),
+		T_TEXT("revert_of", *r.revert_of ? r.revert_of : NULL),
+		/* Undo (admins): a finished run that wrote something, while its
+		 * results (and before-images) are kept. */
+		T_FLAG("undo", web_is_admin(w) && results && !r.dry_run && r.counts[COUNT_SUCCEEDED] > 0),
 	};
 	struct web_page_opts o = {.nav = NAV_IMPORTS, .refresh_s = !terminal && !awaits_review(&r) ? REFRESH_S : 0};
 	web_page(w, 200, r.file_name, tmpl_render(a, "run.html", v, sizeof v / sizeof v[0]), &o);

@@ -20,6 +20,7 @@ const struct html *settings_tabs(struct web_req *w, const char *current)
 {
 	struct tmpl_var v[] = {T_FLAG("keys", !strcmp(current, "keys")), T_FLAG("comms", !strcmp(current, "comms")),
 			       T_FLAG("hooks", !strcmp(current, "hooks")), T_FLAG("learned", !strcmp(current, "learned")),
+			       T_FLAG("imports", !strcmp(current, "imports")),
 			       T_FLAG("admin", web_is_admin(w))};
 	return tmpl_render(w->a, "settings_tabs.html", v, sizeof v / sizeof v[0]);
 }

@@ -149,7 +149,8 @@ static void create(struct web_req *w, struct web_upload *up, enum sheet_format f
 	const char *dry = web_field(w, "dry_run");
 	struct intake in = {.org_id = w->session->org.id, .file_name = up->file_name,
 			    .dry_run = dry && *dry, .format = fmt, .fingerprint = fingerprint,
-			    .staging_ttl_ms = w->app->cfg.staging_ttl_ms};
+			    .staging_ttl_ms = w->app->cfg.staging_ttl_ms,
+			    .created_by = intake_who_user(w->a, w->session->user.id, w->session->user.email)};
 	struct run run;
 	char existing[ID_MAX];
 	enum code rc = intake_create_run(w->app->store, w->a, &in, up->file.map ? up->file.map : "", up->file.len,
@@ -197,7 +198,8 @@ static void rerun(struct web_req *w)
 	struct run run;
 	char existing[ID_MAX];
 	rc = intake_rerun(w->app->store, w->a, &orig, dry && *dry, w->app->cfg.keep_uploads_ms,
-			  w->app->cfg.staging_ttl_ms, &run, existing);
+			  w->app->cfg.staging_ttl_ms, intake_who_user(w->a, w->session->user.id, w->session->user.email),
+			  &run, existing);
 	if (rc == CODE_UPLOAD_EXPIRED) {
 		web_error(w, 410, "File deleted (UPLOAD_EXPIRED)", "The stored file of this run was deleted by "
 			  "retention. Import the file again from your copy with Import a file.");

@@ -337,3 +337,17 @@ def test_redirect_is_not_followed(start_server):
         assert "HTTP 307 (redirects are not followed)" in srv.stderr()
     finally:
         rcv.close()
+
+
+def test_revert_run_sends_completed_event(start_server, receiver):
+    """A revert run (PRODUCT §15) is a run like any other: its
+    import_run.completed carries it, with revertOf and createdBy."""
+    srv = start_server(env=SWITCHES)
+    create_endpoint(srv, receiver.url, events=["import_run.completed"])
+    run = wait_run(srv, accepted_run(upload(srv, csv_bytes(rows(2, job="WH-REV"))))["id"])
+    assert json.loads(receiver.next()["body"])["data"]["object"]["id"] == run["id"]
+    r = srv.post("/api/v1/imports/runs/%s/revert" % run["id"])
+    rv = wait_run(srv, accepted_run(r)["id"])
+    event = json.loads(receiver.next()["body"])
+    assert event["type"] == "import_run.completed"
+    assert event["data"]["object"] == rv and rv["revertOf"] == run["id"] and rv["createdBy"]["type"] == "token"

@@ -307,21 +307,22 @@ static void problems(struct store *st)
 	int ng = 0;
 	assert_int_equal(results_problems(st, a, r.id, "https://docs.test", &g, &ng), CODE_OK);
 	assert_int_equal(ng, 5);
-	assert_string_equal(g[0]->value, "Big");
-	assert_int_equal(g[0]->row_count, BIG);
-	assert_int_equal(g[0]->nrows, PROBLEM_ROWS_SHOWN);
-	assert_int_equal(g[0]->rows[0], 7);
-	assert_int_equal(g[0]->rows[19], 26);
-	assert_string_equal(g[1]->value, " Acme ");
-	assert_int_equal(g[1]->row_count, 2);
-	assert_string_equal(g[1]->fix_type, "create_customer");
-	assert_string_equal(g[1]->fix_name, "Acme");
-	assert_non_null(strstr(g[1]->message, "No customer named \" Acme \""));
-	assert_string_equal(g[1]->doc_url, "https://docs.test/api/errors/LOOKUP_MISS");
-	assert_string_equal(g[2]->code, "TYPE_MISMATCH");   /* row 2, counted once */
-	assert_true(g[2]->error);
-	assert_int_equal(g[2]->row_count, 1);
-	assert_null(g[2]->fix_type);
+	/* Errors first (issue 30): row 2's mismatch, counted once. */
+	assert_string_equal(g[0]->code, "TYPE_MISMATCH");
+	assert_true(g[0]->error);
+	assert_int_equal(g[0]->row_count, 1);
+	assert_null(g[0]->fix_type);
+	assert_string_equal(g[1]->value, "Big");
+	assert_int_equal(g[1]->row_count, BIG);
+	assert_int_equal(g[1]->nrows, PROBLEM_ROWS_SHOWN);
+	assert_int_equal(g[1]->rows[0], 7);
+	assert_int_equal(g[1]->rows[19], 26);
+	assert_string_equal(g[2]->value, " Acme ");
+	assert_int_equal(g[2]->row_count, 2);
+	assert_string_equal(g[2]->fix_type, "create_customer");
+	assert_string_equal(g[2]->fix_name, "Acme");
+	assert_non_null(strstr(g[2]->message, "No customer named \" Acme \""));
+	assert_string_equal(g[2]->doc_url, "https://docs.test/api/errors/LOOKUP_MISS");
 	assert_string_equal(g[3]->value, "");                /* row 3: "" ... */
 	assert_null(g[3]->fix_type);                         /* ... is no name to create */
 	assert_null(g[4]->value);                            /* row 4: null, another group */
