@@ -17,6 +17,7 @@ struct ratelimit;
 struct oidc;
 struct geocoder;
 struct api_state;
+struct notify;
 
 /* Wakes a background thread: a run was queued, a mail was queued.  Both
  * may be called from any thread; fn may be NULL (nothing to wake). */
@@ -50,8 +51,10 @@ struct app {
 	struct geocoder *geo;             /* geocodes new locations (src/geo); NULL until opened */
 	unsigned char cursor_key[32];     /* page-cursor MAC key, shared through the database */
 	struct api_state *api;            /* the API's ETag cache and upload semaphore (src/api/api.h) */
+	/* Run changes and queued webhook deliveries and mails: built by main
+	 * before anything else, handed to the store as it opens (src/notify). */
+	struct notify *notify;
 	struct app_hook run_queued;       /* wakes this process's import workers */
-	struct app_hook mail_queued;      /* wakes this process's mailer */
 	/* serve: the API listener, whose held long polls /metrics counts;
 	 * NULL in other processes and while it starts or stops. */
 	_Atomic(struct http_server *) http;

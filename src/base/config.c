@@ -321,6 +321,11 @@ static int load_numbers(struct config *c)
 	else if (r) c->max_file_bytes = (size_t)v;
 	if ((r = env_long("LOADLINE_MAX_WAITERS", 0, 100000, &v)) < 0) rc = 1;
 	else if (r) c->max_waiters = (int)v;
+	/* Default: a quarter of the table per organization (issue 27 item 15),
+	 * so that one organization's pollers cannot take every slot. */
+	c->max_waiters_per_org = c->max_waiters / 4 > 0 ? c->max_waiters / 4 : 1;
+	if ((r = env_long("LOADLINE_MAX_WAITERS_PER_ORG", 1, 100000, &v)) < 0) rc = 1;
+	else if (r) c->max_waiters_per_org = (int)v;
 	if ((r = env_long("LOADLINE_HTTP_THREADS", 1, 256, &v)) < 0) rc = 1;
 	else if (r) c->http_threads = (int)v;
 	if ((r = env_long("LOADLINE_MAX_CONNECTIONS", 16, 1000000, &v)) < 0) rc = 1;

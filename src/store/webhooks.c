@@ -8,6 +8,7 @@
 #include "base/clock.h"
 #include "base/ids.h"
 #include "outbox.h"
+#include "notify/notify.h"
 #include "store_internal.h"
 
 #define EP_COLS "id, org_id, url, events, secret, created_at, disabled_at, failing_since"
@@ -117,6 +118,8 @@ enum code webhook_enqueue_db(struct db *db, const char *org_id, const char *type
 			     "next_attempt_at, created_at) SELECT CAST($1 AS TEXT) || '/' || id, CAST($1 AS TEXT), id, "
 			     "org_id, 'queued', $3, $3 " SUBSCRIBED("$2", "$4")
 			     " AND (CAST($5 AS TEXT) IS NULL OR id = $5)", q, 5, NULL);
+	if (any && !rc)
+		db_mark_queued(db, 1u << NOTIFY_WEBHOOKS);   /* the sender wakes (store_work_queued) */
 	return rc;
 }
 
@@ -167,6 +170,17 @@ enum code store_webhook_claim(struct store *st, struct arena *a, int64_t hold_ms
 	}
 	db_res_free(r);
 	store_release(st, db);
+	return rc;
+}
+
+enum code store_webhook_next_due(struct store *st, int64_t *ret_at)
+{
+	struct db_res *r = NULL;
+	enum code rc = store_exec1(st, "SELECT MIN(next_attempt_at) FROM webhook_deliveries WHERE state = 'queued'",
+				   NULL, 0, &r);
+	if (!rc)
+		*ret_at = db_res_rows(r) == 1 && !db_res_null(r, 0, 0) ? db_res_int(r, 0, 0) : 0;
+	db_res_free(r);
 	return rc;
 }
 
@@ -330,5 +344,7 @@ enum code store_webhook_resend(struct store *st, const char *org_id, const char 
 	}
 	rc = db_one_row(rc, r);
 	db_res_free(r);
+	if (!rc)
+		store_signal_work(st, NULL, NOTIFY_WEBHOOKS);
 	return rc;
 }

@@ -51,6 +51,9 @@ struct webhook_delivery {
  * so no other thread or process tries it meanwhile); CODE_NOT_FOUND when
  * none is due. */
 enum code store_webhook_claim(struct store *st, struct arena *a, int64_t hold_ms, struct webhook_delivery *ret);
+/* When the next queued delivery falls due (ms; 0: none queued): the
+ * sender sleeps until then unless woken. */
+enum code store_webhook_next_due(struct store *st, int64_t *ret_at);
 /* Freezes the event's payload when it has none yet; *ret is the payload
  * stored (this one or one another attempt stored first), in a. */
 enum code store_webhook_set_payload(struct store *st, struct arena *a, const char *event_id, const char *payload,

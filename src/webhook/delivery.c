@@ -16,12 +16,15 @@
 #include "base/log.h"
 #include "base/waiter.h"
 #include "import/run_json.h"
+#include "notify/notify.h"
 #include "store/outbox.h"
 #include "store/runs.h"
 #include "store/webhooks.h"
 #include "webhook.h"
 
-#define POLL_MS 500
+/* Without a wake-up (none reaches a process with no hub), the sender still
+ * looks this often; otherwise it sleeps until the next retry falls due. */
+#define IDLE_MAX_MS 60000
 #define TIMEOUT_MS 10000            /* PRODUCT §12: a 2xx within 10 s */
 #define HOLD_MS (2 * TIMEOUT_MS)    /* no second attempt while one may still run */
 #define BACKOFF_MAX_MS (3600 * 1000)
@@ -30,14 +33,15 @@ struct webhooks {
 	struct store *st;
 	struct webhook_opts o;
 	pthread_t thread;
-	struct waiter w;
+	struct waiter own;   /* without a hub */
+	struct waiter *w;    /* the hub's NOTIFY_WEBHOOKS sleeper, or &own */
 };
 
 void webhooks_notify(void *arg)
 {
 	struct webhooks *w = arg;
 	if (w)
-		waiter_wake(&w->w);
+		waiter_wake(w->w);
 }
 
 int64_t webhook_backoff(int attempt, int64_t min_ms)
@@ -131,7 +135,7 @@ static void post(struct webhooks *w, const struct webhook_delivery *d, const cha
 		 char *err, size_t errlen)
 {
 	int64_t t0 = now_ms();
-	struct attempt_ctx ctx = {.w = &w->w, .allow_private = w->o.allow_private};
+	struct attempt_ctx ctx = {.w = w->w, .allow_private = w->o.allow_private};
 	struct curl_slist *hl = headers(d, body, err, errlen);
 	CURL *c = hl ? curl_easy_init() : NULL;
 	if (c) {
@@ -239,14 +243,28 @@ static bool deliver_one(struct webhooks *w)
 	return true;
 }
 
+/* How long to sleep when nothing is due: until the next retry, at most
+ * IDLE_MAX_MS (a new event wakes the sender through the hub). */
+static int64_t idle_ms(struct webhooks *w)
+{
+	int64_t due = 0, now = now_ms();
+	if (store_webhook_next_due(w->st, &due))
+		return 1000;   /* the database is unavailable: look again soon */
+	if (!due)
+		return IDLE_MAX_MS;
+	return due <= now ? 1 : due - now < IDLE_MAX_MS ? due - now : IDLE_MAX_MS;
+}
+
 static void *webhooks_main(void *arg)
 {
 	struct webhooks *w = arg;
+	unsigned long ticket;
 	do {
+		ticket = waiter_ticket(w->w);
 		while (deliver_one(w))
-			if (waiter_stopping(&w->w))
+			if (waiter_stopping(w->w))
 				return NULL;
-	} while (waiter_nap(&w->w, POLL_MS));
+	} while (waiter_nap_since(w->w, ticket, idle_ms(w)));
 	return NULL;
 }
 
@@ -257,7 +275,8 @@ struct webhooks *webhooks_start(struct store *st, const struct webhook_opts *o)
 		abort();
 	w->st = st;
 	w->o = *o;
-	waiter_init(&w->w);
+	waiter_init(&w->own);
+	w->w = o->notify ? notify_waiter(o->notify, NOTIFY_WEBHOOKS) : &w->own;
 	thread_start(&w->thread, webhooks_main, w);
 	return w;
 }
@@ -266,8 +285,8 @@ void webhooks_stop(struct webhooks *w)
 {
 	if (!w)
 		return;
-	waiter_stop(&w->w);
+	waiter_stop(w->w);
 	pthread_join(w->thread, NULL);
-	waiter_done(&w->w);
+	waiter_done(&w->own);
 	free(w);
 }

@@ -12,6 +12,7 @@
 
 struct store;
 struct config;
+struct notify;
 
 struct webhook_opts {
 	const struct config *cfg;   /* the run resource's URLs and retention (run_json) */
@@ -20,6 +21,7 @@ struct webhook_opts {
 	bool allow_http, allow_private;
 	void (*mail_queued)(void *arg);   /* the disabling mail was queued */
 	void *mail_arg;
+	struct notify *notify;      /* wakes the sender when deliveries are queued; NULL: it looks every minute */
 };
 
 struct webhooks;

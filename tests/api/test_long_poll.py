@@ -116,7 +116,7 @@ def test_held_requests_take_no_http_thread(start_server):
 
 
 def test_beyond_max_waiters_the_preference_is_ignored(start_server):
-    srv = start_server(workers=0, env={"LOADLINE_MAX_WAITERS": "2"})
+    srv = start_server(workers=0, env={"LOADLINE_MAX_WAITERS": "2", "LOADLINE_MAX_WAITERS_PER_ORG": "2"})
     run, etag = queued_run(srv, "LP-6")
     with concurrent.futures.ThreadPoolExecutor(2) as ex:
         futs = [ex.submit(poll, srv, run["id"], etag, 3) for _ in range(2)]
