@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <strings.h>
 
 #include "base/arena.h"
@@ -167,6 +168,9 @@ static void get_run(struct api_ctx *ctx, struct http_request *req, struct http_r
 	struct run run;
 	if (!load_run(ctx, req, res, &run))
 		return;
+	int delay = http_header(req, "Prefer") ? ctx->app->cfg.debug_poll_read_delay_ms : 0;
+	if (delay)   /* tests: a change lands between the read and the decision */
+		nanosleep(&(struct timespec){delay / 1000, delay % 1000 * 1000000L}, NULL);
 	char etag[40];
 	const char *s = api_json_etagged(req, res, run_json(&run, &ctx->app->cfg), etag);
 	if (!s)

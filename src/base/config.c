@@ -340,6 +340,8 @@ static int load_numbers(struct config *c)
 	else if (r) c->webhook_allow_private = v == 1;
 	if ((r = env_long("LOADLINE_DEBUG_ROW_DELAY_MS", 0, 10000, &v)) < 0) rc = 1;
 	else if (r) c->debug_row_delay_ms = (int)v;
+	if ((r = env_long("LOADLINE_DEBUG_POLL_READ_DELAY_MS", 0, 10000, &v)) < 0) rc = 1;
+	else if (r) c->debug_poll_read_delay_ms = (int)v;
 	return rc;
 }
 

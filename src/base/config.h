@@ -48,6 +48,8 @@ struct config {
 	bool webhook_allow_private; /* LOADLINE_WEBHOOK_ALLOW_PRIVATE=1: deliver to private addresses (tests) */
 	int64_t webhook_retry_min_ms; /* LOADLINE_WEBHOOK_RETRY_MIN 1m: first retry, doubling up to 1 h */
 	int64_t webhook_retry_for_ms; /* LOADLINE_WEBHOOK_RETRY_FOR 72h: then the endpoint is disabled */
+	int debug_poll_read_delay_ms;   /* LOADLINE_DEBUG_POLL_READ_DELAY_MS: a long poll waits this long after
+					 * reading its run (the missed-wake-up test) */
 	int debug_row_delay_ms;  /* LOADLINE_DEBUG_ROW_DELAY_MS: fault-injection for
 				  * recovery tests (slows each written row); 0 in production */
 	char docs_path[512];     /* path under which this process serves the error pages */

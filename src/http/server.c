@@ -49,6 +49,7 @@ struct http_server {
 	int listen_fd;             /* ours: libmicrohttpd gets connections from acceptor_main */
 	pthread_t acceptor;
 	struct guard *guard;       /* admission and header deadlines (guard.h) */
+	double header_ms;          /* the header time-out */
 	struct notify *notify;     /* long polls are held in its table; NULL: none */
 	atomic_bool stopping;
 };
@@ -689,8 +690,11 @@ static void *acceptor_main(void *arg)
 {
 	struct http_server *srv = arg;
 	for (;;) {
-		/* Between connections it enforces the header deadlines (guard.h). */
-		double wait = guard_expire(srv->guard, mono_ms(), 250);
+		/* Between connections it enforces the header deadlines (guard.h).
+		 * A deadline other threads add (guard_idle) is at least a header
+		 * time-out away, so sleeping up to one never misses one — and an
+		 * idle server does not wake four times a second (issue 27). */
+		double wait = guard_expire(srv->guard, mono_ms(), srv->header_ms);
 		struct pollfd p = {.fd = srv->listen_fd, .events = POLLIN};
 		if (poll(&p, 1, (int)wait + 1) == 0 && !atomic_load(&srv->stopping))
 			continue;
@@ -729,7 +733,8 @@ struct http_server *http_start_fd(int lfd, const char *listen, int threads, cons
 	srv->listen_fd = lfd;
 	unsigned cap = app->max_connections ? app->max_connections : 4096u;
 	unsigned idle_s = app->idle_timeout_s ? app->idle_timeout_s : 15u;
-	srv->guard = guard_new(cap, app->header_timeout_ms ? app->header_timeout_ms : 5000.0, idle_s * 1000.0);
+	srv->header_ms = app->header_timeout_ms ? app->header_timeout_ms : 5000.0;
+	srv->guard = guard_new(cap, srv->header_ms, idle_s * 1000.0);
 	pthread_mutex_init(&srv->lg.mu, NULL);
 	pthread_cond_init(&srv->lg.wake, NULL);
 	thread_start(&srv->lg.thread, lingerer_main, &srv->lg);

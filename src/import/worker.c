@@ -88,6 +88,19 @@ static bool triage_one(struct worker *w)
 	return true;
 }
 
+/* With PostgreSQL's LISTEN (or this process's own hook) waking the workers
+ * for every new run, the poll only finds runs that became claimable by
+ * time (an expired lease, a retry): every IDLE_POLL_LISTENING_MS at most,
+ * not LOADLINE_WORKER_POLL — each look is three round trips, and an idle
+ * server must not wake more than a few times a second (issue 27). */
+#define IDLE_POLL_LISTENING_MS 2000
+
+static int64_t idle_poll_ms(const struct workers *all)
+{
+	int64_t ms = all->opts.poll_ms;
+	return all->runs_listener && ms < IDLE_POLL_LISTENING_MS ? IDLE_POLL_LISTENING_MS : ms;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -105,7 +118,7 @@ static void *worker_main(void *arg)
 		}
 		if (rc != CODE_NOT_FOUND)
 			log_json("warn", "claim failed", json_pack("{s:s,s:s}", "worker", w->owner, "reason", code_name(rc)));
-		if (!waiter_nap_since(&all->w, ticket, rc == CODE_NOT_FOUND ? all->opts.poll_ms : RETRY_MS))
+		if (!waiter_nap_since(&all->w, ticket, rc == CODE_NOT_FOUND ? idle_poll_ms(all) : RETRY_MS))
 			break;
 	}
 	return NULL;
