@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 
 #include "base/config.h"
+#include "webhook/webhook.h"
 
 struct store;
 struct ratelimit;
@@ -36,11 +37,12 @@ static inline void app_hook_call(const struct app_hook *h)
  * one at a time, so that no thread ever waits for another to give one
  * back — the HTTP threads (0 in a worker process), the metrics listener's
  * thread, the import workers, their heartbeat and sweeper, the mailer,
- * the webhook deliverer and the main thread.  (The runs listener and the
+ * the webhook senders (WEBHOOK_SENDERS) and the main thread.  (The runs listener and the
  * checkpointer open connections of their own.) */
 static inline int app_store_pool_size(const struct config *c, int http_threads)
 {
-	return http_threads + (c->metrics_listen[0] ? 1 : 0) + c->workers + 2 + (c->smtp_url[0] ? 1 : 0) + 1 + 1;
+	return http_threads + (c->metrics_listen[0] ? 1 : 0) + c->workers + 2 + (c->smtp_url[0] ? 1 : 0) +
+	       WEBHOOK_SENDERS + 1;
 }
 
 struct app {

@@ -178,6 +178,8 @@ struct workers *workers_start(struct store *st, const struct worker_opts *o, int
 	waiter_init(&all->w);
 	char host[64] = "host";
 	gethostname(host, sizeof host - 1);
+	/* Before the workers start: they read it (idle_poll_ms). */
+	all->runs_listener = all->n > 0 ? store_runs_listen(st) : NULL;
 	for (int i = 0; i < all->n; i++) {
 		struct worker *w = &all->workers[i];
 		w->all = all;
@@ -186,7 +188,7 @@ struct workers *workers_start(struct store *st, const struct worker_opts *o, int
 	}
 	thread_start(&all->heartbeat, heartbeat_main, all);
 	thread_start(&all->sweeper, sweeper_main, all);
-	if (all->n > 0 && (all->runs_listener = store_runs_listen(st)))
+	if (all->runs_listener)
 		thread_start(&all->listener, listener_main, all);
 	return all;
 }

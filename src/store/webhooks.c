@@ -142,22 +142,51 @@ static void row_to_delivery(struct arena *a, const struct db_res *r, struct webh
 	d->event_created_at = db_res_int(r, 0, 10);
 }
 
-enum code store_webhook_claim(struct store *st, struct arena *a, int64_t hold_ms, struct webhook_delivery *ret)
+/* " AND d.col NOT IN ($k, ...)" for n values from parameter k on. */
+static void not_in(struct buf *b, const char *col, int n, int *k)
+{
+	if (n <= 0)
+		return;
+	buf_printf(b, " AND %s NOT IN (", col);
+	for (int i = 0; i < n; i++)
+		buf_printf(b, "%s$%d", i ? ", " : "", (*k)++);
+	buf_printf(b, ")");
+}
+
+/* The claim's statement and parameters (two fixed, then skip's). */
+static int claim_sql(struct buf *b, enum db_kind kind, const struct webhook_skip *skip, struct db_param *p)
+{
+	int k = 3, n = 2;
+	buf_printf(b, "UPDATE webhook_deliveries SET next_attempt_at = $2, attempts = attempts + 1 "
+		   "WHERE key = (SELECT key FROM webhook_deliveries WHERE state = 'queued' AND next_attempt_at <= $1");
+	if (skip) {
+		not_in(b, "endpoint_id", skip->nendpoints, &k);
+		not_in(b, "org_id", skip->norgs, &k);
+		for (int i = 0; i < skip->nendpoints; i++)
+			p[n++] = (struct db_param)P_TXT(skip->endpoints[i]);
+		for (int i = 0; i < skip->norgs; i++)
+			p[n++] = (struct db_param)P_TXT(skip->orgs[i]);
+	}
+	/* A scalar subquery, evaluated once: exactly one delivery is claimed. */
+	buf_printf(b, " ORDER BY next_attempt_at LIMIT 1%s) AND state = 'queued' AND next_attempt_at <= $1 "
+		   "RETURNING event_id, endpoint_id", kind == DB_POSTGRES ? " FOR UPDATE SKIP LOCKED" : "");
+	return n;
+}
+
+enum code store_webhook_claim(struct store *st, struct arena *a, int64_t hold_ms, const struct webhook_skip *skip,
+			      struct webhook_delivery *ret)
 {
 	struct db *db = store_acquire(st);
 	if (!db)
 		return CODE_SERVICE_UNAVAILABLE;
 	int64_t now = now_ms();
-	char sql[700];
-	/* A scalar subquery, evaluated once: exactly one delivery is claimed. */
-	snprintf(sql, sizeof sql, "UPDATE webhook_deliveries SET next_attempt_at = $2, attempts = attempts + 1 "
-		 "WHERE key = (SELECT key FROM webhook_deliveries WHERE state = 'queued' AND next_attempt_at <= $1 "
-		 "ORDER BY next_attempt_at LIMIT 1%s) AND state = 'queued' AND next_attempt_at <= $1 "
-		 "RETURNING event_id, endpoint_id",
-		 db_kind(db) == DB_POSTGRES ? " FOR UPDATE SKIP LOCKED" : "");
-	struct db_param p[] = {P_INT(now), P_INT(now + hold_ms)};
+	struct db_param p[2 + 2 * WEBHOOK_SKIP_MAX] = {P_INT(now), P_INT(now + hold_ms)};
+	struct buf sql;
+	buf_init(&sql, 4096);
+	int n = claim_sql(&sql, db_kind(db), skip, p);
 	struct db_res *r = NULL;
-	enum code rc = db_exec(db, sql, p, 2, &r);
+	enum code rc = db_exec(db, buf_str(&sql), p, n, &r);   /* under 1 KB: fits */
+	buf_done(&sql);
 	if ((rc = db_one_row(rc, r)) == CODE_OK) {
 		struct db_param k[] = {P_TXT(db_res_get(r, 0, 0)), P_TXT(db_res_get(r, 0, 1))};
 		struct db_res *d = NULL;

@@ -29,12 +29,30 @@
 #define HOLD_MS (2 * TIMEOUT_MS)    /* no second attempt while one may still run */
 #define BACKOFF_MAX_MS (3600 * 1000)
 
+/* A small pool (issue 27): attempts in flight at once, each on its own
+ * thread; at most one per endpoint, and at most ORG_SHARE of one
+ * organization's, so that a hanging endpoint (10 s an attempt) never
+ * delays another organization's deliveries. */
+#define SENDERS WEBHOOK_SENDERS
+#define ORG_SHARE 2
+
+struct webhooks;
+struct sender {
+	struct webhooks *w;
+	int slot;
+};
+
 struct webhooks {
 	struct store *st;
 	struct webhook_opts o;
-	pthread_t thread;
+	pthread_t threads[SENDERS];
 	struct waiter own;   /* without a hub */
 	struct waiter *w;    /* the hub's NOTIFY_WEBHOOKS sleeper, or &own */
+	/* The claims: made one at a time under mu, which also guards what is
+	 * in flight (a sender's endpoint and org, "" when idle). */
+	pthread_mutex_t mu;
+	char endpoint[SENDERS][ID_MAX], org[SENDERS][ID_MAX];
+	struct sender senders[SENDERS];
 };
 
 void webhooks_notify(void *arg)
@@ -203,12 +221,57 @@ static void disable(struct webhooks *w, struct arena *a, const struct webhook_de
 		w->o.mail_queued(w->o.mail_arg);
 }
 
+/* Under mu: what the others have in flight — their endpoints, and the
+ * organizations that have their share. */
+static void skips(struct webhooks *w, struct webhook_skip *sk)
+{
+	memset(sk, 0, sizeof(*sk));
+	for (int i = 0; i < SENDERS; i++) {
+		if (!*w->endpoint[i])
+			continue;
+		sk->endpoints[sk->nendpoints++] = w->endpoint[i];
+		int same = 0;
+		for (int j = 0; j < SENDERS; j++)
+			same += !strcmp(w->org[j], w->org[i]);
+		bool listed = false;
+		for (int j = 0; j < sk->norgs; j++)
+			listed |= !strcmp(sk->orgs[j], w->org[i]);
+		if (same >= ORG_SHARE && !listed)
+			sk->orgs[sk->norgs++] = w->org[i];
+	}
+}
+
+/* Claims one due delivery that no other sender's rules exclude, and marks
+ * it in flight on slot. */
+static enum code claim(struct webhooks *w, int slot, struct arena *a, struct webhook_delivery *d)
+{
+	struct webhook_skip sk;
+	pthread_mutex_lock(&w->mu);
+	skips(w, &sk);
+	enum code rc = store_webhook_claim(w->st, a, HOLD_MS, &sk, d);
+	if (!rc) {
+		snprintf(w->endpoint[slot], ID_MAX, "%s", d->endpoint_id);
+		snprintf(w->org[slot], ID_MAX, "%s", d->org_id);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return rc;
+}
+
+/* The attempt on slot is over: others may take its endpoint and org. */
+static void release(struct webhooks *w, int slot)
+{
+	pthread_mutex_lock(&w->mu);
+	*w->endpoint[slot] = *w->org[slot] = '\0';
+	pthread_mutex_unlock(&w->mu);
+	waiter_wake(w->w);   /* a sender that passed over this endpoint looks again */
+}
+
 /* Delivers one due delivery; returns true when there was one. */
-static bool deliver_one(struct webhooks *w)
+static bool deliver_one(struct webhooks *w, int slot)
 {
 	struct arena *a = arena_new();
 	struct webhook_delivery d;
-	enum code rc = store_webhook_claim(w->st, a, HOLD_MS, &d);
+	enum code rc = claim(w, slot, a, &d);
 	if (rc) {
 		if (rc != CODE_NOT_FOUND)
 			log_json("error", "webhook claim failed", json_pack("{s:s,s:s}", "code", code_name(rc), "cause",
@@ -239,6 +302,7 @@ static bool deliver_one(struct webhooks *w)
 			   (json_int_t)at.duration_ms, "detail", ok ? "delivered" : err));
 	if (!ok && failing_since && now - failing_since >= w->o.retry_for_ms)
 		disable(w, a, &d, failing_since, err);
+	release(w, slot);
 	arena_free(a);
 	return true;
 }
@@ -252,16 +316,21 @@ static int64_t idle_ms(struct webhooks *w)
 		return 1000;   /* the database is unavailable: look again soon */
 	if (!due)
 		return IDLE_MAX_MS;
-	return due <= now ? 1 : due - now < IDLE_MAX_MS ? due - now : IDLE_MAX_MS;
+	/* Due now but passed over (its endpoint or org is busy here): the
+	 * attempt that ends wakes this sender. */
+	if (due <= now)
+		return IDLE_MAX_MS / 60;
+	return due - now < IDLE_MAX_MS ? due - now : IDLE_MAX_MS;
 }
 
-static void *webhooks_main(void *arg)
+static void *sender_main(void *arg)
 {
-	struct webhooks *w = arg;
+	struct sender *s = arg;
+	struct webhooks *w = s->w;
 	unsigned long ticket;
 	do {
 		ticket = waiter_ticket(w->w);
-		while (deliver_one(w))
+		while (deliver_one(w, s->slot))
 			if (waiter_stopping(w->w))
 				return NULL;
 	} while (waiter_nap_since(w->w, ticket, idle_ms(w)));
@@ -277,7 +346,11 @@ struct webhooks *webhooks_start(struct store *st, const struct webhook_opts *o)
 	w->o = *o;
 	waiter_init(&w->own);
 	w->w = o->notify ? notify_waiter(o->notify, NOTIFY_WEBHOOKS) : &w->own;
-	thread_start(&w->thread, webhooks_main, w);
+	pthread_mutex_init(&w->mu, NULL);
+	for (int i = 0; i < SENDERS; i++) {
+		w->senders[i] = (struct sender){w, i};
+		thread_start(&w->threads[i], sender_main, &w->senders[i]);
+	}
 	return w;
 }
 
@@ -286,7 +359,9 @@ void webhooks_stop(struct webhooks *w)
 	if (!w)
 		return;
 	waiter_stop(w->w);
-	pthread_join(w->thread, NULL);
+	for (int i = 0; i < SENDERS; i++)
+		pthread_join(w->threads[i], NULL);
+	pthread_mutex_destroy(&w->mu);
 	waiter_done(&w->own);
 	free(w);
 }

@@ -24,8 +24,12 @@ struct webhook_opts {
 	struct notify *notify;      /* wakes the sender when deliveries are queued; NULL: it looks every minute */
 };
 
+/* Delivery threads per process: attempts in flight at once (at most one
+ * per endpoint, at most two of one organization). */
+#define WEBHOOK_SENDERS 4
+
 struct webhooks;
-/* Starts the delivery thread; libcurl must be initialised before. */
+/* Starts the delivery threads; libcurl must be initialised before. */
 struct webhooks *webhooks_start(struct store *st, const struct webhook_opts *o);
 void webhooks_stop(struct webhooks *w);
 /* Wakes the thread (an event was queued); w may be NULL (an app_hook). */

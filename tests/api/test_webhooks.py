@@ -211,6 +211,32 @@ def test_delivery_is_woken_not_polled(start_server, receiver):
     assert max(late) < 0.25, late
 
 
+def test_a_hanging_endpoint_does_not_delay_another_orgs_deliveries(start_server, receiver):
+    """Issue 27 items 6 and 11: deliveries are concurrent and fair.  Org A's
+    endpoint hangs (each attempt waits out the 10 s limit, with more events
+    queued behind it); org B's event is still received within 0.5 s of its
+    run's end.  The serial deliverer made B wait for A's attempt (~10 s)."""
+    srv = start_server(env=SWITCHES)
+    hanging = Receiver(delays=[12] * 8)
+    try:
+        create_endpoint(srv, hanging.url, events=["import_run.completed"])
+        for i in range(3):
+            wait_run(srv, accepted_run(upload(srv, csv_bytes(rows(1, job="WH-A%d" % i))))["id"])
+        hanging.next(timeout=10)   # A's first attempt is in flight, hanging
+        b = srv.new_org()
+        srv.token = b.token
+        create_endpoint(srv, receiver.url, events=["import_run.completed"])
+        run = accepted_run(upload(srv, csv_bytes(rows(1, job="WH-B"))))
+        req = receiver.next(timeout=15)
+        done = json.loads(req["body"])["data"]["object"]
+        assert done["id"] == run["id"]
+        late = req["wall"] - _iso_seconds(done["finishedAt"])
+        assert late < 0.5, late
+    finally:
+        srv.token = srv.org.token
+        hanging.close()
+
+
 def test_retry_after_500_keeps_the_webhook_id(start_server):
     """A receiver answering 500 then 200: delivered on the retry (after
     LOADLINE_WEBHOOK_RETRY_MIN), same webhook-id and body, new signature
