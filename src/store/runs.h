@@ -29,7 +29,7 @@ struct run {
 	char error_code[40];      /* "" unless FAILED */
 	char error_message[512];
 	int counts[4];            /* succeeded, warnings, failed, skipped */
-	bool staged;              /* waiting for mapping review (nextAction) */
+	bool staged;              /* staged for mapping review (nextAction once its file was read) */
 	char shape_key[TOKEN_HASH_HEX];
 	int64_t expires_at;       /* staged runs: review deadline */
 	int64_t created_at, started_at, finished_at;
@@ -100,6 +100,12 @@ void store_runs_listener_close(struct runs_listener *l);
  * processes on SQLite) and, on PostgreSQL, the other processes by NOTIFY.
  * run_id NULL: some runs, which is not said. */
 void store_run_changed(struct store *st, const char *run_id);
+/* A staged run whose file a worker has read (row count known), still
+ * QUEUED: it awaits an admin's review (nextAction, the review page). */
+static inline bool run_awaits_review(const struct run *r)
+{
+	return r->staged && r->state == RUN_QUEUED && r->row_count >= 0;
+}
 /* Extends the lease while owner still holds the run. */
 enum code store_run_heartbeat(struct store *st, const char *id, const char *owner, int64_t lease_ms);
 /* Lets another claim happen soon (after a transient failure). */

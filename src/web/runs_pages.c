@@ -37,7 +37,7 @@ static const char *state_class(const struct run *r)
 
 static bool awaits_review(const struct run *r)
 {
-	return r->staged && r->state == RUN_QUEUED;
+	return run_awaits_review(r);
 }
 
 static const struct html *run_row(struct web_req *w, const struct run *r)
