@@ -48,6 +48,7 @@ static bool v4_public(uint32_t a)
 		{0xac100000, 0xfff00000}, /* 172.16/12 */
 		{0xc0000000, 0xffffff00}, /* 192.0.0/24 protocol assignments */
 		{0xc0000200, 0xffffff00}, /* 192.0.2/24 documentation */
+		{0xc0586300, 0xffffff00}, /* 192.88.99/24 6to4 relay anycast (deprecated) */
 		{0xc0a80000, 0xffff0000}, /* 192.168/16 */
 		{0xc6120000, 0xfffe0000}, /* 198.18/15 benchmarking */
 		{0xc6336400, 0xffffff00}, /* 198.51.100/24 documentation */
@@ -60,25 +61,48 @@ static bool v4_public(uint32_t a)
 	return true;
 }
 
+static uint32_t v4_at(const unsigned char *b)
+{
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+/* IPv6 (issue 27 item 14): global unicast 2000::/3 only — everything
+ * else is unassigned or special-purpose in IANA's registry (::/128,
+ * ::1, 100::/64 discard, 64:ff9b:1::/48 local NAT64, 5f00::/16 SRv6,
+ * fc00::/7, fe80::/10, fec0::/10, ff00::/8) — and within it not the
+ * special-purpose blocks: 2001::/23 (Teredo 2001::/32, benchmarking,
+ * ORCHID…), 2001:db8::/32 and 3fff::/20 (documentation).  IPv4 carried
+ * inside IPv6 (mapped ::ffff:0:0/96, compatible ::/96, SIIT
+ * ::ffff:0:0:0/96, NAT64 64:ff9b::/96, 6to4 2002::/16) is judged as the
+ * IPv4 address it carries. */
+static bool v6_public(const unsigned char *b)
+{
+	static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+	static const unsigned char siit[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0};
+	static const unsigned char nat64[12] = {0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0};
+	static const unsigned char zero[12] = {0};
+	if (!memcmp(b, mapped, 12) || !memcmp(b, siit, 12) || !memcmp(b, nat64, 12) || !memcmp(b, zero, 12))
+		return v4_public(v4_at(b + 12));
+	if (b[0] == 0x20 && b[1] == 0x02)
+		return v4_public(v4_at(b + 2));   /* 6to4 */
+	if ((b[0] & 0xe0) != 0x20)
+		return false;                     /* not 2000::/3 */
+	if (b[0] == 0x20 && b[1] == 0x01 && b[2] < 0x02)
+		return false;                     /* 2001::/23 IETF protocol assignments */
+	if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x0d && b[3] == 0xb8)
+		return false;                     /* 2001:db8::/32 documentation */
+	if (b[0] == 0x3f && b[1] == 0xff && (b[2] & 0xf0) == 0)
+		return false;                     /* 3fff::/20 documentation */
+	return true;
+}
+
 bool webhook_address_public(const struct sockaddr *sa)
 {
 	if (sa->sa_family == AF_INET)
 		return v4_public(ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr));
 	if (sa->sa_family != AF_INET6)
 		return false;
-	const unsigned char *b = ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr;
-	static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-	static const unsigned char nat64[12] = {0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0};
-	static const unsigned char zero[12] = {0};
-	/* IPv4 inside IPv6 (mapped, NAT64, the old compatible form) is judged
-	 * as the IPv4 address it carries. */
-	if (!memcmp(b, mapped, 12) || !memcmp(b, nat64, 12) || !memcmp(b, zero, 12))
-		return v4_public((uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 | (uint32_t)b[14] << 8 | b[15]);
-	if ((b[0] & 0xfe) == 0xfc || (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) || b[0] == 0xff)
-		return false;   /* unique local fc00::/7, link-local fe80::/10, multicast ff00::/8 */
-	if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x0d && b[3] == 0xb8)
-		return false;   /* 2001:db8::/32 documentation */
-	return true;
+	return v6_public(((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr);
 }
 
 const char *webhook_url_check(const char *u, bool allow_http)

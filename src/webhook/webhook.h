@@ -51,7 +51,10 @@ const char *webhook_url_check(const char *url, bool allow_http);
  * WEBHOOK_SECRET_MAX bytes). */
 void webhook_new_secret(char *out);
 /* Whether a delivery may connect to this address: false for loopback,
- * private, link-local, shared, multicast and other non-public ranges. */
+ * private, link-local, shared, multicast and every other special-purpose
+ * range of IANA's IPv4 and IPv6 registries; IPv6 only in global unicast
+ * 2000::/3; IPv4 embedded in IPv6 (mapped, NAT64, 6to4, SIIT) judged as
+ * that IPv4 address. */
 bool webhook_address_public(const struct sockaddr *sa);
 
 #endif
