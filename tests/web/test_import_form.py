@@ -14,7 +14,7 @@ import tempfile
 import pytest
 from selenium.webdriver.common.by import By
 
-from harness.jobs import csv_bytes, rows, wait_run
+from harness.jobs import awaiting_review, csv_bytes, rows, wait_run
 from web.test_browser import browser, shot, wait  # noqa: F401  (the fixture)
 from web.webtools import add_member, forms, login_link, signin, text_of
 
@@ -76,7 +76,7 @@ def test_new_shape_waits_for_review(server):
     w = signin(server)
     data = csv_bytes(rows(2, job="WEB-4")).replace(b"jobCode", b"Job Number", 1)
     rid, _ = run_id_of(post_file(w, data))
-    run = server.get("/api/v1/imports/runs/%s" % rid).json()
+    run = awaiting_review(server, rid)
     assert run["nextAction"]["type"] == "review_in_app"
     assert "Review columns" in text_of(w.get("/imports/runs/%s" % rid).text)
 
