@@ -26,12 +26,30 @@ static void row_to_endpoint(struct arena *a, const struct db_res *r, int i, stru
 	e->failing_since = db_res_null(r, i, 7) ? 0 : db_res_int(r, i, 7);
 }
 
-enum code store_webhook_endpoint_create(struct store *st, const struct webhook_endpoint *e)
+enum code store_webhook_endpoint_create(struct store *st, const struct webhook_endpoint *e, int max)
 {
 	struct db_param p[] = {P_TXT(e->id), P_TXT(e->org_id), P_TXT(e->url), P_TXT(e->events), P_TXT(e->secret),
-			       P_INT(e->created_at)};
-	return store_exec1(st, "INSERT INTO webhook_endpoints (id, org_id, url, events, secret, created_at) "
-			   "VALUES ($1, $2, $3, $4, $5, $6)", p, 6, NULL);
+			       P_INT(e->created_at), P_INT(max)};
+	struct db *db = store_acquire(st);
+	if (!db)
+		return CODE_SERVICE_UNAVAILABLE;
+	/* The count and the insert in one write transaction: SQLite has one
+	 * writer; on PostgreSQL the org's row lock orders concurrent creates. */
+	struct db_res *r = NULL;
+	enum code rc = db_begin_write(db);
+	if (!rc && db_kind(db) == DB_POSTGRES)
+		rc = db_exec(db, "SELECT 1 FROM orgs WHERE id = $1 FOR UPDATE", p + 1, 1, NULL);
+	if (!rc)
+		rc = db_exec(db, "INSERT INTO webhook_endpoints (id, org_id, url, events, secret, created_at) "
+			     "SELECT CAST($1 AS TEXT), CAST($2 AS TEXT), CAST($3 AS TEXT), CAST($4 AS TEXT), "
+			     "CAST($5 AS TEXT), CAST($6 AS BIGINT) WHERE (SELECT COUNT(*) FROM webhook_endpoints WHERE "
+			     "org_id = $2 AND deleted_at IS NULL) < $7 RETURNING id", p, 7, &r);
+	if (!rc && db_res_rows(r) == 0)
+		rc = CODE_WEBHOOK_ENDPOINT_LIMIT;
+	db_res_free(r);
+	rc = db_finish(db, rc);
+	store_release(st, db);
+	return rc;
 }
 
 enum code store_webhook_endpoint_list(struct store *st, struct arena *a, const char *org_id,

@@ -22,7 +22,9 @@ struct webhook_endpoint {
 	int64_t created_at, disabled_at, failing_since;
 };
 
-enum code store_webhook_endpoint_create(struct store *st, const struct webhook_endpoint *e);
+/* Adds e unless its organization already has max endpoints (not deleted):
+ * then CODE_WEBHOOK_ENDPOINT_LIMIT. */
+enum code store_webhook_endpoint_create(struct store *st, const struct webhook_endpoint *e, int max);
 /* The org's endpoints (not deleted), oldest first. */
 enum code store_webhook_endpoint_list(struct store *st, struct arena *a, const char *org_id,
 				      void (*fn)(const struct webhook_endpoint *e, void *ctx), void *ctx);

@@ -5,6 +5,7 @@
 #include <sodium.h>
 #include <stdio.h>
 #include <string.h>
+#include <netdb.h>
 #include <strings.h>
 
 #include "store/webhooks.h"
@@ -128,6 +129,60 @@ const char *webhook_url_check(const char *u, bool allow_http)
 	curl_free(scheme);
 	curl_free(host);
 	curl_free(user);
+	curl_url_cleanup(h);
+	return why;
+}
+
+/* The host of url as an address when it is a literal one (brackets of an
+ * IPv6 literal removed); false when it is a name. */
+static bool literal(const char *host, struct sockaddr_storage *ss)
+{
+	char h[64];
+	size_t n = strlen(host);
+	if (host[0] == '[' && n > 2 && n - 2 < sizeof h) {
+		memcpy(h, host + 1, n - 2);
+		h[n - 2] = '\0';
+	} else if (n < sizeof h) {
+		memcpy(h, host, n + 1);
+	} else {
+		return false;
+	}
+	memset(ss, 0, sizeof(*ss));
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+	if (inet_pton(AF_INET6, h, &s6->sin6_addr) == 1)
+		return (s6->sin6_family = AF_INET6), true;
+	if (inet_pton(AF_INET, h, &s4->sin_addr) == 1)
+		return (s4->sin_family = AF_INET), true;
+	return false;
+}
+
+/* Whether every address name resolves to is non-public (false when it
+ * does not resolve now: that may change before a delivery). */
+static bool resolves_only_private(const char *name)
+{
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL;
+	if (getaddrinfo(name, NULL, &hints, &res) || !res)
+		return false;
+	bool any_public = false;
+	for (struct addrinfo *ai = res; ai && !any_public; ai = ai->ai_next)
+		any_public = webhook_address_public(ai->ai_addr);
+	freeaddrinfo(res);
+	return !any_public;
+}
+
+const char *webhook_url_deliverable(const char *url)
+{
+	CURLU *h = curl_url();
+	char *host = NULL;
+	const char *why = NULL;
+	if (h && !curl_url_set(h, CURLUPART_URL, url, 0) && !curl_url_get(h, CURLUPART_HOST, &host, 0)) {
+		struct sockaddr_storage ss;
+		bool lit = literal(host, &ss);
+		if (lit ? !webhook_address_public((struct sockaddr *)&ss) : resolves_only_private(host))
+			why = "url's host is not a public address: deliveries to it would never be made.";
+	}
+	curl_free(host);
 	curl_url_cleanup(h);
 	return why;
 }

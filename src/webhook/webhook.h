@@ -27,6 +27,9 @@ struct webhook_opts {
 /* Delivery threads per process: attempts in flight at once (at most one
  * per endpoint, at most two of one organization). */
 #define WEBHOOK_SENDERS 4
+/* Endpoints an organization may have (issue 27 item 12; each import run
+ * queues one delivery per subscribed endpoint). */
+#define WEBHOOK_ENDPOINTS_MAX 16
 
 struct webhooks;
 /* Starts the delivery threads; libcurl must be initialised before. */
@@ -47,6 +50,12 @@ int webhook_sign(const char *secret, const char *id, long long timestamp, const 
  * (or http:// when allow_http), a host, at most WEBHOOK_URL_MAX bytes, no
  * user name or password, no spaces or control characters. */
 const char *webhook_url_check(const char *url, bool allow_http);
+/* Why url can never be delivered to (NULL: it may be): its host is a
+ * literal non-public address, or a name that resolves now only to
+ * non-public ones (item 16; checked when saved unless
+ * LOADLINE_WEBHOOK_ALLOW_PRIVATE; deliveries check again at connect time).
+ * Resolves the name: may block for the resolver's time-out. */
+const char *webhook_url_deliverable(const char *url);
 /* A new signing secret: whsec_ + base64 of 24 random bytes (out holds
  * WEBHOOK_SECRET_MAX bytes). */
 void webhook_new_secret(char *out);

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.checks import assert_problem
 from harness.jobs import accepted_run, csv_bytes, rows, upload, wait_run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -237,6 +238,32 @@ def test_a_hanging_endpoint_does_not_delay_another_orgs_deliveries(start_server,
         hanging.close()
 
 
+@pytest.mark.parametrize("url", ["https://127.0.0.1:9/h", "https://localhost:9/h", "https://[::1]:9/h",
+                                 "https://10.1.2.3/h", "https://[64:ff9b:1::a00:1]/h"])
+def test_never_deliverable_url_refused_when_saved(module_server, url):
+    """Issue 27 item 16: without LOADLINE_WEBHOOK_ALLOW_PRIVATE, a URL whose
+    host is (or resolves only to) a non-public address is refused at once,
+    not only at every delivery; the detail does not say the address."""
+    r = create_endpoint(module_server, url, expect=400)
+    assert r.json()["code"] == "INVALID_WEBHOOK_URL" and "not a public address" in r.json()["detail"], r.text
+    assert "127.0.0.1" not in r.json()["detail"].replace(url, "")
+
+
+def test_sixteen_endpoints_at_most(start_server):
+    """Issue 27 item 12: an organization has at most 16 endpoints (409
+    WEBHOOK_ENDPOINT_LIMIT beyond); deleting one makes room."""
+    srv = start_server(env=SWITCHES)
+    ids = [create_endpoint(srv, "https://hooks.example.com/%d" % i).json()["id"] for i in range(16)]
+    r = create_endpoint(srv, "https://hooks.example.com/17", expect=409)
+    assert_problem(r, 409, "WEBHOOK_ENDPOINT_LIMIT", srv)
+    assert len(srv.get("/api/v1/webhook-endpoints").json()["data"]) == 16
+    assert srv.request("DELETE", "/api/v1/webhook-endpoints/" + ids[0]).status_code == 204
+    create_endpoint(srv, "https://hooks.example.com/17")
+    other = srv.new_org()
+    srv.token = other.token
+    create_endpoint(srv, "https://hooks.example.com/other")   # another organization's own 16
+
+
 def test_retry_after_500_keeps_the_webhook_id(start_server):
     """A receiver answering 500 then 200: delivered on the retry (after
     LOADLINE_WEBHOOK_RETRY_MIN), same webhook-id and body, new signature
@@ -280,10 +307,15 @@ def test_staged_run_sends_staged_event(start_server, receiver):
 def test_private_address_refused_at_delivery_and_logged(start_server, receiver):
     """Without LOADLINE_WEBHOOK_ALLOW_PRIVATE, an endpoint that resolves to
     a loopback address is never connected to; the attempt is logged with
-    the reason and retried later."""
-    srv = start_server(env={"LOADLINE_WEBHOOK_ALLOW_HTTP": "1", "LOADLINE_WEBHOOK_RETRY_MIN": "1s"})
+    the reason and retried later.  (Saved while private addresses were
+    allowed: since issue 27 one that is private when saved is refused then.)"""
+    srv = start_server(env={"LOADLINE_WEBHOOK_ALLOW_HTTP": "1", "LOADLINE_WEBHOOK_RETRY_MIN": "1s",
+                            "LOADLINE_WEBHOOK_ALLOW_PRIVATE": "1"})
     ep = create_endpoint(srv, receiver.url.replace("127.0.0.1", "localhost"),
                          events=["import_run.completed"]).json()
+    assert srv.stop() == 0
+    del srv.env["LOADLINE_WEBHOOK_ALLOW_PRIVATE"]
+    srv.start()
     wait_run(srv, accepted_run(upload(srv, csv_bytes(rows(1, job="WH-3"))))["id"])
     deadline = time.monotonic() + 20
     while True:
