@@ -189,6 +189,11 @@ const struct migration migrations[] = {
 	 "  status INTEGER, duration_ms BIGINT NOT NULL, error TEXT,"
 	 "  PRIMARY KEY (event_id, endpoint_id, attempt));"
 	 "CREATE INDEX webhook_attempts_endpoint ON webhook_attempts(endpoint_id, at);"},
+	/* (13 and 14 are other branches' of issue 27's round.)  The Turkish
+	 * dotted capital I keys as I (name_ref_key, issue 27 item 16): the
+	 * customer and branch keys that hold one are made again, on both
+	 * backends, by the step below. */
+	{15, "dotted capital I in customer and branch names", ""},
 };
 
 const int migrations_count = (int)(sizeof migrations / sizeof migrations[0]);
@@ -196,6 +201,7 @@ const int migrations_count = (int)(sizeof migrations / sizeof migrations[0]);
 const struct migration_step migration_steps[] = {
 	{9, migrate_reference_keys},
 	{11, migrate_compact_results},
+	{15, migrate_reference_keys},
 };
 
 const int migration_steps_count = (int)(sizeof migration_steps / sizeof migration_steps[0]);
