@@ -145,9 +145,9 @@ static uint32_t take_own(struct notify *n, enum notify_kind kind, uint32_t delta
 static void shared_listen(struct notify *n)
 {
 	struct shared_words *w = n->shared;
-	uint32_t seq = atomic_load(&w->seq), seen[NOTIFY_KINDS];
+	uint32_t seq = n->start_seq, seen[NOTIFY_KINDS];
 	for (int k = 0; k < NOTIFY_KINDS; k++)
-		seen[k] = atomic_load(&w->kinds[k]);
+		seen[k] = n->start_kinds[k];
 	while (!atomic_load(&n->stopping)) {
 		if (futex(&w->seq, FUTEX_WAIT, seq) < 0 && errno != EAGAIN && errno != EINTR)
 			break;
@@ -193,6 +193,15 @@ void notify_start(struct notify *n)
 		return;
 	n->started = true;
 	holds_start(&n->holds);
+	if (n->shared) {
+		/* This process's earlier events are in the snapshot: none is
+		 * pending any more (else a later remote one would pass for ours). */
+		n->start_seq = atomic_load(&n->shared->seq);
+		for (int k = 0; k < NOTIFY_KINDS; k++) {
+			atomic_store(&n->own[k], 0);
+			n->start_kinds[k] = atomic_load(&n->shared->kinds[k]);
+		}
+	}
 	if (n->shared || n->remote) {
 		n->listener_started = true;
 		thread_start(&n->listener, listener_main, n);

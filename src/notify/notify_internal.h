@@ -33,6 +33,10 @@ struct notify {
 	 * has not yet seen (they are not another process's). */
 	_Atomic uint32_t own[NOTIFY_KINDS];
 	atomic_ulong listener_wakeups;
+	/* The shared words as notify_start saw them (the listener's starting
+	 * point: taken before the thread starts, so that nothing published
+	 * after notify_start returns is taken for old news). */
+	uint32_t start_seq, start_kinds[NOTIFY_KINDS];
 };
 
 #endif
