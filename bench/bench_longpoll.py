@@ -233,6 +233,7 @@ def main():
     procs = []
     try:
         env = dict(os.environ, LOADLINE_DB=db.url, LOADLINE_RATE_LIMIT="1000000/1s", LOADLINE_ENV_FILE="",
+                   LOADLINE_MAX_WAITERS_PER_ORG="1000",   # one org holds them all here
                    LOADLINE_MAX_CONNECTIONS_PER_IP="0", LOADLINE_DEBUG_ROW_DELAY_MS="2")
         token = bootstrap_token(binary, env)
         s = requests.Session()
