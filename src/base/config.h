@@ -43,6 +43,7 @@ struct config {
 	bool reuseport;          /* LOADLINE_REUSEPORT=1: share the listen port (SO_REUSEPORT) */
 	bool log_debug;          /* LOADLINE_LOG_LEVEL=debug: health probes' access lines too */
 	int max_waiters;         /* LOADLINE_MAX_WAITERS, default 1000: long polls held at once */
+	int min_body_rate;       /* LOADLINE_MIN_BODY_RATE, default 1024: bytes/s a body must average */
 	int max_waiters_per_org; /* LOADLINE_MAX_WAITERS_PER_ORG, default a quarter of them: one org's share */
 	bool webhook_allow_http;    /* LOADLINE_WEBHOOK_ALLOW_HTTP=1: http:// endpoints (tests) */
 	bool webhook_allow_private; /* LOADLINE_WEBHOOK_ALLOW_PRIVATE=1: deliver to private addresses (tests) */

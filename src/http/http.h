@@ -81,6 +81,11 @@ struct http_app {
 	/* A connection's request line and headers are due within this many
 	 * milliseconds of its accept (0 = 5000); see guard.h. */
 	unsigned header_timeout_ms;
+	/* A request body must average at least this many bytes a second,
+	 * counted from its headers after a grace of the header time-out; a
+	 * slower one ends its connection (0: no minimum).  A body trickled a
+	 * byte every few seconds held its connection for as long as it liked. */
+	unsigned min_body_rate;
 	/* Share the port with other processes (SO_REUSEPORT, LOADLINE_REUSEPORT=1);
 	 * otherwise an address in use is refused. */
 	bool reuse_port;

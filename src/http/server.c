@@ -65,6 +65,7 @@ struct conn_state {
 	struct http_request req;
 	struct http_response res;
 	size_t discarded;
+	double t_headers;          /* mono_ms() when the headers were in */
 	struct http_server *srv;
 	int hold;                  /* http_hold's registration, or NOTIFY_HOLD_NONE */
 };
@@ -503,6 +504,16 @@ int http_held(struct http_server *srv)
 	return srv && srv->notify ? notify_held(srv->notify) : 0;
 }
 
+/* Issue 27 item 10: after the header time-out's grace, a body must have
+ * averaged the minimum rate since its headers (checked as bytes arrive; a
+ * body that sends nothing meets libmicrohttpd's idle time-out). */
+static bool body_too_slow(const struct http_server *srv, const struct conn_state *cs)
+{
+	unsigned rate = srv->app->min_body_rate;
+	double elapsed = mono_ms() - cs->t_headers;
+	return rate && elapsed > srv->header_ms && (double)cs->req.body_bytes < (elapsed - srv->header_ms) / 1000.0 * rate;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **con_cls)
@@ -524,6 +535,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		cs->req.path = arena_strdup(cs->req.arena, url);
 		cs->req.conn = c;
 		cs->req.app = app->app;
+		cs->t_headers = mono_ms();
 		cs->srv = srv;
 		request_id_new(cs->req.request_id);
 		app->on_headers(&cs->req, &cs->res);
@@ -538,6 +550,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (*upload_data_size) {
 		size_t n = *upload_data_size;
 		cs->req.body_bytes += n;
+		if (body_too_slow(srv, cs))
+			return MHD_NO;   /* the connection ends: no answer for a trickle */
 		if (!cs->res.answered) {
 			*upload_data_size = 0;
 			app->on_body(&cs->req, &cs->res, upload_data, n);
