@@ -72,6 +72,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	code[size - 12] = '\0';
 	kind = sheet_numfmt_is_date(id, code);
 	assert(kind >= 0 && kind <= 2);
+	/* The text a format shows around a number: bounded, terminated. */
+	char pre[SHEET_AFFIX_MAX], suf[SHEET_AFFIX_MAX];
+	int affix = sheet_numfmt_affix(code, pre, suf);
+	assert(affix == 0 || affix == 1);
+	assert(strlen(pre) < SHEET_AFFIX_MAX && strlen(suf) < SHEET_AFFIX_MAX);
+	assert(!affix || *pre || *suf);
 	free(code);
 	return 0;
 }

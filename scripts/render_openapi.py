@@ -17,6 +17,7 @@ h3{margin-top:2rem}.m{display:inline-block;min-width:3.5rem;font:600 .8rem monos
 padding:.15rem .4rem;border-radius:3px;color:#fff;background:#1a56b0;text-align:center}.post{background:#1d7a3a}
 table{border-collapse:collapse;width:100%;margin:.5rem 0}td,th{padding:.3rem .6rem;border-bottom:1px solid #dde;
 text-align:left;vertical-align:top}th{font-size:.85rem;color:#555}a{color:#1a56b0}nav li{list-style:none}
+pre{background:#f5f7fa;padding:.6rem .8rem;border-radius:4px;overflow-x:auto;font-size:.85rem}
 nav ul{padding-left:1rem}.req{color:#b02a1a;font-size:.8rem}
 """
 
@@ -103,6 +104,24 @@ class Doc:
         return ("<h4>Responses</h4><table><tr><th>Status</th><th>Meaning</th><th>Body</th><th>Headers</th></tr>"
                 + "".join(rows) + "</table>")
 
+    def examples(self, op):
+        """The request body's example and the first success response's."""
+        shown = []
+        body = self.deref(op.get("requestBody", {})) if op.get("requestBody") else {}
+        for ctype, m in body.get("content", {}).items():
+            if "example" in m:
+                shown.append(("Request body (%s)" % ctype, m["example"]))
+        for status, r in op.get("responses", {}).items():
+            r = self.deref(r)
+            if not status.startswith("2"):
+                continue
+            for ctype, m in r.get("content", {}).items():
+                if "example" in m:
+                    shown.append(("%s response (%s)" % (status, ctype), m["example"]))
+            break
+        return "".join("<h4>Example: %s</h4><pre><code>%s</code></pre>" % (
+            esc(title), esc(json.dumps(ex, indent=2, ensure_ascii=False))) for title, ex in shown)
+
     def properties(self, s):
         props = s.get("properties") if isinstance(s, dict) else None
         if not props:
@@ -153,7 +172,7 @@ class Doc:
                 out.append("<p><strong>%s</strong> (<code>%s</code>)%s</p><p>%s</p>" % (
                     esc(op.get("summary", "")), esc(op.get("operationId", "")),
                     " — no token" if op.get("security") == [] else "", prose(op.get("description"))))
-                out += [self.params(op), self.body(op), self.responses(op)]
+                out += [self.params(op), self.body(op), self.responses(op), self.examples(op)]
         out.append('<h2 id="schemas">Schemas</h2>')
         for name, s in self.doc.get("components", {}).get("schemas", {}).items():
             out.append('<h3 id="schema-%s">%s</h3><p>%s</p><p>Type: %s</p>%s' % (

@@ -23,7 +23,12 @@ static const struct {
 	{"admin", cli_admin, true, "admin COMMAND ...                         operator commands (admin help)"},
 	{"inspect", cli_inspect, false, "inspect FILE                              print what the readers see, as JSON"},
 	{"push", cli_push, false, "push FILE [--dry-run] [--strict] [--results DIR] [--json]   import a file through the API"},
-	{"runs", cli_runs, false, "runs [--limit N] [--json]                 list recent import runs"},
+	{"runs", cli_runs, false, "runs [--limit N] [--json] | runs view ID   list recent import runs, or look at one"},
+	{"results", cli_results, false, "results ID [--bucket B] [--json]          a run's per-row results"},
+	{"failed-rows", cli_failed_rows, false, "failed-rows ID [-o FILE]                  download the failed rows to fix"},
+	{"rerun", cli_rerun, false, "rerun ID                                  import a run's stored file again"},
+	{"whoami", cli_whoami, false, "whoami                                    check the token: organization and key"},
+	{"webhooks", cli_webhooks, false, "webhooks list|add|delete ...              manage webhook endpoints"},
 	{"docs", cli_docs, false, "docs write|check                          generate docs/ from the code table"},
 };
 

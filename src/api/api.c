@@ -52,6 +52,7 @@ static const struct route routes[] = {
 	{"POST", "/api/v1/webhook-endpoints", (void *)&ep_webhook_create, 0},
 	{"GET", "/api/v1/webhook-endpoints/{id}", (void *)&ep_webhook_get, 0},
 	{"DELETE", "/api/v1/webhook-endpoints/{id}", (void *)&ep_webhook_delete, 0},
+	{"POST", "/api/v1/webhook-endpoints/{id}/test", (void *)&ep_webhook_test, 0},
 };
 
 const struct route *api_routes(size_t *ret_n)
@@ -228,6 +229,8 @@ void api_docs_page(struct http_request *req, struct http_response *res, const ch
 		http_add_header(req, res, "Allow", "GET");
 	} else if (!code) {
 		docs_api_reference(req, res);
+	} else if (!strcmp(code, "/")) {
+		docs_home(req, res);
 	} else if (*code == '\0') {
 		docs_error_index(req, res);
 	} else {

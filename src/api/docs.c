@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "app/app.h"
 #include "base/html.h"
 #include "endpoints.h"
 
@@ -119,9 +120,59 @@ void docs_error_page(struct http_request *req, struct http_response *res, const 
 	free(html);
 }
 
+/* Appends text with {docs_url}, {app_url} and {base_url} replaced by this
+ * installation's (HTML-escaped): the page is rendered at build time, the
+ * URLs are known when it is served (issue 30: the page showed the
+ * placeholders). */
+static void with_urls(struct buf *b, const struct app *app, const char *text, size_t len)
+{
+	const struct {
+		const char *name, *value;
+	} urls[] = {{"{docs_url}", app->cfg.docs_url}, {"{app_url}", app->cfg.app_url},
+		    {"{base_url}", app->cfg.base_url}};
+	const char *p = text, *end = text + len;
+	while (p < end) {
+		const char *brace = memchr(p, '{', (size_t)(end - p));
+		size_t k = 0;
+		while (brace && k < 3 && strncmp(brace, urls[k].name, strlen(urls[k].name)))
+			k++;
+		if (!brace || k == 3) {
+			const char *to = brace ? brace + 1 : end;
+			buf_append(b, p, (size_t)(to - p));
+			p = to;
+			continue;
+		}
+		buf_append(b, p, (size_t)(brace - p));
+		html_escape(b, urls[k].value);
+		p = brace + strlen(urls[k].name);
+	}
+}
+
 void docs_api_reference(struct http_request *req, struct http_response *res)
 {
-	http_respond(req, res, 200, "text/html; charset=utf-8", docs_api_reference_html, docs_api_reference_len);
+	struct buf b;
+	buf_init(&b, 2 * docs_api_reference_len + PAGE_MAX);
+	with_urls(&b, req->app, docs_api_reference_html, docs_api_reference_len);
+	http_respond(req, res, 200, "text/html; charset=utf-8", buf_str(&b), b.len);
+	buf_done(&b);
+	http_add_header(req, res, "Cache-Control", "public, max-age=3600");
+}
+
+/* {docs_url} itself: what there is to read. */
+void docs_home(struct http_request *req, struct http_response *res)
+{
+	struct buf b;
+	buf_init(&b, PAGE_MAX);
+	buf_puts(&b, "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
+		 "content=\"width=device-width,initial-scale=1\"><title>Loadline API documentation</title>");
+	buf_puts(&b, style);
+	buf_puts(&b, "</head><body><h1>Loadline API documentation</h1><ul><li><a href=\"api\">API reference</a>: every operation "
+		 "with its parameters, responses and examples, the webhooks Loadline sends, and the schemas</li>"
+		 "<li><a href=\"api/errors/\">Error codes</a>: what each code means and what to do</li>"
+		 "<li><a href=\"/api/v1/openapi.json\">OpenAPI 3.1 document</a> (machine-readable)</li></ul>"
+		 "</body></html>\n");
+	http_respond(req, res, 200, "text/html; charset=utf-8", buf_str(&b), b.len);
+	buf_done(&b);
 	http_add_header(req, res, "Cache-Control", "public, max-age=3600");
 }
 

@@ -28,6 +28,7 @@ extern const struct endpoint ep_webhook_list;
 extern const struct endpoint ep_webhook_create;
 extern const struct endpoint ep_webhook_get;
 extern const struct endpoint ep_webhook_delete;
+extern const struct endpoint ep_webhook_test;
 
 struct run;
 struct location_rec;
@@ -49,5 +50,7 @@ void docs_error_page(struct http_request *req, struct http_response *res, const 
 void docs_error_index(struct http_request *req, struct http_response *res);
 /* Serves the API reference page ({docs_url}/api). */
 void docs_api_reference(struct http_request *req, struct http_response *res);
+/* {docs_url} itself: links to the reference, the error codes, the document. */
+void docs_home(struct http_request *req, struct http_response *res);
 
 #endif

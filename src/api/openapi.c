@@ -4,6 +4,7 @@
  * from the code table, and the codes every request can meet are added here
  * once (see add_problems). */
 #include "openapi.h"
+#include "openapi_examples.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -226,7 +227,7 @@ static json_t *op_import_upload(void)
 	json_t *r = json_object();
 	json_object_set_new(r, "202", ok);
 	add_problems(r, "MISSING_FILE INVALID_KIND IDEMPOTENCY_KEY_RESERVED EMPTY_BODY MALFORMED_MULTIPART "
-		     "INVALID_HEADER IMPORT_IN_PROGRESS TOO_LARGE UNSUPPORTED_MIME", OP_AUTH);
+		     "INVALID_HEADER INVALID_IMPORT_OPTION IMPORT_IN_PROGRESS TOO_LARGE UNSUPPORTED_MIME", OP_AUTH);
 	json_t *op = operation("createImport", "Imports", "Upload a file for import", "Streams the file part to "
 		"storage (over the size limit it is refused while streaming) and queues a run; processing is "
 		"asynchronous. The kind is checked first, then Idempotency-Key, Service-Dry-Run, an empty body and "
@@ -235,7 +236,8 @@ static json_t *op_import_upload(void)
 		"is accepted and its run fails EMPTY_FILE; other parse-level problems also end the run FAILED "
 		"(ParseErrorCode) rather than failing the upload. `jobs` is the only import kind of v1: a POST to "
 		"/api/v1/imports/<any other kind> answers 400 INVALID_KIND before anything else is checked.",
-		json_pack("[o,o]", param("ServiceDryRun"), param("IdempotencyKey")), r);
+		json_pack("[o,o,o,o]", param("ServiceDryRun"), param("IdempotencyKey"), param("HeaderRow"),
+			  param("SheetName")), r);
 	json_object_set_new(op, "requestBody", upload_body());
 	json_object_set_new(op, "x-row-schema", oa_ref("JobsRow"));
 	return op;
@@ -367,9 +369,11 @@ static json_t *op_run_problems(void)
 static json_t *op_run_failed_rows(void)
 {
 	json_t *ok = json_pack("{s:s,s:o,s:{s:{s:{s:s,s:s}},s:{s:{s:s,s:s}}}}", "description", "The fix-up file: the "
-		"failed rows in the upload's own format, with the original header row and columns plus a last column "
-		"`errors`. CSV keeps the upload's delimiter and encoding (Windows-1252 stays Windows-1252, a UTF-8 "
-		"BOM stays); an XLSX upload gives an XLSX workbook. A run without failed rows gives the header "
+		"failed rows, with the original header row and columns plus a last column `errors`, as CSV or XLSX "
+		"(`format`; by default the upload's own format). CSV keeps a CSV upload's delimiter and encoding "
+		"(Windows-1252 stays Windows-1252); UTF-8 always begins with a BOM, so that spreadsheet programs "
+		"open it as UTF-8. XLSX cells are all text, typed-in ones too, so leading zeros and long numbers "
+		"survive any spreadsheet program: the recommended format. A run without failed rows gives the header "
 		"row alone.", "headers", headers_for(200, OP_AUTH),
 		"content", "text/csv", "schema", "type", "string", "format", "binary",
 		"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "schema", "type", "string",
@@ -381,7 +385,11 @@ static json_t *op_run_failed_rows(void)
 						       true));
 	json_t *r = json_object();
 	json_object_set_new(r, "200", ok);
-	add_problems(r, "NOT_FOUND RUN_NOT_TERMINAL NO_ROW_RESULTS RESULTS_EXPIRED UPLOAD_EXPIRED", OP_AUTH | OP_NO_BODY);
+	add_problems(r, "NOT_FOUND INVALID_REQUEST RUN_NOT_TERMINAL NO_ROW_RESULTS RESULTS_EXPIRED UPLOAD_EXPIRED",
+		     OP_AUTH | OP_NO_BODY);
+	json_t *fmt = in_param("format", "query", false, "`csv` or `xlsx`; left out, the upload's own format. "
+			       "Anything else is 400 INVALID_REQUEST.",
+			       json_pack("{s:s,s:[s,s]}", "type", "string", "enum", "csv", "xlsx"));
 	return operation("getImportRunFailedRows", "Imports", "Download the failed rows to fix",
 		"Fix the cells named in the `errors` column and push the file again: a last column named `errors` "
 		"is left out of the column shape and mapping, so the file imports under the original file's "
@@ -390,9 +398,11 @@ static json_t *op_run_failed_rows(void)
 		"CSV, cells that a spreadsheet would run as a formula (text starting with = + - @, tab or CR, "
 		"not a number) get a leading apostrophe; a spreadsheet that saves the file keeps it, and the "
 		"CSV reader takes it off again (an apostrophe followed by one of those characters), so the "
-		"original text imports. 409 RUN_NOT_TERMINAL before the run is terminal; 409 "
+		"original text imports; the XLSX reader takes the same guard off a cell, for a CSV fix-up saved "
+		"as .xlsx. 409 RUN_NOT_TERMINAL before the run is terminal; 409 "
 		"NO_ROW_RESULTS for a FAILED or CANCELLED run; 410 RESULTS_EXPIRED or UPLOAD_EXPIRED once retention "
-		"deleted the results or the stored upload it is built from.", json_pack("[o]", param("RunId")), r);
+		"deleted the results or the stored upload it is built from.", json_pack("[o,o]", param("RunId"), fmt),
+		r);
 }
 
 static json_t *get_record(const char *id, const char *what, const char *schema, const char *id_param)
@@ -556,6 +566,24 @@ static json_t *op_webhook_delete(void)
 			 "to the endpoint, queued retries included.", json_pack("[o]", param("WebhookEndpointId")), r);
 }
 
+static json_t *op_webhook_test(void)
+{
+	json_t *r = json_object();
+	json_t *ok = json_pack("{s:s,s:o,s:{s:{s:{s:s,s:[s,s,s],s:{s:{s:s,s:s},s:{s:s},s:{s:s,s:s}}},s:o}}}",
+		"description", "Queued: the event is delivered like any other, within moments.", "headers",
+		headers_for(202, OP_AUTH), "content", "application/json", "schema", "type", "object", "required",
+		"object", "endpointId", "type", "properties", "object", "type", "string", "const", "webhook_test",
+		"endpointId", "type", "string", "type", "type", "string", "const", "webhook.test", "example",
+		json_pack("{s:s,s:s,s:s}", "object", "webhook_test", "endpointId", "whe_2x9KfQ7mZ1", "type",
+			  "webhook.test"));
+	json_object_set_new(r, "202", ok);
+	add_problems(r, "NOT_FOUND", OP_AUTH | OP_NO_BODY);
+	return operation("testWebhookEndpoint", "Webhooks", "Send a test event", "Queues a `webhook.test` event "
+			 "for this endpoint alone, signed like any other; its `data.object` is `{\"object\": "
+			 "\"webhook_test\", \"endpointId\"}`. The attempt shows in the delivery log (Settings > "
+			 "Webhooks).", json_pack("[o]", param("WebhookEndpointId")), r);
+}
+
 /* ---- the document ---- */
 
 /* One entry per route of api.c; the unit test checks that none is missing.
@@ -593,6 +621,7 @@ static const struct {
 	{"post", "/api/v1/webhook-endpoints", NULL, op_webhook_create},
 	{"get", "/api/v1/webhook-endpoints/{id}", NULL, op_webhook_get},
 	{"delete", "/api/v1/webhook-endpoints/{id}", NULL, op_webhook_delete},
+	{"post", "/api/v1/webhook-endpoints/{id}/test", NULL, op_webhook_test},
 };
 
 const char *openapi_path_of(const char *route)
@@ -677,6 +706,16 @@ static json_t *parameters(void)
 		"pipeline without writing anything (dryRun: true, same results). Compared ignoring case; any value "
 		"but true or false is 400 INVALID_HEADER.", json_pack("{s:s,s:[s,s]}", "type", "string", "enum",
 		"true", "false")));
+	json_object_set_new(p, "HeaderRow", in_param("headerRow", "query", false, "The header's row number as the "
+		"spreadsheet shows it (PRODUCT §14); without it the header is detected: the first of the first 20 "
+		"non-blank rows that reads as one. Rows above it are not data. Not a number from 1 to 1048576: 400 "
+		"INVALID_IMPORT_OPTION; blank or past the end: the run fails EMPTY_FILE.",
+		json_pack("{s:s,s:i,s:i}", "type", "integer", "minimum", 1, "maximum", 1048576)));
+	json_object_set_new(p, "SheetName", in_param("sheet", "query", false, "The worksheet of a workbook to read, "
+		"by name (exact, then ignoring case); without it, the first visible worksheet whose header maps "
+		"jobCode or loadNo, else the first visible one. A name the workbook lacks fails the run with "
+		"SHEET_NOT_FOUND. Empty or over 31 characters: 400 INVALID_IMPORT_OPTION. Ignored for CSV.",
+		json_pack("{s:s,s:i,s:i}", "type", "string", "minLength", 1, "maxLength", 31)));
 	json_object_set_new(p, "IdempotencyKey", in_param("Idempotency-Key", "header", false, "Reserved: any "
 		"non-empty value is 400 IDEMPOTENCY_KEY_RESERVED. Re-pushing a file is already safe.",
 		json_pack("{s:s,s:i}", "type", "string", "maxLength", 0)));
@@ -822,6 +861,15 @@ json_t *openapi_document(const char *server_url)
 	 * path does not declare), and OpenAPI has no place for path-level
 	 * responses; an unused component would fail Spectral's lint. */
 	json_object_set_new(doc, "x-method-not-allowed", method_not_allowed());
+	/* A run as the service sends it (the completed webhook's object), for
+	 * every example that shows a run. */
+	json_t *ev = json_loads(completed_example, 0, NULL);
+	json_object_set(json_object_get(json_object_get(json_object_get(doc, "components"), "schemas"), "ImportRun"),
+			"example", json_object_get(json_object_get(ev, "data"), "object"));
+	json_decref(ev);
+	/* Last: examples are made from the finished schemas. */
+	char missing[1024];
+	openapi_add_examples(doc, missing, sizeof missing);
 	return doc;
 }
 

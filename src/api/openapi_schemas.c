@@ -241,15 +241,28 @@ static json_t *run_counts(void)
 
 static json_t *run_file(void)
 {
-	json_t *enc = oa_with(oa_nullable("string"), "enum", json_pack("[s,s,s,s,s,n]", "utf-8", "utf-8-bom",
-								      "windows-1252", "macintosh", "xlsx"));
+	json_t *enc = oa_with(oa_nullable("string"), "enum", json_pack("[s,s,s,s,s,s,s,n]", "utf-8", "utf-8-bom",
+								      "utf-16le", "utf-16be", "windows-1252", "macintosh",
+								      "xlsx"));
 	json_t *delim = oa_with(oa_nullable("string"), "enum", json_pack("[s,s,s,s,n]", ",", ";", "\t", "|"));
-	return object_of("What the reader found in the file. encoding and delimiter are null until the file "
-		"is parsed; delimiter is null for XLSX.", "format encoding delimiter",
+	json_t *row = oa_with(oa_nullable("integer"), "minimum", json_integer(1));
+	json_t *sum = oa_with(oa_type("array"), "items", json_pack("{s:s,s:i}", "type", "integer", "minimum", 1));
+	return object_of("What the reader found in the file (PRODUCT §4, §14). encoding, delimiter, headerRow "
+		"and sheet are null until the file is parsed; delimiter is null for XLSX.",
+		"format encoding delimiter headerRow sheet sheets summaryRows",
 		"format", desc(str_enum("csv xlsx"), "Judged by the file's bytes, not its name or part type."),
 		"encoding", desc(enc, "Text encoding of a CSV (text that is not valid UTF-8 is read as "
-			"Windows-1252), or xlsx."),
-		"delimiter", desc(delim, "CSV delimiter detected from the header line."),
+			"Windows-1252; UTF-16 with a byte-order mark, Excel's \"Unicode Text\", as utf-16le or "
+			"utf-16be), or xlsx."),
+		"delimiter", desc(delim, "CSV delimiter detected from the header line. In a ;-separated file numbers "
+			"follow the European convention (1.234,56)."),
+		"headerRow", desc(row, "The header's row number as the spreadsheet shows it: detected below any "
+			"title rows, or set by ?headerRow."),
+		"sheet", desc(oa_nullable("string"), "The worksheet read (XLSX; null for CSV)."),
+		"sheets", desc(oa_with(oa_type("array"), "items", oa_type("string")), "The workbook's visible "
+			"worksheets in order (empty for CSV): another can be chosen with ?sheet."),
+		"summaryRows", desc(sum, "Row numbers of the summary rows at the end of the data (Total, Grand "
+			"Total, Subtotal, Sum, or numbers only under numeric columns), ignored like blank rows."),
 		NULL);
 }
 
@@ -677,7 +690,10 @@ json_t *openapi_schemas(void)
 	put(s, "WebhookEvent", webhook_event());
 	put(s, "Organization", organization());
 	put(s, "ApiKey", api_key());
-	put(s, "Health", object_of(NULL, "status", "status", str_enum("ok ready"), NULL));
+	put(s, "Health", object_of(NULL, "status", "status", str_enum("ok ready"), "warnings", desc(json_pack(
+		"{s:s,s:{s:s}}", "type", "array", "items", "type", "string"), "/readyz only, when something works "
+		"less than fully while the service is ready, e.g. no mail server configured (LOADLINE_SMTP_URL)."),
+		NULL));
 	put(s, "JobsField", jobs_field());
 	put(s, "JobsRow", jobs_row());
 	return s;

@@ -309,7 +309,13 @@ static void failed_rows(struct api_ctx *ctx, struct http_request *req, struct ht
 		return;
 	}
 	struct fixup f;
-	enum code rc = fixup_build(ctx->app->store, req->arena, &run, &f);
+	enum fixup_format format;
+	if (fixup_format_parse(http_query(req, "format"), &format)) {
+		api_problem(req, res, CODE_INVALID_REQUEST, "format must be csv or xlsx (or left out for the upload's "
+			    "own format).", NULL);
+		return;
+	}
+	enum code rc = fixup_build(ctx->app->store, req->arena, &run, format, &f);
 	if (rc) {
 		api_store_failed(req, res, rc);
 		return;

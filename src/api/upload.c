@@ -35,6 +35,8 @@ struct upload {
 	bool too_large;
 	bool dry_run;
 	char *file_name;
+	unsigned header_row;   /* ?headerRow, 0 = detect */
+	const char *sheet;     /* ?sheet, NULL = choose */
 };
 
 static void upload_cleanup(void *p)
@@ -89,6 +91,48 @@ static bool header_is_empty_body(struct http_request *req)
 
 #define MULTIPART_OVERHEAD (64 * 1024)
 
+/* Excel's limit for a worksheet name, in characters. */
+#define SHEET_NAME_MAX 31
+
+static size_t utf8_chars(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xC0) != 0x80;
+	return n;
+}
+
+/* ?headerRow=N and ?sheet=NAME (PRODUCT §14), checked before the body is
+ * read: false after answering INVALID_IMPORT_OPTION. */
+static bool import_options(struct http_request *req, struct http_response *res, unsigned *ret_row,
+			   const char **ret_sheet)
+{
+	const char *row = http_query(req, "headerRow"), *sheet = http_query(req, "sheet");
+	*ret_row = 0;
+	*ret_sheet = NULL;
+	if (row) {
+		char *end = NULL;
+		errno = 0;
+		unsigned long v = isdigit((unsigned char)*row) ? strtoul(row, &end, 10) : 0;
+		if (!v || errno || *end || v > SHEET_MAX_ROW_NUMBER) {
+			api_problem(req, res, CODE_INVALID_IMPORT_OPTION, arena_printf(req->arena, "headerRow must be "
+				    "a row number from 1 to 1048576, as the spreadsheet shows it; \"%.20s\" is not one.",
+				    row), NULL);
+			return false;
+		}
+		*ret_row = (unsigned)v;
+	}
+	if (sheet) {
+		if (!*sheet || utf8_chars(sheet) > SHEET_NAME_MAX || strlen(sheet) > 4 * SHEET_NAME_MAX) {
+			api_problem(req, res, CODE_INVALID_IMPORT_OPTION, "sheet must be a worksheet name of 1 to 31 "
+				    "characters.", NULL);
+			return false;
+		}
+		*ret_sheet = sheet;
+	}
+	return true;
+}
+
 static void too_large(struct http_request *req, struct http_response *res);
 static void spool_failed(struct http_request *req, struct http_response *res, struct upload *up);
 
@@ -107,6 +151,10 @@ static void begin(struct api_ctx *ctx, struct http_request *req, struct http_res
 	}
 	bool dry_run;
 	if (!api_dry_run_header(req, res, &dry_run))
+		return;
+	unsigned header_row;
+	const char *sheet;
+	if (!import_options(req, res, &header_row, &sheet))
 		return;
 	if (header_is_empty_body(req)) {
 		api_problem(req, res, CODE_EMPTY_BODY, NULL, NULL);
@@ -139,6 +187,8 @@ static void begin(struct api_ctx *ctx, struct http_request *req, struct http_res
 	}
 	intake_fingerprint_begin(&up->hash);
 	up->dry_run = dry_run;
+	up->header_row = header_row;
+	up->sheet = sheet ? arena_strdup(req->arena, sheet) : NULL;
 	arena_cleanup(req->arena, upload_cleanup, up);
 	struct multipart_sink sink = {.part_begin = on_part, .part_data = on_data, .ctx = up};
 	up->mp = multipart_new(ct, &sink);
@@ -236,7 +286,8 @@ static void create_run_locked(struct api_ctx *ctx, struct http_request *req, str
 	digest_final_hex(&up->hash, fingerprint);
 	struct intake in = {.org_id = ctx->org.id, .file_name = up->file_name, .dry_run = up->dry_run,
 			    .format = fmt, .fingerprint = fingerprint, .staging_ttl_ms = ctx->app->cfg.staging_ttl_ms,
-			    .before_store = let_go, .before_store_arg = &up->file};
+			    .before_store = let_go, .before_store_arg = &up->file, .header_row = up->header_row,
+			    .sheet = up->sheet};
 	struct run run;
 	char existing[ID_MAX];
 	enum code rc = intake_create_run(ctx->app->store, req->arena, &in, up->file.map ? up->file.map : "",

@@ -1,5 +1,5 @@
 /* GET/POST /api/v1/webhook-endpoints, GET/DELETE
- * /api/v1/webhook-endpoints/{id} (PRODUCT §12).  Any token of the
+ * /api/v1/webhook-endpoints/{id} (PRODUCT §12), POST …/{id}/test (§17).  Any token of the
  * organization may manage them: an API token is org-wide (like minting
  * one in Settings, which only admins can do). */
 #include <sodium.h>
@@ -156,3 +156,26 @@ static void delete_one(struct api_ctx *ctx, struct http_request *req, struct htt
 }
 
 const struct endpoint ep_webhook_delete = {.finish = delete_one};
+
+/* POST /api/v1/webhook-endpoints/{id}/test (PRODUCT §17): queues a
+ * `webhook.test` event for this endpoint alone, delivered and signed like
+ * any other (the web app's "Send test event"). */
+static void test_one(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
+{
+	const char *id = api_id(ctx, req, res, "whe", "webhook endpoint");
+	if (!id)
+		return;
+	struct webhook_endpoint e;
+	enum code rc = store_webhook_endpoint_get(ctx->app->store, req->arena, ctx->org.id, id, &e);
+	if (!rc)
+		rc = store_webhook_test(ctx->app->store, ctx->org.id, e.id);
+	if (rc == CODE_NOT_FOUND)
+		api_problem(req, res, rc, "No webhook endpoint with this id in your organization.", NULL);
+	else if (rc)
+		api_store_failed(req, res, rc);
+	else
+		api_json(req, res, 202, json_pack("{s:s,s:s,s:s}", "object", "webhook_test", "endpointId", e.id,
+						  "type", "webhook.test"));
+}
+
+const struct endpoint ep_webhook_test = {.finish = test_one};

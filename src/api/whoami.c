@@ -44,7 +44,13 @@ static void readyz(struct api_ctx *ctx, struct http_request *req, struct http_re
 			    "run `loadline migrate` (serve and worker do it on start).", NULL);
 		return;
 	}
-	api_json(req, res, 200, json_pack("{s:s}", "status", "ready"));
+	/* Ready either way; what does not work is said (issue 30: with no
+	 * SMTP server, approval mails queued for ever without a word). */
+	json_t *o = json_pack("{s:s}", "status", "ready");
+	if (!*ctx->app->cfg.smtp_url)
+		json_object_set_new(o, "warnings", json_pack("[s]", "mail: LOADLINE_SMTP_URL is not set, so no email is "
+			"sent; approval emails stay in the outbox and their review links are logged"));
+	api_json(req, res, 200, o);
 }
 
 const struct endpoint ep_readyz = {.finish = readyz};

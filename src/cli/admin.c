@@ -1,6 +1,7 @@
 /* loadline admin ...: operator commands (PRODUCT.md §1).  Each prints only
  * what a script needs on stdout (an id, a token, a URL); messages go to
  * stderr.  Exit 0 on success, 1 on failure, 2 on usage errors. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,6 +261,40 @@ static int list_tokens(struct app *app, int argc, char **argv)
 	return rc ? fail("list-tokens", rc) : 0;
 }
 
+/* How this binary is run from here: "loadline" when installed (under
+ * /usr), else its path relative to the current directory when it is below
+ * it ("build/loadline" in a checkout), else its absolute path. */
+static void program_name(char *out, size_t cap)
+{
+	char exe[PATH_MAX], cwd[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	size_t k = getcwd(cwd, sizeof cwd) ? strlen(cwd) : 0;
+	if (n <= 0 || !strncmp(exe, "/usr/", 5))
+		snprintf(out, cap, "loadline");
+	else if (k && !strncmp(exe, cwd, k) && exe[k] == '/')
+		snprintf(out, cap, "%s", exe + k + 1);
+	else
+		snprintf(out, cap, "%s", exe);
+}
+
+/* bootstrap's first-import line, true where it runs: the example file of
+ * a checkout (examples/loads.csv) or of the package ({datadir}/examples),
+ * with this binary's name (issue 30: the packaged banner named files the
+ * package does not have). */
+static void print_first_push(void)
+{
+	static const char packaged[] = LOADLINE_DATADIR "/examples/loads.csv";
+	const char *ex = !access("examples/loads.csv", R_OK) ? "examples/loads.csv"
+			 : !access(packaged, R_OK) ? packaged : NULL;
+	char prog[PATH_MAX];
+	program_name(prog, sizeof prog);
+	if (ex)
+		printf("              %s push %s\n", prog, ex);
+	else
+		printf("              %s push YOUR-FILE.csv   (or .xlsx)\n", prog);
+}
+
 /* Prints a sign-in URL for the user; shared with bootstrap. */
 static int print_login_link(const struct app *app, struct store *st, const struct user *u)
 {
@@ -486,7 +521,7 @@ static int bootstrap(struct app *app, int argc, char **argv)
 		goto out;
 	printf("Try it:       curl -s -H 'Authorization: Bearer %s' %s/api/v1/whoami\n", token, app->cfg.base_url);
 	printf("First import: export LOADLINE_URL=%s LOADLINE_TOKEN=%s\n", app->cfg.base_url, token);
-	printf("              loadline push examples/loads.csv   (build/loadline from the repository)\n");
+	print_first_push();
 	ret = 0;
 out:
 	store_close(st);
@@ -648,6 +683,8 @@ static const struct {
 	{"confirm-run", confirm_run, "confirm-run RUN_ID [--map \"Header=field,...\"] [--email ADMIN_EMAIL]"},
 	{"outbox", outbox, "outbox [--org ORG]"},
 	{"bootstrap", bootstrap, "bootstrap [--org-name NAME] [--email EMAIL] [--if-empty]"},
+	{"copy-db", cli_admin_copy_db, "copy-db --to postgres://...   (SQLite into an empty PostgreSQL database, verified)"},
+	{"backup", cli_admin_backup, "backup FILE   (a consistent copy of the serving SQLite database)"},
 };
 
 int cli_admin(struct app *app, int argc, char **argv)

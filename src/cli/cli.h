@@ -12,10 +12,18 @@ int cli_serve(struct app *app, int argc, char **argv);
 int cli_worker(struct app *app, int argc, char **argv);
 int cli_migrate(struct app *app, int argc, char **argv);
 int cli_admin(struct app *app, int argc, char **argv);
+int cli_admin_copy_db(struct app *app, int argc, char **argv);   /* admin copy-db */
+int cli_admin_backup(struct app *app, int argc, char **argv);    /* admin backup */
 int cli_inspect(struct app *app, int argc, char **argv);
 int cli_docs(struct app *app, int argc, char **argv);
 /* The API client (PRODUCT §9): talks HTTP to a server, not to a database. */
 int cli_push(struct app *app, int argc, char **argv);
 int cli_runs(struct app *app, int argc, char **argv);
+int cli_run_view(struct app *app, int argc, char **argv);   /* `runs view ID` */
+int cli_results(struct app *app, int argc, char **argv);
+int cli_failed_rows(struct app *app, int argc, char **argv);
+int cli_rerun(struct app *app, int argc, char **argv);
+int cli_whoami(struct app *app, int argc, char **argv);
+int cli_webhooks(struct app *app, int argc, char **argv);
 
 #endif

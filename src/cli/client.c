@@ -182,3 +182,62 @@ void client_print_json(json_t *v)
 	printf("%s\n", s ? s : "null");
 	free(s);
 }
+
+json_t *client_call(const struct client *c, const char *method, const char *path, json_t *body, long *ret_status)
+{
+	char url[2048];
+	if (ret_status)
+		*ret_status = 0;
+	if (client_url(c, path, url, sizeof url))
+		return NULL;
+	char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+	struct hc_request rq = {.method = method, .url = url, .token = c->token, .json_body = text};
+	struct hc_response res;
+	int rc = client_request(c, &rq, &res);
+	free(text);
+	if (rc)
+		return NULL;
+	if (ret_status)
+		*ret_status = res.status;
+	json_t *o = NULL;
+	if (res.status >= 200 && res.status < 300)
+		o = res.body.len ? json_loads(buf_str(&res.body), 0, NULL) : json_object();
+	else
+		client_problem(c, &res);
+	hc_response_done(&res);
+	return o;
+}
+
+int client_start(struct client *c, const char *cmd, const char *usage, int argc, char **argv,
+		 const char *const *allowed, const char *const *bools, int *ret_exit)
+{
+	*ret_exit = EXIT_ERROR;
+	if (client_wants_help(argc, argv)) {
+		fputs(usage, stdout);
+		*ret_exit = EXIT_OK;
+		return 1;
+	}
+	if (opts_check(argc, argv, allowed, bools, usage) || client_init(c, cmd, argc, argv))
+		return 1;
+	if (!c->token || !*c->token) {
+		fprintf(stderr, "loadline %s: no API token: set LOADLINE_TOKEN\n", cmd);
+		return 1;
+	}
+	return 0;
+}
+
+const char *client_arg(int argc, char **argv, const char *const *allowed, int n)
+{
+	for (int i = 1; i < argc; i++) {
+		bool takes = false;
+		for (const char *const *w = allowed; *w; w++)
+			takes |= !strcmp(argv[i], *w);
+		if (takes) {
+			i++;
+			continue;
+		}
+		if (strncmp(argv[i], "--", 2) && n-- == 0)
+			return argv[i];
+	}
+	return NULL;
+}

@@ -20,6 +20,7 @@ struct client {
 	const char *cmd;      /* "push", "push (dry run)", "runs": names every stderr line */
 	bool json, dry_run, no_wait, strict, progress;
 	const char *results_dir;
+	const char *header_row, *sheet;   /* push --header-row, --sheet (PRODUCT §14), or NULL */
 	int poll_ms;          /* LOADLINE_POLL_MS: fixed delay between polls (tests), or 0 */
 	double deadline;      /* mono_ms() when --timeout expires, or 0: never */
 	const char *timeout;  /* --timeout as given, for messages */
@@ -50,6 +51,21 @@ int client_request(const struct client *c, const struct hc_request *rq, struct h
 
 /* GET path: the 200 body as JSON, or NULL after reporting the problem. */
 json_t *client_get_json(const struct client *c, const char *path);
+
+/* method path with body (JSON, or NULL: none): the 2xx body as JSON (an
+ * empty object for 204), or NULL after reporting the problem.  The status
+ * through ret_status (may be NULL). */
+json_t *client_call(const struct client *c, const char *method, const char *path, json_t *body, long *ret_status);
+
+/* The usual start of a subcommand of the API client: --help (usage on
+ * stdout, returns 1 with *ret_exit = 0), options checked, client_init, a
+ * token.  Returns 0 to go on, else 1 with *ret_exit set. */
+int client_start(struct client *c, const char *cmd, const char *usage, int argc, char **argv,
+		 const char *const *allowed, const char *const *bools, int *ret_exit);
+
+/* The n-th (0-based) argument that is neither an option nor an option's
+ * value (allowed: the options that take one), or NULL. */
+const char *client_arg(int argc, char **argv, const char *const *allowed, int n);
 
 /* "loadline CMD: 401 UNAUTHORIZED: detail" on stderr, from a problem body. */
 void client_problem(const struct client *c, const struct hc_response *res);

@@ -41,6 +41,7 @@ static size_t on_header(char *p, size_t size, size_t n, void *ctx)
 	if (!strncasecmp(applied, "wait", 4))
 		res->waited = true;
 	header_value(p, len, "Location", res->location, sizeof res->location);
+	header_value(p, len, "Content-Disposition", res->content_disposition, sizeof res->content_disposition);
 	header_value(p, len, "Retry-After", ra, sizeof ra);
 	if (*ra) {
 		char *end;
@@ -79,6 +80,8 @@ static struct curl_slist *headers(const struct hc_request *rq)
 	}
 	if (rq->dry_run)
 		h = curl_slist_append(h, "Service-Dry-Run: true");
+	if (rq->json_body)
+		h = curl_slist_append(h, "Content-Type: application/json");
 	if (rq->prefer_wait_s > 0) {
 		snprintf(line, sizeof line, "Prefer: wait=%d", rq->prefer_wait_s);
 		h = curl_slist_append(h, line);
@@ -98,6 +101,21 @@ static void set_limits(CURL *c, const struct hc_request *rq)
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, rq->stall_s > 0 ? rq->stall_s : 60L);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, rq->timeout_ms > 0 ? rq->timeout_ms : 0L);
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+}
+
+/* The method and a JSON body; a POST without one sends an empty body (the
+ * rerun and the like take none). */
+static void set_method(CURL *c, const struct hc_request *rq)
+{
+	bool post = !strcmp(rq->method, "POST");
+	if (rq->file_path)
+		return;
+	if (post || rq->json_body) {
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, rq->json_body ? rq->json_body : "");
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)(rq->json_body ? strlen(rq->json_body) : 0));
+	}
+	if (!post && strcmp(rq->method, "GET"))
+		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, rq->method);
 }
 
 int hc_perform(const struct hc_request *rq, struct hc_response *res)
@@ -123,6 +141,7 @@ int hc_perform(const struct hc_request *rq, struct hc_response *res)
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "loadline-push/" LOADLINE_VERSION);
+	set_method(c, rq);
 	if (rq->file_path) {
 		mime = curl_mime_init(c);
 		curl_mimepart *part = curl_mime_addpart(mime);

@@ -9,12 +9,13 @@
 #include "base/buf.h"
 
 struct hc_request {
-	const char *method;         /* "GET" or "POST" */
+	const char *method;         /* "GET", "POST", "PATCH" or "DELETE" */
 	const char *url;            /* absolute */
 	const char *token;          /* Bearer token, or NULL */
 	const char *if_none_match;  /* or NULL */
 	bool dry_run;               /* sends Service-Dry-Run: true */
 	const char *file_path;      /* POST: multipart part "file" from this path */
+	const char *json_body;      /* POST/PATCH: this JSON as the body (or NULL: none) */
 	bool progress;              /* upload progress on stderr (a terminal) */
 	const char *progress_label; /* before the progress text ("dry run: "), or NULL */
 	long timeout_ms;            /* the whole request, or 0: no limit */
@@ -27,6 +28,7 @@ struct hc_response {
 	struct buf body;
 	char etag[128];
 	char location[512];
+	char content_disposition[512];
 	int retry_after_s;          /* -1 when absent */
 	char error[256];            /* transport error, when status is 0 */
 	bool timed_out;             /* the error was a timeout (timeout_ms or stall_s) */

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/arena.h"
 #include "cli.h"
+#include "import/readfile.h"
 #include "sheet/sheet.h"
 
 #define DEFAULT_MAX_FILE_BYTES 5242880u
@@ -81,6 +83,30 @@ static void put_error(json_t *out, enum code rc, const char *message)
 {
 	json_object_set_new(out, "error", json_pack("{s:s, s:s}", "code", code_name(rc),
 						    "message", message ? message : ""));
+}
+
+/* What the reader decided besides the rows: the worksheet read and the
+ * others (a workbook of several), and the summary rows it left out (when
+ * there are any): a plain file's output stays as it was. */
+static void put_frame(json_t *out, const struct sheet *s)
+{
+	const char *const *names;
+	size_t n = sheet_names(s, &names);
+	if (sheet_name(s) && n > 1) {
+		json_object_set_new(out, "sheet", json_string(sheet_name(s)));
+		json_t *arr = json_array();
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(arr, json_string(names[i]));
+		json_object_set_new(out, "sheets", arr);
+	}
+	const unsigned *rows;
+	size_t k = sheet_summary_rows(s, &rows);
+	if (k) {
+		json_t *arr = json_array();
+		for (size_t i = 0; i < k; i++)
+			json_array_append_new(arr, json_integer(rows[i]));
+		json_object_set_new(out, "summaryRows", arr);
+	}
 }
 
 /* Writes every data row to tmp, one compact JSON object a line, as it is
@@ -200,10 +226,16 @@ int cli_inspect(struct app *app, int argc, char **argv)
 	struct sheet *s = NULL;
 	const char *msg = NULL;
 	struct sheet_info info = {0};
-	enum code rc = sheet_open_info(data, len, &lim, &s, &msg, &info);
+	/* Read as an import reads it (header row, sheet, summary rows), by
+	 * the mapping rules alone: inspect knows no organization. */
+	struct arena *a = arena_new();
+	struct import_read rd = {.a = a};
+	enum code rc = import_sheet_open(&rd, data, len, &lim, &s, &msg, &info);
 	put_info(out, &info);
 	if (!rc) {
 		rc = read_rows(s, out, tmp);
+		if (!rc)
+			put_frame(out, s);
 		if (rc) {
 			/* Partial rows would suggest the file was read: drop them. */
 			json_object_del(out, "headerRow");
@@ -216,6 +248,7 @@ int cli_inspect(struct app *app, int argc, char **argv)
 	status = emit(out, rc ? NULL : tmp, rc ? 1 : 0);
 	fclose(tmp);
 	sheet_free(s);
+	arena_free(a);
 	free(data);
 	return status;
 }

@@ -9,9 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/arena.h"
 #include "base/clock.h"
+#include "base/url.h"
 #include "cli.h"
 #include "client.h"
 #include "common.h"
@@ -20,13 +23,15 @@
 
 static const char push_usage[] =
 	"loadline push FILE [--url URL] [--dry-run] [--no-wait] [--strict] [--results DIR] [--json]\n"
-	"                   [--timeout DURATION]\n"
+	"                   [--timeout DURATION] [--header-row N] [--sheet NAME]\n"
 	"  Uploads FILE (CSV or XLSX) to POST /api/v1/imports/jobs and waits for the run.\n"
 	"  --dry-run      validate everything, write nothing (Service-Dry-Run: true)\n"
 	"  --no-wait      print the run after the 202 and exit 0\n"
 	"  --strict       exit 2 when rows warned, too\n"
 	"  --results DIR  write every non-empty bucket as DIR/<bucket>.csv\n"
 	"  --json         print the final run resource as JSON\n"
+	"  --header-row N the header is row N (as the spreadsheet numbers it); default: detected\n"
+	"  --sheet NAME   read the workbook's sheet NAME; default: the first with job codes or loads\n"
 	"  --timeout D    give up (exit 1) after D, upload and waiting included: 90s, 10m, 1h;\n"
 	"                 0 waits forever (default " CLIENT_TIMEOUT_DEFAULT ")\n"
 	"  Exit: 0 imported (warnings allowed), 2 a row failed, 3 file rejected, 4 staged for\n"
@@ -208,8 +213,16 @@ static void print_final(const struct client *c, json_t *run)
  * on error. */
 static int upload(const struct client *c, const char *file, char *run_path, size_t cap, json_t **ret_run)
 {
-	char url[1024];
-	if (client_url(c, "/api/v1/imports/jobs", url, sizeof url))
+	char url[1024], path[512];
+	/* ?headerRow and ?sheet as given: the server checks them (400
+	 * INVALID_IMPORT_OPTION says what is wrong). */
+	struct arena *a = arena_new();
+	snprintf(path, sizeof path, "/api/v1/imports/jobs%s%s%s%s%s", c->header_row || c->sheet ? "?" : "",
+		 c->header_row ? "headerRow=" : "", c->header_row ? url_encode(a, c->header_row, NULL) : "",
+		 c->header_row && c->sheet ? "&sheet=" : c->sheet ? "sheet=" : "",
+		 c->sheet ? url_encode(a, c->sheet, NULL) : "");
+	arena_free(a);
+	if (client_url(c, path, url, sizeof url))
 		return -1;
 	struct hc_request rq = {.method = "POST", .url = url, .token = c->token, .dry_run = c->dry_run,
 				.file_path = file, .progress = c->progress, .progress_label = dry(c)};
@@ -239,10 +252,31 @@ static int upload(const struct client *c, const char *file, char *run_path, size
 	return rc;
 }
 
+/* --results DIR is checked before the upload (PRODUCT §17): created when
+ * missing, else it must be a directory this user can write into; an
+ * import whose results cannot be saved is not started.  True after a
+ * message when it is unusable. */
+static bool results_dir_unusable(const struct client *c)
+{
+	struct stat st;
+	if (mkdir(c->results_dir, 0777) && errno != EEXIST)
+		fprintf(stderr, "loadline %s: --results %s: cannot create it: %s\n", c->cmd, c->results_dir,
+			strerror(errno));
+	else if (stat(c->results_dir, &st) || !S_ISDIR(st.st_mode))
+		fprintf(stderr, "loadline %s: --results %s: not a directory\n", c->cmd, c->results_dir);
+	else if (access(c->results_dir, W_OK | X_OK))
+		fprintf(stderr, "loadline %s: --results %s: cannot write into it: %s\n", c->cmd, c->results_dir,
+			strerror(errno));
+	else
+		return false;
+	return true;
+}
+
 /* Options into c; the file to push, or NULL after a message. */
 static const char *push_args(struct client *c, int argc, char **argv)
 {
-	static const char *const allowed[] = {"--url", "--token", "--results", "--timeout", NULL};
+	static const char *const allowed[] = {"--url", "--token", "--results", "--timeout", "--header-row", "--sheet",
+					      NULL};
 	static const char *const bools[] = {"--dry-run", "--no-wait", "--json", "--strict", NULL};
 	if (opts_check(argc, argv, allowed, bools, push_usage))
 		return NULL;
@@ -252,6 +286,8 @@ static const char *push_args(struct client *c, int argc, char **argv)
 	c->no_wait = flag(argc, argv, "--no-wait");
 	c->strict = flag(argc, argv, "--strict");
 	c->results_dir = opt(argc, argv, "--results");
+	c->header_row = opt(argc, argv, "--header-row");
+	c->sheet = opt(argc, argv, "--sheet");
 	c->progress = isatty(STDERR_FILENO) && !c->json;
 	const char *file = NULL;
 	for (int i = 1; i < argc && !file; i++) {
@@ -268,6 +304,8 @@ static const char *push_args(struct client *c, int argc, char **argv)
 		fprintf(stderr, "loadline %s: cannot read %s: %s\n", c->cmd, file, strerror(errno));
 	else if (!c->token || !*c->token)
 		fprintf(stderr, "loadline %s: no API token: set LOADLINE_TOKEN\n", c->cmd);
+	else if (c->results_dir && results_dir_unusable(c))
+		return NULL;
 	else
 		return file;
 	return NULL;

@@ -21,6 +21,7 @@ static const char *const header[COLS] = {"RUN", "STATE", "CREATED", "SUCCEEDED",
 
 static const char runs_usage[] =
 	"loadline runs [--limit N] [--json] [--url URL] [--timeout DURATION]\n"
+	"loadline runs view ID [--json]   (one run: see loadline runs view --help)\n"
 	"  Lists the organization's most recent import runs (N: 1 to 100, default 20).\n"
 	"  Columns: RUN STATE CREATED SUCCEEDED WARNINGS FAILED SKIPPED NOTE FILE; a header line\n"
 	"  on a terminal, tab-separated without one when piped. NOTE says \"dry run\",\n"
@@ -90,7 +91,8 @@ static void print_table(json_t *data, bool tty)
 
 int cli_runs(struct app *app, int argc, char **argv)
 {
-	(void)app;
+	if (argc > 1 && !strcmp(argv[1], "view"))
+		return cli_run_view(app, argc - 1, argv + 1);
 	if (client_wants_help(argc, argv)) {
 		fputs(runs_usage, stdout);
 		return EXIT_OK;
@@ -99,6 +101,10 @@ int cli_runs(struct app *app, int argc, char **argv)
 	static const char *const bools[] = {"--json", NULL};
 	if (opts_check(argc, argv, allowed, bools, runs_usage))
 		return EXIT_ERROR;
+	if (client_arg(argc, argv, allowed, 0)) {
+		fprintf(stderr, "usage: %s", runs_usage);
+		return EXIT_ERROR;
+	}
 	struct client c = {0};
 	if (client_init(&c, "runs", argc, argv))
 		return EXIT_ERROR;

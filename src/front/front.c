@@ -75,6 +75,17 @@ static bool serve_docs(struct http_request *req, struct http_response *res)
 		api_docs_page(req, res, NULL);
 		return true;
 	}
+	if (dl && (!req->path[dl] || !strcmp(req->path + dl, "/"))) {
+		/* {docs_url} itself (issue 30: it was a 404); relative links
+		 * need the trailing slash. */
+		if (!req->path[dl]) {
+			http_respond(req, res, 308, "text/plain; charset=utf-8", "", 0);
+			http_add_header(req, res, "Location", arena_printf(req->arena, "%s/", req->path));
+		} else {
+			api_docs_page(req, res, "/");
+		}
+		return true;
+	}
 	if (strncmp(req->path + dl, "/api/errors", 11))
 		return false;
 	const char *rest = req->path + dl + 11;

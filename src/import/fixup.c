@@ -11,6 +11,7 @@
 #include "base/buf.h"
 #include "base/csv_write.h"
 #include "import/mapping.h"
+#include "import/readfile.h"
 #include "import/xlsx_out.h"
 #include "import/results.h"
 #include "sheet/sheet.h"
@@ -205,7 +206,10 @@ static enum code build_csv(struct sheet *sh, const struct layout *l, const struc
 			    .sbcs = mac || (info->encoding && !strcmp(info->encoding, "windows-1252")),
 			    .enc = mac ? SBCS_MACINTOSH : SBCS_WINDOWS_1252};
 	buf_init(&o.b, FIXUP_MAX_BYTES);
-	if (info->encoding && !strcmp(info->encoding, "utf-8-bom"))
+	/* UTF-8 always with a BOM (PRODUCT §14): without one, Excel and
+	 * LibreOffice open the file in the machine's default charset and
+	 * save the corrected file garbled.  A UTF-16 upload's is UTF-8 too. */
+	if (!o.sbcs)
 		buf_puts(&o.b, "\xEF\xBB\xBF");
 	const struct sheet_row *r;
 	const char *errs;
@@ -283,13 +287,22 @@ static int fill_failed(lxw_workbook *wb, void *ctx)
 	lxw_format *bold = workbook_add_format(wb);
 	if (!ws || !bold)
 		return -1;
+	/* Every cell text ("@"), the columns too, so that what a person types
+	 * into the workbook stays text: a spreadsheet program would turn a
+	 * typed 0007 into 7 and a long number into 4.00012345678901E+18. */
+	lxw_format *text = workbook_add_format(wb);
+	if (!text)
+		return -1;
+	format_set_num_format(text, "@");
 	format_set_bold(bold);
+	format_set_num_format(bold, "@");
+	worksheet_set_column(ws, 0, (lxw_col_t)x->l->width, 14, text);
 	const struct sheet_row *r;
 	const char *errs;
 	xlsx_row(x->a, ws, 0, x->l, sheet_header(x->sh), "errors", bold);
 	lxw_row_t at = 1;
 	while (next_failed(x->sh, x->f, &r, &errs) == CODE_OK && r) {
-		xlsx_row(x->a, ws, at++, x->l, r, errs, NULL);
+		xlsx_row(x->a, ws, at++, x->l, r, errs, text);
 		x->rows++;
 	}
 	return 0;
@@ -308,21 +321,22 @@ static enum code build_xlsx(struct arena *a, struct sheet *sh, const struct layo
 /* Two reads of the stored file: the first measures the failed rows (the
  * header, written first, must know how many columns come before
  * `errors`), the second writes them.  Only the failed rows are kept. */
-static enum code build(struct arena *a, const unsigned char *data, size_t len, const struct sheet_limits *lim,
-		       const struct failed *f, const char *file_name, struct fixup *ret)
+static enum code build(const struct import_read *rd, struct arena *a, const unsigned char *data, size_t len,
+		       const struct sheet_limits *lim, const struct failed *f, const char *file_name,
+		       enum fixup_format format, struct fixup *ret)
 {
 	struct sheet *sh = NULL;
 	const char *msg = NULL;
 	struct layout l;
-	enum code rc = sheet_open(data, len, lim, &sh, &msg);
+	enum code rc = import_sheet_open(rd, data, len, lim, &sh, &msg, NULL);
 	if (!rc)
 		rc = measure(sh, f, &l);
 	sheet_free(sh);
 	sh = NULL;
 	if (!rc)
-		rc = sheet_open(data, len, lim, &sh, &msg);
+		rc = import_sheet_open(rd, data, len, lim, &sh, &msg, NULL);
 	if (!rc) {
-		bool xlsx = sheet_info(sh)->format == SHEET_XLSX;
+		bool xlsx = format == FIXUP_AS_UPLOADED ? sheet_info(sh)->format == SHEET_XLSX : format == FIXUP_XLSX;
 		rc = xlsx ? build_xlsx(a, sh, &l, f, ret) : build_csv(sh, &l, f, ret);
 		ret->file_name = base_name(a, file_name, xlsx ? "xlsx" : "csv");
 	}
@@ -330,7 +344,21 @@ static enum code build(struct arena *a, const unsigned char *data, size_t len, c
 	return rc;
 }
 
-enum code fixup_build(struct store *st, struct arena *a, const struct run *run, struct fixup *ret)
+int fixup_format_parse(const char *s, enum fixup_format *ret)
+{
+	if (!s || !*s)
+		*ret = FIXUP_AS_UPLOADED;
+	else if (!strcmp(s, "csv"))
+		*ret = FIXUP_CSV;
+	else if (!strcmp(s, "xlsx"))
+		*ret = FIXUP_XLSX;
+	else
+		return -1;
+	return 0;
+}
+
+enum code fixup_build(struct store *st, struct arena *a, const struct run *run, enum fixup_format format,
+		      struct fixup *ret)
 {
 	memset(ret, 0, sizeof(*ret));
 	struct failed f;
@@ -348,7 +376,9 @@ enum code fixup_build(struct store *st, struct arena *a, const struct run *run, 
 	sheet_limits_default(&lim);
 	if (run->row_count > 0)
 		lim.max_rows = (size_t)run->row_count + 1;
-	rc = build(a, data, len, &lim, &f, run->file_name, ret);
+	struct import_read rd;
+	import_read_for_run(&rd, st, a, run);
+	rc = build(&rd, a, data, len, &lim, &f, run->file_name, format, ret);
 	free(data);
 	return rc;
 }

@@ -45,7 +45,7 @@ static enum code stage(struct store *st, struct arena *a, const struct intake *i
 	if (run->dry_run)
 		return CODE_OK;
 	struct staging s;
-	enum code rc = staging_decide(st, a, run->org_id, data, len, &s);
+	enum code rc = staging_decide(st, a, run, data, len, &s);
 	if (rc || !s.staged)
 		return rc;
 	run->staged = true;
@@ -69,6 +69,8 @@ enum code intake_create_run(struct store *st, struct arena *a, const struct inta
 	text_clean_in_place(run->file_name);   /* no ESC, no right-to-left override (issue 27 item 16) */
 	run->file_size = (int64_t)len;
 	snprintf(run->file_format, sizeof run->file_format, "%s", in->format == SHEET_XLSX ? "xlsx" : "csv");
+	run->opt_header_row = (int)in->header_row;
+	snprintf(run->opt_sheet, sizeof run->opt_sheet, "%s", in->sheet ? in->sheet : "");
 	run->row_count = -1;
 	run->created_at = now_ms();
 	enum code rc = stage(st, a, in, run, data, len);
@@ -94,7 +96,8 @@ enum code intake_rerun(struct store *st, struct arena *a, const struct run *orig
 	const char *why;
 	struct intake in = {.org_id = orig->org_id, .file_name = orig->file_name, .dry_run = dry_run,
 			    .format = intake_sniff(a, data, len, &why), .fingerprint = fingerprint,
-			    .staging_ttl_ms = staging_ttl_ms};
+			    .staging_ttl_ms = staging_ttl_ms, .header_row = (unsigned)orig->opt_header_row,
+			    .sheet = *orig->opt_sheet ? orig->opt_sheet : NULL};
 	rc = intake_create_run(st, a, &in, data, len, ret, ret_existing_id);
 	free(data);
 	return rc;

@@ -29,6 +29,8 @@ struct intake {
 	enum sheet_format format;  /* SHEET_CSV or SHEET_XLSX (sniffed by the caller) */
 	const char *fingerprint;   /* hex, from intake_fingerprint(_begin) */
 	int64_t staging_ttl_ms;    /* LOADLINE_STAGING_TTL */
+	unsigned header_row;       /* ?headerRow: the header's row number, 0 = detect */
+	const char *sheet;         /* ?sheet: the worksheet's name, NULL = choose */
 	/* Called (when set) after the staging decision, before the insert,
 	 * which may wait for the database's write lock: a streamed upload
 	 * lets go of its pages there. */

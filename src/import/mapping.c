@@ -12,6 +12,8 @@
 static void colmap_init(struct arena *a, const struct sheet_row *header, struct colmap *ret)
 {
 	ret->ncols = (int)header->ncells;
+	ret->col_unit = NULL;
+	ret->decimal_comma = false;
 	ret->headers = arena_alloc(a, sizeof(char *) * (header->ncells + 1));
 	ret->col_field = arena_alloc(a, sizeof(enum field) * (header->ncells + 1));
 	for (int f = 0; f < FIELD__COUNT; f++)
@@ -39,19 +41,37 @@ void colmap_from_fields(struct arena *a, const struct sheet_row *header, const c
 			assign(ret, j, field_from_name(fields[j]));
 }
 
-void colmap_proposed_cols(struct arena *a, const struct sheet_row *header, size_t ncols, struct colmap *ret)
+void colmap_proposed_cols(struct arena *a, const struct sheet_row *header, size_t ncols,
+			  const struct propose_input *in, struct colmap *ret)
 {
 	colmap_init(a, header, ret);
 	struct proposal *p = arena_alloc(a, sizeof(*p) * (ncols + 1));
-	propose_mapping(header->cells, header->lens, ncols, p);
+	propose_mapping_with(header->cells, header->lens, ncols, in, p);
 	for (size_t j = 0; j < ncols; j++)
 		if (p[j].field != FIELD_NONE)
 			assign(ret, (int)j, p[j].field);
 }
 
-void colmap_proposed(struct arena *a, const struct sheet_row *header, struct colmap *ret)
+void colmap_proposed(struct arena *a, const struct sheet_row *header, const struct propose_input *in,
+		     struct colmap *ret)
 {
-	colmap_proposed_cols(a, header, header->ncells, ret);
+	colmap_proposed_cols(a, header, header->ncells, in, ret);
+}
+
+enum code mapping_learned(struct store *st, struct arena *a, const char *org_id, struct propose_learned **ret,
+			  size_t *ret_n)
+{
+	struct learned_header *l;
+	int n;
+	enum code rc = store_learned_list(st, a, org_id, &l, &n);
+	if (rc)
+		return rc;
+	struct propose_learned *out = arena_alloc(a, sizeof(*out) * ((size_t)n + 1));
+	for (int i = 0; i < n; i++)
+		out[i] = (struct propose_learned){l[i].key, l[i].field ? field_from_name(l[i].field) : FIELD_NONE};
+	*ret = out;
+	*ret_n = (size_t)n;
+	return CODE_OK;
 }
 
 char *colmap_fields_json(struct arena *a, const struct colmap *map)
@@ -167,7 +187,8 @@ static enum code fixup_mapping(struct store *st, struct arena *a, const char *or
 }
 
 enum code mapping_resolve(struct store *st, struct arena *a, const char *org_id, const struct sheet_row *header,
-			  struct colmap *ret, char ret_shape[65], enum mapping_source *ret_source)
+			  const struct sheet_row *const *samples, size_t nsamples, struct colmap *ret,
+			  char ret_shape[65], enum mapping_source *ret_source)
 {
 	/* A fix-up file is the shape it was made from plus `errors`: it maps
 	 * as that shape, so that pushing it again needs no review.  A mapping
@@ -184,7 +205,12 @@ enum code mapping_resolve(struct store *st, struct arena *a, const char *org_id,
 	if (rc != CODE_NOT_FOUND)
 		return rc;
 	shape_key(header->cells, header->lens, ncols, ret_shape);
-	colmap_proposed_cols(a, header, ncols, ret);
+	struct propose_learned *learned;
+	size_t nlearned;
+	if ((rc = mapping_learned(st, a, org_id, &learned, &nlearned)))
+		return rc;
+	struct propose_input in = {samples, nsamples, learned, nlearned};
+	colmap_proposed_cols(a, header, ncols, &in, ret);
 	*ret_source = shape_is_template(header->cells, header->lens, ncols) ? MAPPING_TEMPLATE : MAPPING_PROPOSED;
 	return CODE_OK;
 }

@@ -12,6 +12,7 @@
 #include "base/strmap.h"
 #include "mapping.h"
 #include "metrics/metrics.h"
+#include "readfile.h"
 #include "results.h"
 #include "rows.h"
 #include "store/records.h"
@@ -23,6 +24,7 @@ struct parsed {
 	struct row *rows;
 	int nrows, cap;
 	char encoding[16], delimiter[4];
+	const char *detail;   /* file_detail JSON (readfile.h), NULL until read */
 };
 
 /* CPU time of the calling thread, ms: what the worker itself spent, apart
@@ -83,7 +85,9 @@ static enum code parse(struct store *st, const struct pipeline_opts *o, const st
 	struct sheet_limits lim;
 	sheet_limits_default(&lim);
 	lim.max_rows = (size_t)o->max_rows;
-	enum code rc = sheet_open(data, len, &lim, &p->sheet, ret_msg);
+	struct import_read rd;
+	import_read_for_run(&rd, st, a, run);
+	enum code rc = import_sheet_open(&rd, data, len, &lim, &p->sheet, ret_msg, NULL);
 	if (rc)
 		return rc;
 	const struct sheet_info *info = sheet_info(p->sheet);
@@ -92,8 +96,14 @@ static enum code parse(struct store *st, const struct pipeline_opts *o, const st
 		snprintf(p->delimiter, sizeof p->delimiter, "%s", info->delimiter == '\t' ? "\\t" : (char[]){info->delimiter, 0});
 	char shape[65];
 	enum mapping_source source;
-	if ((rc = mapping_resolve(st, a, run->org_id, sheet_header(p->sheet), &p->map, shape, &source)))
+	/* The values evidence: the first data rows, read ahead (and still
+	 * delivered below). */
+	const struct sheet_row *const *samples;
+	size_t nsamples = sheet_samples(p->sheet, &samples);
+	if ((rc = mapping_resolve(st, a, run->org_id, sheet_header(p->sheet), samples, nsamples, &p->map, shape,
+				  &source)))
 		return rc;
+	colmap_read_units(a, &p->map, info);
 	const struct sheet_row *in;
 	while ((rc = sheet_next_row(p->sheet, &in)) == CODE_OK && in) {
 		if (p->nrows >= o->max_rows) {
@@ -104,6 +114,8 @@ static enum code parse(struct store *st, const struct pipeline_opts *o, const st
 	}
 	if (rc)
 		*ret_msg = sheet_message(p->sheet);
+	else
+		p->detail = import_file_detail(a, p->sheet);
 	return rc;
 }
 
@@ -208,7 +220,8 @@ static enum code commit_run(struct store *st, struct arena *a, const struct pipe
 	tally(p, counts);
 	struct run_move m = {.to = run_outcome(counts[0], counts[1], counts[2], counts[3]), .owner = owner,
 			     .counts = counts, .file_encoding = p->encoding,
-			     .file_delimiter = *p->delimiter ? p->delimiter : NULL, .row_count = p->nrows, .finish = true};
+			     .file_delimiter = *p->delimiter ? p->delimiter : NULL, .row_count = p->nrows, .finish = true,
+			     .file_detail = p->detail};
 	bool moved;
 	rc = store_run_move_tx(tx, run->id, &m, &moved);
 	if (!rc && !moved) {

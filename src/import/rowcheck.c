@@ -51,13 +51,39 @@ void row_add_id(struct row *r, struct arena *a, const char *id)
 		r->ids[r->nids++] = arena_strdup(a, id);
 }
 
+/* Does the cell end in a digit: a bare number, with no unit of its own? */
+static bool bare_number(const char *s, size_t n)
+{
+	size_t t;
+	s = norm_trim(s, n, &t);
+	return t > 0 && s[t - 1] >= '0' && s[t - 1] <= '9';
+}
+
+/* The unit the header of field f's column names, when it applies: a bare
+ * number with no weightUnit (PRODUCT §14: the cell's own unit, then the
+ * weightUnit column, then the header). */
+static enum weight_unit header_unit(const struct colmap *map, const struct row *out, enum field f,
+				    enum weight_unit unit)
+{
+	int col = map->field_col[f];
+	if (f != FIELD_WEIGHT || unit != WUNIT_NONE || !map->col_unit || col < 0 || !out->raw[f] ||
+	    !bare_number(out->raw[f], out->raw_len[f]))
+		return WUNIT_NONE;
+	return (enum weight_unit)map->col_unit[col];
+}
+
 /* Checks one field; the weight needs the unit column's value first. */
 static void check_field(struct arena *a, const struct colmap *map, struct row *out, enum field f,
 			enum weight_unit unit)
 {
 	int col = map->field_col[f];
 	enum norm_why why = NORM_WHY_NONE;
-	enum code rc = norm_field(a, f, out->raw[f], out->raw_len[f], unit, &out->v[f], &why);
+	const char *text = out->raw[f];
+	size_t len = out->raw_len[f];
+	if (map->decimal_comma && text && (f == FIELD_WEIGHT || f == FIELD_RATE))
+		text = european_number(a, text, len, &len);
+	enum weight_unit hu = header_unit(map, out, f, unit);
+	enum code rc = norm_field(a, f, text, len, hu != WUNIT_NONE ? hu : unit, &out->v[f], &why);
 	bool warn = !rc && f == FIELD_WEIGHT && !out->v[f].blank && out->v[f].converted;
 	if (!rc && !warn)
 		return;   /* the common case: no excerpt of the cell is needed */
@@ -67,8 +93,14 @@ static void check_field(struct arena *a, const struct colmap *map, struct row *o
 		row_add_error(out, rc, f, col, value, norm_msg(a, f, rc, why, out->raw[f], out->raw_len[f], NULL));
 		return;
 	}
-	row_add_warning(out, CODE_UNIT_NORMALIZED, f, col, value,
-			norm_msg(a, f, CODE_UNIT_NORMALIZED, why, out->raw[f], out->raw_len[f], out->v[f].text));
+	struct msg m = norm_msg(a, f, CODE_UNIT_NORMALIZED, why, out->raw[f], out->raw_len[f], out->v[f].text);
+	if (hu != WUNIT_NONE) {
+		m.arg[2] = norm_quote(a, map->headers[col], strlen(map->headers[col]), MSG_QUOTE_CHARS);
+		static const char *const names[] = {[WUNIT_LB] = "pounds", [WUNIT_TON] = "short tons (2,000 lb)",
+						    [WUNIT_TONNE] = "metric tonnes (2,204.62 lb)", [WUNIT_KG] = "kilograms"};
+		m.arg[3] = hu <= WUNIT_KG && names[hu] ? names[hu] : norm_weight_unit_name(hu);
+	}
+	row_add_warning(out, CODE_UNIT_NORMALIZED, f, col, value, m);
 }
 
 static void content_hash(const struct row *r, char out[DIGEST_HEX])

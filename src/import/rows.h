@@ -17,7 +17,23 @@ struct colmap {
 	const char **headers;           /* header text per column (arena) */
 	enum field *col_field;          /* FIELD_NONE = ignored */
 	int field_col[FIELD__COUNT];    /* -1 = unmapped */
+	/* How a person reads the numbers (import/units.c): the weight unit
+	 * each column's header names (enum weight_unit; NULL = none), and the
+	 * European convention of a ;-separated file ("1.234,56"). */
+	unsigned char *col_unit;
+	bool decimal_comma;
 };
+
+/* Reads the units of the mapped columns' headers ("Net Tons") and the
+ * number convention of the file (info: NULL = the usual one) into map. */
+void colmap_read_units(struct arena *a, struct colmap *map, const struct sheet_info *info);
+/* The weight unit a header names: "Weight (tons)", "Net Tons", "Wt kg",
+ * "Gross lbs"; WUNIT_NONE when it names none. */
+enum weight_unit header_weight_unit(const char *h, size_t n);
+/* A number in the European convention as the normalizers read numbers:
+ * "1.234,56" -> "1234.56", "24,5 t" -> "24.5 t".  Text that is not such a
+ * number comes back as it is ("$1,250.00", "12.5 t", "Gravel"). */
+const char *european_number(struct arena *a, const char *s, size_t n, size_t *ret_len);
 
 struct diag {
 	enum code code;

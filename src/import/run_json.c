@@ -30,6 +30,21 @@ static json_t *expires_at(const struct run *r, int64_t keep_ms)
 									      : json_null();
 }
 
+/* What the reader decided (PRODUCT §14): the header row, the worksheet
+ * read and the others, the summary rows left out; null and [] until the
+ * file was read. */
+static void file_detail(json_t *file, const struct run *r)
+{
+	json_t *d = *r->file_detail ? json_loads(r->file_detail, 0, NULL) : NULL;
+	json_t *row = json_object_get(d, "headerRow"), *sheet = json_object_get(d, "sheet");
+	json_t *sheets = json_object_get(d, "sheets"), *sum = json_object_get(d, "summaryRows");
+	json_object_set(file, "headerRow", json_is_integer(row) ? row : json_null());
+	json_object_set(file, "sheet", json_is_string(sheet) ? sheet : json_null());
+	json_object_set_new(file, "sheets", json_is_array(sheets) ? json_incref(sheets) : json_array());
+	json_object_set_new(file, "summaryRows", json_is_array(sum) ? json_incref(sum) : json_array());
+	json_decref(d);
+}
+
 json_t *run_json(const struct run *r, const struct config *cfg)
 {
 	const char *app_url = cfg->app_url;
@@ -56,10 +71,12 @@ json_t *run_json(const struct run *r, const struct config *cfg)
 						   r->counts[1], "failed", r->counts[2], "skipped", r->counts[3]));
 	json_object_set_new(o, "fileName", log_json_str(r->file_name));
 	json_object_set_new(o, "rowCount", r->row_count >= 0 ? json_integer(r->row_count) : json_null());
-	json_object_set_new(o, "file", json_pack("{s:s,s:o,s:o}", "format", r->file_format,
+	json_t *file = json_pack("{s:s,s:o,s:o}", "format", r->file_format,
 		"encoding", *r->file_encoding ? json_string(r->file_encoding) : json_null(),
 		"delimiter", *r->file_delimiter ? json_string(!strcmp(r->file_delimiter, "\\t") ? "\t" : r->file_delimiter)
-						: json_null()));
+						: json_null());
+	file_detail(file, r);
+	json_object_set_new(o, "file", file);
 	json_object_set_new(o, "createdAt", iso_time(r->created_at));
 	json_object_set_new(o, "startedAt", iso_time(r->started_at));
 	json_object_set_new(o, "finishedAt", iso_time(r->finished_at));

@@ -11,6 +11,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "mapping.h"
+#include "readfile.h"
 
 static const char *column_list(struct arena *a, const struct sheet_row *h)
 {
@@ -28,22 +29,30 @@ static const char *column_list(struct arena *a, const struct sheet_row *h)
 	return out;
 }
 
-enum code staging_decide(struct store *st, struct arena *a, const char *org_id, const void *data, size_t len,
+enum code staging_decide(struct store *st, struct arena *a, const struct run *run, const void *data, size_t len,
 			 struct staging *ret)
 {
+	const char *org_id = run->org_id;
 	memset(ret, 0, sizeof(*ret));
 	ret->rows = -1;
 	struct sheet_limits lim;
 	sheet_limits_default(&lim);
 	struct sheet *sh = NULL;
 	const char *msg;
-	if (sheet_open(data, len, &lim, &sh, &msg)) {
-		sheet_free(sh);
+	struct import_read rd;
+	import_read_for_run(&rd, st, a, run);
+	enum code orc = import_sheet_open(&rd, data, len, &lim, &sh, &msg, NULL);
+	if (orc == CODE_SERVICE_UNAVAILABLE || orc == CODE_INTERNAL_ERROR)
+		return orc;   /* no verdict on the file: the upload answers 503/500 */
+	if (orc)
 		return CODE_OK;
-	}
 	struct colmap map;
 	enum mapping_source source;
-	enum code rc = mapping_resolve(st, a, org_id, sheet_header(sh), &map, ret->shape_key, &source);
+	/* The values evidence: the first data rows, read ahead. */
+	const struct sheet_row *const *samples;
+	size_t nsamples = sheet_samples(sh, &samples);
+	enum code rc = mapping_resolve(st, a, org_id, sheet_header(sh), samples, nsamples, &map, ret->shape_key,
+				       &source);
 	ret->staged = !rc && source == MAPPING_PROPOSED;
 	sheet_free(sh);
 	return rc;
@@ -52,8 +61,8 @@ enum code staging_decide(struct store *st, struct arena *a, const char *org_id, 
 /* Reads the whole file: its data rows and header texts, or false when it
  * would fail (does not parse, too many rows).  A read that ran out of
  * memory is transient: *ret_rc says so. */
-static bool count_rows(struct arena *a, const unsigned char *data, size_t len, int max_rows,
-		       struct staging *s, enum code *ret_rc)
+static bool count_rows(struct store *st, struct arena *a, const struct run *run, const unsigned char *data,
+		       size_t len, int max_rows, struct staging *s, enum code *ret_rc)
 {
 	*ret_rc = CODE_OK;
 	struct sheet_limits lim;
@@ -61,7 +70,9 @@ static bool count_rows(struct arena *a, const unsigned char *data, size_t len, i
 	lim.max_rows = (size_t)max_rows;
 	struct sheet *sh = NULL;
 	const char *msg;
-	enum code prc = sheet_open(data, len, &lim, &sh, &msg);
+	struct import_read rd;
+	import_read_for_run(&rd, st, a, run);
+	enum code prc = import_sheet_open(&rd, data, len, &lim, &sh, &msg, NULL);
 	const struct sheet_row *row;
 	int n = 0;
 	while (prc == CODE_OK && (prc = sheet_next_row(sh, &row)) == CODE_OK && row)
@@ -71,7 +82,7 @@ static bool count_rows(struct arena *a, const unsigned char *data, size_t len, i
 		s->columns = column_list(a, sheet_header(sh));
 	}
 	sheet_free(sh);
-	if (prc == CODE_INTERNAL_ERROR)
+	if (prc == CODE_INTERNAL_ERROR || prc == CODE_SERVICE_UNAVAILABLE)
 		*ret_rc = prc;
 	return prc == CODE_OK;
 }
@@ -85,7 +96,7 @@ enum code staging_triage(struct store *st, const struct staging_opts *o, const s
 		return rc;
 	struct arena *a = arena_new();
 	struct staging s = {.staged = true, .rows = -1};
-	bool readable = count_rows(a, file, len, o->max_rows, &s, &rc);
+	bool readable = count_rows(st, a, run, file, len, o->max_rows, &s, &rc);
 	free(file);
 	if (rc) {
 		arena_free(a);

@@ -24,7 +24,8 @@ struct staging {
  * Staged unless the shape is confirmed for the org or is the published
  * template; a file whose header row cannot be read is not staged (its run
  * fails with the parse code).  Returns CODE_OK or a storage error. */
-enum code staging_decide(struct store *st, struct arena *a, const char *org_id, const void *data, size_t len,
+/* The run gives the org and its ?headerRow / ?sheet. */
+enum code staging_decide(struct store *st, struct arena *a, const struct run *run, const void *data, size_t len,
 			 struct staging *ret);
 
 struct staging_opts {

@@ -52,6 +52,14 @@ const struct synonym syn_table[] = {
 	S("trip slip", FIELD_LOAD_NO, 80), S("trip slip no", FIELD_LOAD_NO, 85),
 	S("pickup ticket", FIELD_LOAD_NO, 80), S("pickup no", FIELD_LOAD_NO, 80),
 	S("reference id", FIELD_LOAD_NO, 80),
+	/* Other names of the load's own number (issue 26): movements, delivery
+	 * orders, consignments, containers of drayage moves. */
+	S("movement", FIELD_LOAD_NO, 75), S("movement no", FIELD_LOAD_NO, 85),
+	S("movement id", FIELD_LOAD_NO, 85), S("delivery order", FIELD_LOAD_NO, 80),
+	S("delivery order no", FIELD_LOAD_NO, 85), S("consignment", FIELD_LOAD_NO, 80),
+	S("consignment no", FIELD_LOAD_NO, 88), S("consignment id", FIELD_LOAD_NO, 85),
+	S("container no", FIELD_LOAD_NO, 75), S("trip id", FIELD_LOAD_NO, 85),
+	S("bill no", FIELD_LOAD_NO, 70), S("booking id", FIELD_LOAD_NO, 75),
 
 	/* loadDate: the day the load moved.  A delivery date is a fallback
 	 * only, below any pickup, ship or load date. */
@@ -94,13 +102,16 @@ const struct synonym syn_table[] = {
 	S("contractor", FIELD_CUSTOMER, 80), S("general contractor", FIELD_CUSTOMER, 80),
 	S("payer", FIELD_CUSTOMER, 75), S("broker", FIELD_CUSTOMER, 70),
 	S("buyer", FIELD_CUSTOMER, 70), S("cliente", FIELD_CUSTOMER, 80),
+	/* A company with no group word ("Shipper Company" is the pickup's
+	 * name): on load boards and broker sheets, who posts and pays. */
+	S("company", FIELD_CUSTOMER, 60), S("company name", FIELD_CUSTOMER, 62),
 
 	/* branch: the hauler's own unit. */
 	S("branch", FIELD_BRANCH, 95), S("branch name", FIELD_BRANCH, 95),
 	S("terminal", FIELD_BRANCH, 88), S("home terminal", FIELD_BRANCH, 85),
 	S("yard", FIELD_BRANCH, 85), S("division", FIELD_BRANCH, 88),
 	S("office", FIELD_BRANCH, 75), S("depot", FIELD_BRANCH, 80),
-	S("region", FIELD_BRANCH, 65), S("business unit", FIELD_BRANCH, 70),
+	S("business unit", FIELD_BRANCH, 70),
 	S("hub", FIELD_BRANCH, 70),
 
 	/* projectManager: a user of the organization; a dispatcher or a
@@ -120,6 +131,7 @@ const struct synonym syn_table[] = {
 	S("product", FIELD_MATERIAL, 88), S("product name", FIELD_MATERIAL, 88),
 	S("product service", FIELD_MATERIAL, 90), S("item", FIELD_MATERIAL, 80),
 	S("item description", FIELD_MATERIAL, 82), S("description", FIELD_MATERIAL, 65),
+	S("product description", FIELD_MATERIAL, 90),
 	S("aggregate", FIELD_MATERIAL, 80), S("mix", FIELD_MATERIAL, 75),
 	S("mix type", FIELD_MATERIAL, 80), S("goods", FIELD_MATERIAL, 80),
 	S("cargo", FIELD_MATERIAL, 75), S("content", FIELD_MATERIAL, 80),
@@ -234,7 +246,7 @@ const struct canon syn_canon[] = {
 	{ "csgn", "consignee" }, { "shpr", "shipper" }, { "st", "state" },
 	{ "prov", "province" }, { "ref", "reference" }, { "trk", "truck" },
 	{ "trl", "trailer" }, { "trlr", "trailer" }, { "typ", "type" },
-	{ "div", "division" }, { "term", "terminal" }, { "trml", "terminal" },
+	{ "div", "division" }, { "trml", "terminal" },
 	{ "brch", "branch" }, { "ld", "load" }, { "jb", "job" }, { "nm", "name" },
 	{ "loc", "location" }, { "fac", "facility" }, { "rcv", "receiver" },
 	{ "rcvr", "receiver" }, { "lbs", "lb" }, { "pound", "lb" }, { "pounds", "lb" },
@@ -251,6 +263,12 @@ const struct canon syn_canon[] = {
 	{ "appt", "appointment" }, { "descrip", "description" }, { "comments", "comment" },
 	{ "notes", "note" }, { "remarks", "remark" }, { "instructions", "instruction" },
 	{ "datetime", "date" }, { "contents", "content" }, { "mile", "miles" },
+	/* A currency code is money ("linehaul_usd", "Rate EUR"). */
+	{ "usd", "dollar" }, { "cad", "dollar" }, { "eur", "dollar" }, { "gbp", "dollar" },
+	{ "zar", "dollar" }, { "aud", "dollar" }, { "inr", "dollar" }, { "mxn", "dollar" },
+	{ "pck", "pickup" }, { "pkup", "pickup" }, { "consignor", "shipper" },
+	/* Past forms of the moving verbs read as the verb ("Hauled From"). */
+	{ "hauled", "haul" }, { "sent", "send" },
 };
 const size_t syn_canon_len = N(syn_canon);
 
@@ -268,6 +286,12 @@ const struct rewrite syn_rewrites[] = {
 	{ "project manager", "pm" }, { "e mail", "email" }, { "address line", "address" },
 	{ "street address", "address" }, { "haul from", "shipfrom" },
 	{ "haul to", "shipto" }, { "dump site", "dumpsite" },
+	/* A moving word before "from" or "to" names the place, not the load
+	 * ("Shipment From", "shipped_to", "Sent From"). */
+	{ "shipment from", "shipfrom" }, { "shipment to", "shipto" },
+	{ "shipped from", "shipfrom" }, { "shipped to", "shipto" },
+	{ "send from", "shipfrom" }, { "send to", "shipto" },
+	{ "delivered to", "dropoff" }, { "post code", "zip" },
 	{ "no of", "count" }, { "loaded at", "loaded" }, { "house bill", "hawb" },
 	{ "house awb", "hawb" }, { "air waybill", "awb" }, { "way bill", "waybill" },
 	/* Two-stop TMS exports: the first stop is the pickup, the second the
@@ -294,6 +318,9 @@ const struct group_word syn_group_words[] = {
 	{ "pit", GROUP_PICKUP, false, true },
 	{ "collection", GROUP_PICKUP, false, true },
 	{ "shipping", GROUP_PICKUP, false, true },
+	{ "sender", GROUP_PICKUP, false, true },
+	{ "supplier", GROUP_PICKUP, false, true },
+	{ "departure", GROUP_PICKUP, false, true },
 	/* "O St", "D Zip": one-letter prefixes, only before a part word. */
 	{ "o", GROUP_PICKUP, false, false },
 	{ "load", GROUP_PICKUP, false, false },
@@ -308,6 +335,8 @@ const struct group_word syn_group_words[] = {
 	{ "to", GROUP_DROPOFF, false, true },
 	{ "unloading", GROUP_DROPOFF, false, true },
 	{ "receiving", GROUP_DROPOFF, false, true },
+	{ "recipient", GROUP_DROPOFF, false, true },
+	{ "arrival", GROUP_DROPOFF, false, true },
 	{ "d", GROUP_DROPOFF, false, false },
 	{ "unload", GROUP_DROPOFF, false, false },
 	{ "dumpsite", GROUP_DROPOFF, false, true },
@@ -333,6 +362,9 @@ const struct part_word syn_part_words[] = {
 	{ "facility", PART_NAME },   { "site", PART_NAME },
 	{ "yard", PART_NAME },       { "company", PART_NAME },
 	{ "business", PART_NAME },   { "address", PART_STREET },
+	/* Places a load leaves or reaches by name ("Origin Port"). */
+	{ "port", PART_NAME },       { "airport", PART_NAME },
+	{ "station", PART_NAME },    { "warehouse", PART_NAME },
 	{ "street", PART_STREET },   { "line", PART_STREET },
 	{ "city", PART_CITY },       { "town", PART_CITY },
 	{ "municipality", PART_CITY }, { "state", PART_STATE },
@@ -341,8 +373,22 @@ const struct part_word syn_part_words[] = {
 const size_t syn_part_words_len = N(syn_part_words);
 
 const char *const syn_stop_words[] = { "the", "of", "a", "an", "for", "per",
-				       "in", "and", "or", "at", "s", "where" };
+				       "in", "and", "or", "at", "s", "where",
+				       /* "Assigned Dispatcher": who, not whether */
+				       "assigned" };
 const size_t syn_stop_words_len = N(syn_stop_words);
+
+/* Words the rules of propose.c read that no table above holds (moments,
+ * plan words, money that is no price, kinds of goods, people): known
+ * words, so that a typo is corrected to them and they to nothing else
+ * ("Dispatched" is no misspelt "Dispatcher"). */
+const char *const syn_rule_words[] = {
+	"dispatched", "departed", "departure", "actual", "real", "confirmed", "scheduled", "planned",
+	"estimated", "latest", "earliest", "profit", "margin", "value", "tax", "vat", "duty", "customs",
+	"discount", "deposit", "balance", "insurance", "insured", "category", "kind", "fax", "attention",
+	"attn", "person", "mobile", "first", "last", "current", "modified", "updated", "timestamp",
+};
+const size_t syn_rule_words_len = N(syn_rule_words);
 
 const char *syn_canon_of(const char *tok)
 {
@@ -451,6 +497,8 @@ static void build_vocab(void)
 		add_words(syn_part_words[i].word, true);
 	for (size_t i = 0; i < syn_stop_words_len; i++)
 		add_words(syn_stop_words[i], false);
+	for (size_t i = 0; i < syn_rule_words_len; i++)
+		add_words(syn_rule_words[i], true);
 	vocab.n_all = sort_unique(vocab.all, vocab.n_all);
 	vocab.n_fuzzy = sort_unique(vocab.fuzzy, vocab.n_fuzzy);
 }

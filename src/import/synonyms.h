@@ -57,6 +57,8 @@ extern const struct part_word syn_part_words[];
 extern const size_t syn_part_words_len;
 extern const char *const syn_stop_words[];
 extern const size_t syn_stop_words_len;
+extern const char *const syn_rule_words[];
+extern const size_t syn_rule_words_len;
 
 /* One token's canonical spelling ("nbr" -> "no"); NULL when it has none. */
 const char *syn_canon_of(const char *tok);

@@ -16,7 +16,8 @@ enum msg_kind {
 	MSG_REQUIRED = 2,        /* <field> is required ... */
 	MSG_MISMATCH = 3,        /* arg0 quoted cell, arg1 enum norm_why (decimal) */
 	MSG_TOO_LONG = 4,        /* arg0 quoted cell, arg1 its length in characters */
-	MSG_CONVERTED = 5,       /* arg0 quoted cell, arg1 the pounds */
+	MSG_CONVERTED = 5,       /* arg0 quoted cell, arg1 the pounds; arg2 the column header and
+				  * arg3 its unit when the unit came from the header */
 	MSG_KEY_CONFLICT = 6,    /* arg0 earlier row number, arg1 jobCode, arg2 loadNo (quoted) */
 	MSG_NO_USER = 7,         /* arg0 quoted name */
 	MSG_NO_NAMED = 8,        /* arg0 quoted name; customer or branch by the field */

@@ -241,6 +241,10 @@ static const char *render_cell(struct arena *a, enum field f, const struct msg *
 		return arena_printf(a, "%s \"%s\" is %s characters long, over the limit "
 				    "of %zu: shorten it.", name, arg(m, 0), arg(m, 1), field_max_chars(f));
 	default:
+		if (m->arg[2])
+			return arena_printf(a, "%s \"%s\" has no unit of its own and was read in %s, the unit its column "
+					    "header \"%s\" names, and converted to %s lb: nothing to do if that is "
+					    "right.", name, arg(m, 0), arg(m, 3), arg(m, 2), arg(m, 1));
 		return arena_printf(a, "%s \"%s\" was converted to %s lb: nothing "
 				    "to do if that is right; send pounds to avoid "
 				    "the conversion.", name, arg(m, 0), arg(m, 1));

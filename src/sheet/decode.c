@@ -1,5 +1,6 @@
 /* Text decoding for CSV: strict UTF-8 validation and Windows-1252 to UTF-8. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sheet_int.h"
@@ -277,4 +278,59 @@ void buf_unescape_xstring(struct buf *b, size_t from)
 		return;
 	b->len = from + xstring_unescape(b->data + from, b->len - from);
 	b->data[b->len] = '\0';
+}
+
+/* Appends code point cp as UTF-8 to out[*o] (room is checked by the caller). */
+static void put_cp(unsigned char *out, size_t *o, uint32_t cp)
+{
+	if (cp < 0x80) {
+		out[(*o)++] = (unsigned char)cp;
+	} else if (cp < 0x800) {
+		out[(*o)++] = (unsigned char)(0xC0 | (cp >> 6));
+		out[(*o)++] = (unsigned char)(0x80 | (cp & 0x3F));
+	} else if (cp < 0x10000) {
+		out[(*o)++] = (unsigned char)(0xE0 | (cp >> 12));
+		out[(*o)++] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+		out[(*o)++] = (unsigned char)(0x80 | (cp & 0x3F));
+	} else {
+		out[(*o)++] = (unsigned char)(0xF0 | (cp >> 18));
+		out[(*o)++] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+		out[(*o)++] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+		out[(*o)++] = (unsigned char)(0x80 | (cp & 0x3F));
+	}
+}
+
+char *utf16_to_utf8(const char *s, size_t n, size_t max, size_t *ret_len, bool *ret_be)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	if (n < 2 || !((p[0] == 0xFF && p[1] == 0xFE) || (p[0] == 0xFE && p[1] == 0xFF)))
+		return NULL;
+	bool be = p[0] == 0xFE;
+	/* Each 2-byte unit gives at most 3 bytes (a surrogate pair, 4 bytes
+	 * for 4); an odd last byte becomes U+FFFD. */
+	size_t cap = (n / 2) * 3 + 4;
+	if (cap - 4 > max)
+		return NULL;
+	unsigned char *out = malloc(cap + 1);
+	if (!out)
+		return NULL;
+	size_t o = 0, i = 2;
+	for (; i + 1 < n; i += 2) {
+		uint32_t u = be ? (uint32_t)(p[i] << 8 | p[i + 1]) : (uint32_t)(p[i + 1] << 8 | p[i]);
+		if (u >= 0xD800 && u <= 0xDBFF && i + 3 < n) {
+			uint32_t lo = be ? (uint32_t)(p[i + 2] << 8 | p[i + 3]) : (uint32_t)(p[i + 3] << 8 | p[i + 2]);
+			if (lo >= 0xDC00 && lo <= 0xDFFF) {
+				put_cp(out, &o, 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00));
+				i += 2;
+				continue;
+			}
+		}
+		put_cp(out, &o, u >= 0xD800 && u <= 0xDFFF ? 0xFFFD : u);
+	}
+	if (i < n)
+		put_cp(out, &o, 0xFFFD);
+	out[o] = '\0';
+	*ret_len = o;
+	*ret_be = be;
+	return (char *)out;
 }

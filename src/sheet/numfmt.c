@@ -271,3 +271,62 @@ int sheet_numfmt_kind(int id, const char *code)
 	}
 	return sheet_numfmt_is_date(id, code);
 }
+
+/* Appends c to a 16-byte affix; extra characters are dropped. */
+static void affix_put(char *a, char c)
+{
+	size_t n = strlen(a);
+	if (n + 1 < SHEET_AFFIX_MAX)
+		a[n] = c, a[n + 1] = '\0';
+}
+
+static bool placeholder(char c)
+{
+	return c == '0' || c == '#' || c == '?' || c == '.' || c == ',';
+}
+
+/* A [...] section of a format: "[$€-407]" gives its symbol to `to`;
+ * colours, locales and conditions give nothing.  Returns the ']' or NULL. */
+static const char *bracket(const char *p, char *to)
+{
+	const char *q = strchr(p, ']');
+	if (q && p[1] == '$')
+		for (const char *c = p + 2; c < q && *c != '-'; c++)
+			affix_put(to, *c);
+	return q;
+}
+
+int sheet_numfmt_affix(const char *code, char prefix[SHEET_AFFIX_MAX], char suffix[SHEET_AFFIX_MAX])
+{
+	prefix[0] = suffix[0] = '\0';
+	if (!code || sheet_numfmt_kind(0, code))
+		return 0;
+	bool number = false;
+	for (const char *p = code; *p && *p != ';'; p++) {
+		char *to = number ? suffix : prefix;
+		if (*p == '"') {
+			const char *q = strchr(p + 1, '"');
+			if (!q)
+				return 0;
+			for (p++; p < q; p++)
+				affix_put(to, *p);
+		} else if (*p == '\\' && p[1]) {
+			affix_put(to, *++p);
+		} else if ((*p == '_' || *p == '*') && p[1]) {
+			p++;   /* padding and fill: no text of their own */
+		} else if (*p == '[') {
+			if (!(p = bracket(p, to)))
+				return 0;
+		} else if (*p == '%' || *p == 'E' || *p == 'e' || *p == '@') {
+			return 0;   /* percent, scientific, text: the value is not the number shown */
+		} else if (placeholder(*p)) {
+			if (number && *suffix)
+				return 0;   /* text between digits ("0 0/0"): not a plain affix */
+			number = true;
+		} else if (*p == '$' || *p == ' ' || *p == '-' || (unsigned char)*p >= 0x80 ||
+			   (((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z'))) {
+			affix_put(to, *p);
+		}
+	}
+	return number && (*prefix || *suffix);
+}

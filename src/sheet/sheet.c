@@ -7,19 +7,6 @@
 
 #include "sheet_int.h"
 
-struct sheet {
-	struct sheet_limits lim;
-	struct sheet_info info;
-	struct sheet_reader *reader;
-	struct rowbuf header, row;
-	size_t data_rows;
-	size_t text;        /* bytes of cell text delivered so far, blank rows too */
-	size_t budget;      /* sheet_expansion_budget */
-	enum code err;      /* sticky: once failed, always failed */
-	struct buf msg;
-	bool msg_lost;      /* the message could not be stored (out of memory) */
-};
-
 void sheet_limits_default(struct sheet_limits *lim)
 {
 	lim->max_rows = 750;
@@ -52,6 +39,39 @@ const struct sheet_row *sheet_header(const struct sheet *s)
 	return &s->header.row;
 }
 
+unsigned sheet_header_row(const struct sheet *s)
+{
+	return s->header.row.number;
+}
+
+size_t sheet_rows_above(const struct sheet *s, const struct sheet_row *const **ret_rows)
+{
+	*ret_rows = s->above_rows;
+	return s->nabove;
+}
+
+const char *sheet_name(const struct sheet *s)
+{
+	return s->name;
+}
+
+size_t sheet_names(const struct sheet *s, const char *const **ret_names)
+{
+	*ret_names = (const char *const *)s->names;
+	return s->nnames;
+}
+
+size_t sheet_summary_rows(const struct sheet *s, const unsigned **ret_rows)
+{
+	*ret_rows = s->summary;
+	return s->nsummary;
+}
+
+const unsigned char *sheet_header_roles(const struct sheet *s)
+{
+	return s->roles;
+}
+
 const char *sheet_message(const struct sheet *s)
 {
 	return s->msg_lost ? "the file could not be read to the end (out of memory)" : buf_str(&s->msg);
@@ -65,7 +85,12 @@ void sheet_free(struct sheet *s)
 		s->reader->free(s->reader);
 	rowbuf_done(&s->header);
 	rowbuf_done(&s->row);
+	ahead_free(s);
 	buf_done(&s->msg);
+	for (size_t i = 0; i < s->nnames; i++)
+		free(s->names[i]);
+	free(s->names);
+	free(s->decoded);
 	free(s);
 }
 
@@ -147,7 +172,7 @@ static enum code check_row(struct sheet *s, struct rowbuf *rb, const char **ret_
 }
 
 /* Reads physical rows until one is not blank.  *ret_eof at the end. */
-static enum code next_nonblank(struct sheet *s, struct rowbuf *rb, bool *ret_eof,
+enum code sheet_next_nonblank(struct sheet *s, struct rowbuf *rb, bool *ret_eof,
 			       const char **ret_msg)
 {
 	for (;;) {
@@ -204,7 +229,6 @@ static const char *unsupported_message(const char *what)
 				    "save it as .xlsx or CSV"},
 		{"a fixed-width", "the file is space-padded fixed-width text (.prn, Excel's \"Formatted Text\"), not CSV; "
 				  "save the sheet as .xlsx or CSV"},
-		{"UTF-16", "the file is UTF-16 text; export the sheet as CSV UTF-8"},
 		{"an HTML", "the file is an HTML page, not a spreadsheet (\"Export to Excel\" often writes one); "
 			    "open it in Excel and save it as .xlsx or CSV"},
 		{"an Excel 2003", "the file is an Excel 2003 XML spreadsheet; open it in Excel and save it as .xlsx or CSV"},
@@ -226,39 +250,147 @@ enum sheet_format sheet_sniff_explain(const void *data, size_t len, const char *
 	return f;
 }
 
-/* Sniffs the bytes and opens the reader for their format, with the row
- * buffers; a parse-level code and a static message on failure. */
+/* SHEET_NOT_FOUND's message, listing the sheets: valid until the
+ * thread's next open, as long as callers keep a static message. */
+static _Thread_local char sheets_msg[1024];
+
+static const char *not_found_message(const struct sheet *s, const char *name)
+{
+	struct buf b;
+	buf_init(&b, sizeof sheets_msg - 1);
+	buf_printf(&b, "the workbook has no worksheet named \"%.64s\"; its sheets are", name);
+	for (size_t i = 0; i < s->nnames; i++)
+		if (buf_printf(&b, "%s \"%s\"", i ? "," : ":", s->names[i]))
+			break;
+	snprintf(sheets_msg, sizeof sheets_msg, "%s", buf_str(&b));
+	buf_done(&b);
+	return sheets_msg;
+}
+
+/* Opens the workbook's worksheet: opts->sheet by name, else the
+ * index-th visible one. */
+static enum code xlsx_open_choice(struct sheet *s, const void *data, size_t len, const struct sheet_options *opts,
+				  int index, const char **ret_msg)
+{
+	struct xlsx_choice c = {.name = opts ? opts->sheet : NULL, .index = index, .names = s->names,
+				.nnames = s->nnames};
+	enum code rc = xlsx_reader_open(data, len, &s->lim, &s->info, &c, &s->reader, ret_msg);
+	s->names = c.names;
+	s->nnames = c.nnames;
+	if (rc == CODE_SHEET_NOT_FOUND)
+		*ret_msg = not_found_message(s, opts->sheet);
+	else if (!rc)
+		s->name = s->names[c.index];
+	return rc;
+}
+
+/* UTF-16 text (Excel's "Unicode Text") is decoded to UTF-8 once, up
+ * front, and read as CSV: the sheet owns the decoded copy. */
+static enum code open_utf16(struct sheet *s, const void **data, size_t *len, const char **ret_msg)
+{
+	size_t n = 0;
+	bool be = false;
+	s->decoded = utf16_to_utf8(*data, *len, s->budget, &n, &be);
+	if (!s->decoded) {
+		*ret_msg = "the UTF-16 text is larger than the expansion limit once decoded";
+		return CODE_MALFORMED_CSV;
+	}
+	*data = s->decoded;
+	*len = n;
+	return CODE_OK;
+}
+
+static bool utf16_bom(const unsigned char *p, size_t len)
+{
+	return len >= 2 && ((p[0] == 0xFF && p[1] == 0xFE) || (p[0] == 0xFE && p[1] == 0xFF));
+}
+
+/* Sniffs the bytes and opens the reader for their format (the worksheet
+ * `sheet` of a workbook: NULL = choose), with the row buffers; a
+ * parse-level code and a static message on failure. */
 static enum code open_reader(struct sheet *s, const void *data, size_t len, const struct sheet_limits *lim,
-			     const char **ret_msg)
+			     const struct sheet_options *opts, const char **ret_msg)
 {
 	s->lim = *lim;
 	/* The readers see the budget as their limit on inflated bytes. */
 	s->budget = s->lim.max_uncompressed = sheet_expansion_budget(lim);
 	buf_init(&s->msg, 1024);
 	const char *what = NULL;
+	const char *utf16 = NULL;
 	s->info.format = sniff_detail(data, len, &what);
+	if (s->info.format == SHEET_CSV && utf16_bom(data, len)) {
+		utf16 = ((const unsigned char *)data)[0] == 0xFF ? "utf-16le" : "utf-16be";
+		enum code rc = open_utf16(s, &data, &len, ret_msg);
+		if (rc)
+			return rc;
+	}
 	/* A row cannot hold more text than the input expands to: CSV grows at
 	 * most threefold in Windows-1252 decoding, XLSX to its budget (and
-	 * next_nonblank lowers the cap to what the budget has left). */
+	 * sheet_next_nonblank lowers the cap to what the budget has left). */
 	size_t row_cap = s->budget + 64;
 	if (s->info.format == SHEET_CSV && len < s->budget / 3)
 		row_cap = len * 3 + 64;
+	s->row_cap = row_cap;
 	rowbuf_init(&s->header, row_cap);
 	rowbuf_init(&s->row, row_cap);
+	enum code rc;
 	switch (s->info.format) {
 	case SHEET_CSV:
-		return csv_reader_open(data, len, &s->lim, &s->info, &s->reader, ret_msg);
+		rc = csv_reader_open(data, len, &s->lim, &s->info, &s->reader, ret_msg);
+		if (utf16)
+			s->info.encoding = utf16;
+		return rc;
 	case SHEET_XLSX:
 		s->info.encoding = "xlsx";
-		return xlsx_reader_open(data, len, &s->lim, &s->info, &s->reader, ret_msg);
+		return xlsx_open_choice(s, data, len, opts, 0, ret_msg);
 	default:
 		*ret_msg = unsupported_message(what);
 		return CODE_UNSUPPORTED_MIME;
 	}
 }
 
-enum code sheet_open_info(const void *data, size_t len, const struct sheet_limits *lim,
-			  struct sheet **ret_sheet, const char **ret_message,
+static bool has_key(const struct sheet *s)
+{
+	for (size_t j = 0; s->roles && j < s->header.row.ncells; j++)
+		if (s->roles[j] & SHEET_COL_KEY)
+			return true;
+	return false;
+}
+
+/* Back to before the worksheet was opened, to open another. */
+static void reset(struct sheet *s)
+{
+	if (s->reader)
+		s->reader->free(s->reader);
+	s->reader = NULL;
+	ahead_free(s);
+	rowbuf_clear(&s->header);
+	rowbuf_clear(&s->row);
+	s->text = 0;
+}
+
+/* The first visible worksheet whose header maps jobCode or loadNo, else
+ * the first (PRODUCT §14); the first was read and has no key. */
+static enum code choose_sheet(struct sheet *s, const void *data, size_t len, const struct sheet_options *opts,
+			      const char **ret_msg)
+{
+	for (size_t i = 1; i < s->nnames; i++) {
+		reset(s);
+		enum code rc = xlsx_open_choice(s, data, len, opts, (int)i, ret_msg);
+		if (!rc)
+			rc = ahead_find_header(s, opts, ret_msg);
+		if (!rc && has_key(s))
+			return CODE_OK;
+		if (rc == CODE_INTERNAL_ERROR)
+			return rc;
+	}
+	reset(s);
+	enum code rc = xlsx_open_choice(s, data, len, opts, 0, ret_msg);
+	return rc ? rc : ahead_find_header(s, opts, ret_msg);
+}
+
+enum code sheet_open_opts(const void *data, size_t len, const struct sheet_limits *lim,
+			  const struct sheet_options *opts, struct sheet **ret_sheet, const char **ret_message,
 			  struct sheet_info *ret_info)
 {
 	*ret_sheet = NULL;
@@ -272,21 +404,13 @@ enum code sheet_open_info(const void *data, size_t len, const struct sheet_limit
 		return CODE_INTERNAL_ERROR;
 	}
 	const char *msg = NULL;
-	enum code rc = open_reader(s, data, len, lim, &msg);
+	enum code rc = open_reader(s, data, len, lim, opts, &msg);
+	if (!rc)
+		rc = ahead_find_header(s, opts, &msg);
+	if (!rc && s->info.format == SHEET_XLSX && opts && opts->judge && !opts->sheet && s->nnames > 1 && !has_key(s))
+		rc = choose_sheet(s, data, len, opts, &msg);
 	if (rc)
 		return fail_open(s, rc, msg, ret_message, ret_info);
-
-	bool eof = false;
-	rc = next_nonblank(s, &s->header, &eof, &msg);
-	if (rc && msg == buf_str(&s->msg))
-		/* ret_message must be static: s->msg goes with s. */
-		msg = rc == CODE_CELL_TOO_LONG ? "a cell of the header row has more than 32,767 characters (Excel's limit)"
-					      : "the header row holds more text than the expansion limit";
-	if (rc)
-		return fail_open(s, rc, msg, ret_message, ret_info);
-	if (eof)
-		return fail_open(s, CODE_EMPTY_FILE, "the file has no rows: no header row and no data",
-				 ret_message, ret_info);
 	if (counted_columns(&s->header) > lim->max_cols)
 		return fail_open(s, CODE_TOO_MANY_HEADERS, "the header row has more than 100 columns",
 				 ret_message, ret_info);
@@ -294,8 +418,16 @@ enum code sheet_open_info(const void *data, size_t len, const struct sheet_limit
 		*ret_message = "";
 	if (ret_info)
 		*ret_info = s->info;
+	s->judge = NULL;   /* the caller's, asked only while opening */
 	*ret_sheet = s;
 	return CODE_OK;
+}
+
+enum code sheet_open_info(const void *data, size_t len, const struct sheet_limits *lim,
+			  struct sheet **ret_sheet, const char **ret_message,
+			  struct sheet_info *ret_info)
+{
+	return sheet_open_opts(data, len, lim, NULL, ret_sheet, ret_message, ret_info);
 }
 
 enum code sheet_open(const void *data, size_t len, const struct sheet_limits *lim,
@@ -304,9 +436,8 @@ enum code sheet_open(const void *data, size_t len, const struct sheet_limits *li
 	return sheet_open_info(data, len, lim, ret_sheet, ret_message, NULL);
 }
 
-static enum code fail(struct sheet *s, enum code rc, unsigned row, const char *msg)
+void sheet_set_message(struct sheet *s, unsigned row, const char *msg)
 {
-	s->err = rc;
 	char copy[512];
 	if (msg == buf_str(&s->msg)) {
 		/* check_row's message, about to be cleared. */
@@ -315,6 +446,12 @@ static enum code fail(struct sheet *s, enum code rc, unsigned row, const char *m
 	}
 	buf_clear(&s->msg);
 	s->msg_lost = row ? buf_printf(&s->msg, "row %u: %s", row, msg) != 0 : buf_puts(&s->msg, msg) != 0;
+}
+
+static enum code fail(struct sheet *s, enum code rc, unsigned row, const char *msg)
+{
+	s->err = rc;
+	sheet_set_message(s, row, msg);
 	return rc;
 }
 
@@ -324,10 +461,11 @@ enum code sheet_next_row(struct sheet *s, const struct sheet_row **ret_row)
 	if (s->err)
 		return s->err;
 	bool eof = false;
-	const char *msg = "";
-	enum code rc = next_nonblank(s, &s->row, &eof, &msg);
-	if (rc)
-		return fail(s, rc, s->row.number, msg);
+	enum code rc = ahead_next(s, &eof);
+	if (rc) {
+		s->err = rc;
+		return rc;
+	}
 	if (eof) {
 		if (s->data_rows == 0)
 			return fail(s, CODE_EMPTY_FILE, 0, "the file has a header row but no data rows");

@@ -60,22 +60,54 @@ struct sheet_row {
 
 struct sheet_info {
 	enum sheet_format format;
-	const char *encoding;  /* "utf-8", "utf-8-bom", "windows-1252", "macintosh" (Mac OS Roman), or "xlsx" */
+	/* "utf-8", "utf-8-bom", "utf-16le", "utf-16be", "windows-1252",
+	 * "macintosh" (Mac OS Roman), or "xlsx" */
+	const char *encoding;
 	char delimiter;        /* ',', ';', '\t' or 0 for xlsx */
 };
 
 struct sheet;
 
-/* Parses data[0..len) (the caller keeps it alive until sheet_free) and reads
- * the header row.  Returns CODE_OK and a new sheet in *ret_sheet, or a
- * parse-level code (EMPTY_FILE, TOO_MANY_HEADERS, MALFORMED_CSV,
- * MALFORMED_XLSX, MACRO_REJECTED, CELL_TOO_LONG, UNSUPPORTED_MIME) with *ret_sheet set to
- * NULL.  *ret_message (may be NULL) always receives a human message; it is a
- * static string, valid for the life of the process. */
+/* What the caller, which knows the mapping rules (src/import), says of a
+ * row read as a header, per cell: the sheet layer uses it to find the
+ * header row below title rows, to join a group row, to choose a
+ * workbook's sheet and to tell summary rows from data (PRODUCT §14). */
+#define SHEET_COL_FIELD 1u    /* the cell names a field of the schema */
+#define SHEET_COL_KEY 2u      /* ... jobCode or loadNo */
+#define SHEET_COL_DATE 4u     /* ... loadDate */
+#define SHEET_COL_NUMERIC 8u  /* ... a number (weight, rate) */
+#define SHEET_COL_PART 16u    /* a part of a group: Name, Street, City, State, Zip (a group row's label joins it) */
+struct sheet_judge {
+	/* Fills roles[0..row->ncells) with SHEET_COL_* bits.  Returns true
+	 * when the caller knows the row as a header outright (an organization's
+	 * confirmed shape): the first such row of the first 20 is the header. */
+	bool (*judge)(void *arg, const struct sheet_row *row, unsigned char *roles);
+	void *arg;
+};
+
+struct sheet_options {
+	unsigned header_row;   /* 1-based spreadsheet row of the header; 0 = detect */
+	const char *sheet;     /* worksheet by name (XLSX); NULL = choose */
+	const struct sheet_judge *judge;  /* NULL: the first non-blank row is the header; asked only
+					   * during sheet_open_opts (it may be gone afterwards) */
+};
+
+/* Rows looked at for the header: the first 20 non-blank ones. */
+#define SHEET_HEADER_SCAN 20
+/* Data rows sheet_samples reads ahead. */
+#define SHEET_SAMPLE_ROWS 50
+
 /* sheet_sniff, with a sentence for the user when the format is
  * SHEET_UNKNOWN (*ret_message, static; NULL otherwise). */
 enum sheet_format sheet_sniff_explain(const void *data, size_t len, const char **ret_message);
 
+/* Parses data[0..len) (the caller keeps it alive until sheet_free) and reads
+ * the header row (the first non-blank one: no judge).  Returns CODE_OK and
+ * a new sheet in *ret_sheet, or a parse-level code (EMPTY_FILE,
+ * TOO_MANY_HEADERS, MALFORMED_CSV, MALFORMED_XLSX, MACRO_REJECTED,
+ * CELL_TOO_LONG, UNSUPPORTED_MIME) with *ret_sheet set to NULL.
+ * *ret_message (may be NULL) always receives a human message; it is a
+ * static string (some name a row: valid until the thread's next open). */
 enum code sheet_open(const void *data, size_t len, const struct sheet_limits *lim,
 		     struct sheet **ret_sheet, const char **ret_message);
 
@@ -86,9 +118,46 @@ enum code sheet_open_info(const void *data, size_t len, const struct sheet_limit
 			  struct sheet **ret_sheet, const char **ret_message,
 			  struct sheet_info *ret_info);
 
+/* sheet_open_info with options (NULL: as sheet_open_info).  With a judge
+ * the header row is detected (or opts->header_row is taken), a group row
+ * above it joined into its texts, the worksheet chosen, and summary rows
+ * at the end left out of the data (docs/sheet.md, "Header row").  Also
+ * fails with SHEET_NOT_FOUND (opts->sheet names no visible worksheet; the
+ * message lists them) and EMPTY_FILE (opts->header_row is blank or past
+ * the end).  *ret_message is static or, when ret_sheet is set, the sheet's. */
+enum code sheet_open_opts(const void *data, size_t len, const struct sheet_limits *lim,
+			  const struct sheet_options *opts, struct sheet **ret_sheet, const char **ret_message,
+			  struct sheet_info *ret_info);
+
 const struct sheet_info *sheet_info(const struct sheet *s);
 
-/* The first non-blank row.  Owned by the sheet, valid until sheet_free. */
+/* The header's 1-based spreadsheet row number. */
+unsigned sheet_header_row(const struct sheet *s);
+/* The non-blank rows above the header (at most SHEET_HEADER_SCAN, the
+ * last ones), in order; a joined group row is among them.  Valid until
+ * sheet_free. */
+size_t sheet_rows_above(const struct sheet *s, const struct sheet_row *const **ret_rows);
+/* XLSX: the worksheet read (NULL for CSV) and the visible worksheets'
+ * names in workbook order (0 for CSV).  Valid until sheet_free. */
+const char *sheet_name(const struct sheet *s);
+size_t sheet_names(const struct sheet *s, const char *const **ret_names);
+/* Row numbers of the summary rows left out so far (all of them once
+ * sheet_next_row has returned the end), ascending. */
+size_t sheet_summary_rows(const struct sheet *s, const unsigned **ret_rows);
+/* The per-column roles the judge gave the header (NULL without a judge);
+ * sheet_header(s)->ncells entries. */
+const unsigned char *sheet_header_roles(const struct sheet *s);
+
+/* The first up to SHEET_SAMPLE_ROWS non-blank data rows after the header,
+ * read ahead: sheet_next_row still delivers them afterwards, in order and
+ * unchanged.  Trailing summary rows are not among them.  Rows and array
+ * are the sheet's, valid until sheet_free.  Returns how many (0 when the
+ * file has none, or the read failed: sheet_next_row then says why). */
+size_t sheet_samples(struct sheet *s, const struct sheet_row *const **ret_rows);
+
+/* The header row: the first non-blank row without a judge, else the one
+ * sheet_open_opts found (a group row above it joined into its texts, its
+ * number the header's own).  Owned by the sheet, valid until sheet_free. */
 const struct sheet_row *sheet_header(const struct sheet *s);
 
 /* Next non-blank data row; *ret_row = NULL at the end.  Returns a
@@ -149,5 +218,13 @@ int sheet_numfmt_is_date(int id, const char *format_code);
  * shows them. */
 #define SHEET_NUMFMT_ZERO_PAD 16
 int sheet_numfmt_kind(int id, const char *format_code);
+/* The literal text a number format shows before and after the number, from
+ * its first section, for a number to read as a person sees it (PRODUCT
+ * §14): `0.00 "tons"` -> "", " tons"; `"$"#,##0.00` and `[$$-409]#,##0` ->
+ * "$", "".  Returns 1 when there is such text, 0 otherwise (General, dates,
+ * zero-padded codes, percent, scientific, text formats, fractions); the
+ * affixes are NUL-terminated, cut to SHEET_AFFIX_MAX - 1 bytes. */
+#define SHEET_AFFIX_MAX 16
+int sheet_numfmt_affix(const char *format_code, char prefix[SHEET_AFFIX_MAX], char suffix[SHEET_AFFIX_MAX]);
 
 #endif

@@ -214,8 +214,6 @@ enum sheet_format sniff_detail(const void *data, size_t len, const char **ret_wh
 		{"7z\xbc\xaf\x27\x1c", 6, "a 7-Zip archive"},
 		{"Rar!\x1a\x07", 6, "a RAR archive"},
 		{"\x7f" "ELF", 4, "an executable"},
-		{"\xff\xfe", 2, "UTF-16 text (export the sheet as CSV UTF-8)"},
-		{"\xfe\xff", 2, "UTF-16 text (export the sheet as CSV UTF-8)"},
 	};
 	const unsigned char *p = data;
 	const char *what = "text";
@@ -233,6 +231,10 @@ enum sheet_format sniff_detail(const void *data, size_t len, const char **ret_wh
 		bool enc = sniff_ole2_encrypted(p, len);
 		f = enc ? SHEET_XLSX : SHEET_UNKNOWN;
 		what = enc ? "a password-protected workbook" : "a legacy Excel .xls (OLE2) file";
+	} else if (starts(p, len, "\xff\xfe", 2) || starts(p, len, "\xfe\xff", 2)) {
+		/* UTF-16 with a byte-order mark: Excel's "Unicode Text" (tab-
+		 * separated UTF-16LE); sheet_open decodes it and reads it as CSV. */
+		what = "UTF-16 text";
 	} else {
 		for (size_t i = 0; i < sizeof(binaries) / sizeof(binaries[0]); i++) {
 			if (starts(p, len, binaries[i].magic, binaries[i].len)) {

@@ -185,27 +185,49 @@ static bool truthy(const char *v)
 	return v && (!strcmp(v, "1") || !strcasecmp(v, "true"));
 }
 
-/* Finds the date system and the first visible worksheet, in workbook order. */
+#define MAX_SHEETS 256
+
+/* The visible worksheets, in workbook order: names and parts. */
+struct sheet_list {
+	const char *name[MAX_SHEETS], *part[MAX_SHEETS];
+	size_t n;
+};
+
+/* One <sheet> element: a visible worksheet is added to the list (chart
+ * and dialog sheets hold no rows: skipped).  False when out of memory. */
+static bool add_sheet(struct xpart *p, struct arena *a, const char *wb, const struct rels *rels,
+		      struct sheet_list *out)
+{
+	const char *state = xpart_attr(p, "state");
+	if ((state && strcmp(state, "visible")) || out->n == MAX_SHEETS)
+		return true;
+	const char *id = xpart_attr(p, "id"), *name = xpart_attr(p, "name");
+	const struct rel *rl = id ? find_id(rels, id) : NULL;
+	if (!rl || !type_is(rl->type, "/worksheet"))
+		return true;
+	out->part[out->n] = resolve(a, wb, rl->target);
+	out->name[out->n] = arena_strdup(a, name ? name : "");
+	if (!out->part[out->n] || !out->name[out->n])
+		return false;
+	out->n++;
+	return true;
+}
+
+/* Finds the date system and the visible worksheets, in workbook order. */
 static enum code read_workbook(struct xzip *z, struct arena *a, const char *wb,
-			       const struct rels *rels, bool *ret_1904, const char **ret_sheet,
+			       const struct rels *rels, bool *ret_1904, struct sheet_list *ret_sheets,
 			       const char **ret_msg)
 {
 	struct xpart p;
 	if (xpart_open(z, wb, &p, ret_msg))
 		return CODE_MALFORMED_XLSX;
-	*ret_sheet = NULL;
+	ret_sheets->n = 0;
 	int r;
 	while ((r = xpart_read(&p, ret_msg)) > 0) {
 		if (xpart_is(&p, XML_READER_TYPE_ELEMENT, "workbookPr")) {
 			*ret_1904 = truthy(xpart_attr(&p, "date1904"));
-		} else if (xpart_is(&p, XML_READER_TYPE_ELEMENT, "sheet") && !*ret_sheet) {
-			const char *state = xpart_attr(&p, "state");
-			if (state && strcmp(state, "visible"))
-				continue;
-			const char *id = xpart_attr(&p, "id");
-			const struct rel *rl = id ? find_id(rels, id) : NULL;
-			/* Chart sheets and dialog sheets hold no rows: skip them. */
-			if (rl && type_is(rl->type, "/worksheet") && !(*ret_sheet = resolve(a, wb, rl->target))) {
+		} else if (xpart_is(&p, XML_READER_TYPE_ELEMENT, "sheet")) {
+			if (!add_sheet(&p, a, wb, rels, ret_sheets)) {
 				xpart_close(&p);
 				return out_of_memory(ret_msg);
 			}
@@ -216,7 +238,7 @@ static enum code read_workbook(struct xzip *z, struct arena *a, const char *wb,
 	xpart_close(&p);
 	if (r < 0)
 		return CODE_MALFORMED_XLSX;
-	if (!*ret_sheet) {
+	if (!ret_sheets->n) {
 		*ret_msg = "the workbook has no visible worksheet";
 		return CODE_EMPTY_FILE;
 	}
@@ -225,7 +247,7 @@ static enum code read_workbook(struct xzip *z, struct arena *a, const char *wb,
 
 /* Everything up to the worksheet stream; the arena holds names and rels. */
 static enum code open_package(struct xzip *z, struct arena *a, const char **ret_sst,
-			      struct xstyles *st, bool *date1904, const char **ret_sheet,
+			      struct xstyles *st, bool *date1904, struct sheet_list *ret_sheets,
 			      const char **ret_msg)
 {
 	enum code rc = check_content_types(z, ret_msg);
@@ -244,7 +266,7 @@ static enum code open_package(struct xzip *z, struct arena *a, const char **ret_
 	}
 	if ((rc = load_rels(z, a, rels_of(a, wb), &wbrels, ret_msg)))
 		return rc;
-	if ((rc = read_workbook(z, a, wb, &wbrels, date1904, ret_sheet, ret_msg)))
+	if ((rc = read_workbook(z, a, wb, &wbrels, date1904, ret_sheets, ret_msg)))
 		return rc;
 	const struct rel *strings = find_type(&wbrels, "/sharedStrings");
 	const char *part = strings ? resolve(a, wb, strings->target) : NULL;
@@ -260,8 +282,36 @@ static enum code open_package(struct xzip *z, struct arena *a, const char **ret_
 	return CODE_OK;
 }
 
+/* The list's names as malloc'd copies for the sheet (it owns them). */
+static enum code copy_names(const struct sheet_list *l, struct xlsx_choice *c, const char **ret_msg)
+{
+	c->names = calloc(l->n + 1, sizeof(char *));
+	if (!c->names)
+		return out_of_memory(ret_msg);
+	for (size_t i = 0; i < l->n; i++) {
+		if (!(c->names[i] = strdup(l->name[i])))
+			return out_of_memory(ret_msg);
+		c->nnames = i + 1;
+	}
+	return CODE_OK;
+}
+
+/* The index of the worksheet chosen by name (exact, then without case),
+ * or -1. */
+static int by_name(const struct sheet_list *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->name[i], name))
+			return (int)i;
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcasecmp(l->name[i], name))
+			return (int)i;
+	return -1;
+}
+
 enum code xlsx_reader_open(const char *data, size_t len, const struct sheet_limits *lim,
-			   struct sheet_info *info, struct sheet_reader **ret, const char **ret_msg)
+			   struct sheet_info *info, struct xlsx_choice *c, struct sheet_reader **ret,
+			   const char **ret_msg)
 {
 	info->format = SHEET_XLSX;
 	info->encoding = "xlsx";
@@ -273,14 +323,25 @@ enum code xlsx_reader_open(const char *data, size_t len, const struct sheet_limi
 		return rc;
 	struct xstyles st = {0};
 	bool date1904 = false;
-	const char *sheet = NULL, *sst = NULL;
+	const char *sst = NULL;
+	struct sheet_list *sheets = NULL;
 	struct arena *a = arena_try_new();
-	rc = a ? open_package(&z, a, &sst, &st, &date1904, &sheet, ret_msg) : out_of_memory(ret_msg);
+	if (a)
+		sheets = arena_alloc(a, sizeof(*sheets));
+	rc = a && sheets ? open_package(&z, a, &sst, &st, &date1904, sheets, ret_msg) : out_of_memory(ret_msg);
+	if (!rc && !c->names)
+		rc = copy_names(sheets, c, ret_msg);
+	int pick = c->index;
+	if (!rc && c->name && (pick = by_name(sheets, c->name)) < 0)
+		rc = CODE_SHEET_NOT_FOUND;
+	if (!rc && (size_t)pick >= sheets->n)
+		pick = 0;
 	if (rc) {
 		xstyles_free(&st);
 		xzip_close(&z);
 	} else {
-		rc = xsheet_open(&z, sheet, sst, &st, date1904, ret, ret_msg);
+		c->index = pick;
+		rc = xsheet_open(&z, sheets->part[pick], sst, &st, date1904, ret, ret_msg);
 	}
 	arena_free(a);
 	return rc;

@@ -155,6 +155,11 @@ struct xsst {
 struct xstyles {
 	uint8_t *kind;
 	size_t n;
+	/* The text a cell's number format shows around the number (PRODUCT
+	 * §14): per style, 0 or 1 + an index into affixes (prefix, suffix). */
+	uint16_t *affix_of;
+	char (*affixes)[2][SHEET_AFFIX_MAX];
+	size_t naffixes;
 };
 
 /* Opens the shared-string part (none: name NULL) without parsing any of it.

@@ -167,8 +167,31 @@ void xsst_free(struct xsst *sst)
 struct fmtmap {
 	int id[MAX_NUMFMTS];
 	uint8_t kind[MAX_NUMFMTS];
+	uint16_t affix[MAX_NUMFMTS];   /* 0, or 1 + index into the styles' affixes */
 	size_t n;
 };
+
+/* Keeps a custom format's affixes (sheet_numfmt_affix) for its styles:
+ * 0 when it has none, else 1 + their index; 0 when out of memory. */
+static uint16_t keep_affix(struct xstyles *st, const char *code)
+{
+	char pre[SHEET_AFFIX_MAX], suf[SHEET_AFFIX_MAX];
+	if (!sheet_numfmt_affix(code, pre, suf))
+		return 0;
+	if (!st->affixes && !(st->affixes = calloc(MAX_NUMFMTS, sizeof(*st->affixes))))
+		return 0;
+	memcpy(st->affixes[st->naffixes][0], pre, SHEET_AFFIX_MAX);
+	memcpy(st->affixes[st->naffixes][1], suf, SHEET_AFFIX_MAX);
+	return (uint16_t)(++st->naffixes);
+}
+
+static uint16_t affix_of(const struct fmtmap *m, int id)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->id[i] == id)
+			return m->affix[i];
+	return 0;
+}
 
 static int parse_id(const char *s)
 {
@@ -188,12 +211,15 @@ static uint8_t kind_of(const struct fmtmap *m, int id)
 	return (uint8_t)sheet_numfmt_is_date(id, NULL);
 }
 
-static int push_xf(struct xstyles *st, uint8_t kind)
+static int push_xf(struct xstyles *st, uint8_t kind, uint16_t affix)
 {
 	if (st->n == MAX_XFS)
 		return 0;  /* Excel's own maximum; later styles read as General */
 	if (!st->kind && !(st->kind = malloc(MAX_XFS)))
 		return -1;
+	if (!st->affix_of && !(st->affix_of = malloc(MAX_XFS * sizeof(uint16_t))))
+		return -1;
+	st->affix_of[st->n] = affix;
 	st->kind[st->n++] = kind;
 	return 0;
 }
@@ -220,12 +246,14 @@ enum code xstyles_load(struct xzip *z, const char *name, struct xstyles *st, con
 			const char *code = xpart_attr(&p, "formatCode");
 			if (id >= 0 && code) {
 				m->id[m->n] = id;
+				m->affix[m->n] = keep_affix(st, code);
 				m->kind[m->n++] = (uint8_t)sheet_numfmt_kind(id, code);
 			}
 		} else if (xpart_is(&p, type, "cellXfs")) {
 			in_xfs = type == XML_READER_TYPE_ELEMENT && !xmlTextReaderIsEmptyElement(p.xr);
 		} else if (in_xfs && xpart_is(&p, XML_READER_TYPE_ELEMENT, "xf")) {
-			if (push_xf(st, kind_of(m, parse_id(xpart_attr(&p, "numFmtId"))))) {
+			int id = parse_id(xpart_attr(&p, "numFmtId"));
+			if (push_xf(st, kind_of(m, id), affix_of(m, id))) {
 				r = -1;
 				*ret_msg = "out of memory";
 				break;
@@ -240,5 +268,7 @@ enum code xstyles_load(struct xzip *z, const char *name, struct xstyles *st, con
 void xstyles_free(struct xstyles *st)
 {
 	free(st->kind);
+	free(st->affix_of);
+	free(st->affixes);
 	memset(st, 0, sizeof(*st));
 }

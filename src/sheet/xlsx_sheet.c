@@ -10,8 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "xlsx_int.h"
+
+#include "base/csv_write.h"
 
 enum cell_type { T_NUMBER, T_SHARED, T_BOOL, T_DATE, T_TEXT };
 
@@ -102,6 +105,40 @@ static bool parse_number(const char *s, double *ret)
 	return true;
 }
 
+static int with_dollar(const char *num, struct rowbuf *rb)
+{
+	if (rowbuf_begin_cell(rb) || rowbuf_append(rb, "$", 1) || rowbuf_append(rb, num, strlen(num)))
+		return -1;
+	return rowbuf_end_cell(rb);
+}
+
+/* A number with the text its format shows around it, as a person sees it
+ * ("24.5 tons", "$1234.5"), so that the cell's unit or money sign is read
+ * as if typed.  Only a "$" of a prefix is kept, and only a suffix of
+ * letters: other currency signs ("€", "kr") are not dollars, and the
+ * number alone is what was read before. */
+static int with_affix(const char affix[2][SHEET_AFFIX_MAX], const char *num, struct rowbuf *rb)
+{
+	const char *pre = affix[0], *suf = affix[1];
+	bool dollar = strchr(pre, '$') != NULL, letters = false;
+	/* A currency code after the number ("1,234.50 USD") is money, not a
+	 * unit: the number alone reads as money. */
+	static const char *const codes[] = {" USD", " US$", " CAD", " EUR", " GBP", " MXN", " AUD"};
+	for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+		if (!strcasecmp(suf, codes[i]) || !strcasecmp(suf, codes[i] + 1))
+			return dollar || i < 2 ? with_dollar(num, rb) : rowbuf_add_cell(rb, num, strlen(num));
+	for (const char *c = suf; *c; c++) {
+		if (((*c | 0x20) >= 'a' && (*c | 0x20) <= 'z'))
+			letters = true;
+		else if (*c != ' ' && *c != '.')
+			return rowbuf_add_cell(rb, num, strlen(num));
+	}
+	if (rowbuf_begin_cell(rb) || (dollar && rowbuf_append(rb, "$", 1)) || rowbuf_append(rb, num, strlen(num)) ||
+	    (letters && rowbuf_append(rb, suf, strlen(suf))))
+		return -1;
+	return rowbuf_end_cell(rb);
+}
+
 /* Numbers: dates and times by the cell's style, everything else in General. */
 static int number_text(struct xsheet *x, const char *v, unsigned long style, struct rowbuf *rb)
 {
@@ -114,6 +151,9 @@ static int number_text(struct xsheet *x, const char *v, unsigned long style, str
 	if (kind > SHEET_NUMFMT_ZERO_PAD && d >= 0 && d < 1e15 && d == (double)(long long)d &&
 	    snprintf(out, sizeof(out), "%0*lld", kind - SHEET_NUMFMT_ZERO_PAD, (long long)d) < (int)sizeof(out))
 		return rowbuf_add_cell(rb, out, strlen(out));
+	unsigned affix = !kind && style < x->st.n && x->st.affix_of ? x->st.affix_of[style] : 0;
+	if (affix && !sheet_format_general(d, out, sizeof(out)))
+		return with_affix(x->st.affixes[affix - 1], out, rb);
 	if ((kind == SHEET_NUMFMT_DATE && !sheet_format_date(d, x->date1904, out, sizeof(out))) ||
 	    (kind == SHEET_NUMFMT_TIME && !sheet_format_time(d, out, sizeof(out))) ||
 	    !sheet_format_general(d, out, sizeof(out)))
@@ -164,6 +204,17 @@ static int iso_text(const char *v, struct rowbuf *rb)
 	return rowbuf_add_cell(rb, out, memcmp(out + 11, "00:00:00", 8) ? 19 : 10);
 }
 
+/* A text cell, without the formula guard a CSV fix-up file wrote (PRODUCT
+ * §14): LibreOffice opens "'=SUM(A1)" from a CSV as that text and, saved as
+ * .xlsx, keeps the apostrophe in the cell.  The one rule is csv_guarded's,
+ * as the CSV reader applies it. */
+static int text_cell(struct rowbuf *rb, const char *s, size_t n)
+{
+	if (csv_guarded(s, n))
+		return rowbuf_add_cell(rb, s + 1, n - 1);
+	return rowbuf_add_cell(rb, s, n);
+}
+
 static enum code cell_text(struct xsheet *x, enum cell_type t, unsigned long style, const char *v,
 			   size_t len, struct rowbuf *rb, const char **ret_msg)
 {
@@ -184,7 +235,7 @@ static enum code cell_text(struct xsheet *x, enum cell_type t, unsigned long sty
 		enum code e = xsst_get(&x->sst, i, &s, &n, ret_msg);
 		if (e)
 			return e;
-		rc = rowbuf_add_cell(rb, s, n);
+		rc = text_cell(rb, s, n);
 	} else if (t == T_BOOL) {
 		rc = !strcmp(v, "1") ? rowbuf_add_cell(rb, "TRUE", 4) :
 		     !strcmp(v, "0") ? rowbuf_add_cell(rb, "FALSE", 5) : rowbuf_add_cell(rb, v, len);
@@ -193,7 +244,7 @@ static enum code cell_text(struct xsheet *x, enum cell_type t, unsigned long sty
 	} else {
 		/* inlineStr, str (formula text), e (error text like #DIV/0!):
 		 * unescaped when queued. */
-		rc = rowbuf_add_cell(rb, v, len);
+		rc = text_cell(rb, v, len);
 	}
 	if (rc) {
 		*ret_msg = "a row is larger than the expansion limit";

@@ -189,10 +189,29 @@ const struct migration migrations[] = {
 	 "  status INTEGER, duration_ms BIGINT NOT NULL, error TEXT,"
 	 "  PRIMARY KEY (event_id, endpoint_id, attempt));"
 	 "CREATE INDEX webhook_attempts_endpoint ON webhook_attempts(endpoint_id, at);"},
-	/* (13 and 14 are other branches' of issue 27's round.)  The Turkish
-	 * dotted capital I keys as I (name_ref_key, issue 27 item 16): the
-	 * customer and branch keys that hold one are made again, on both
-	 * backends, by the step below. */
+	/* Reading files as a person reads them (PRODUCT §14, issue 26): the
+	 * header row and worksheet an upload asked for (?headerRow, ?sheet),
+	 * what the reader found (file_detail: headerRow, sheet, sheets,
+	 * summaryRows as JSON), and the header row a confirmed shape was
+	 * chosen at on the review screen. */
+	{13, "header rows and sheets",
+	 "ALTER TABLE runs ADD COLUMN opt_header_row INTEGER;"
+	 "ALTER TABLE runs ADD COLUMN opt_sheet TEXT;"
+	 "ALTER TABLE runs ADD COLUMN file_detail TEXT;"
+	 "ALTER TABLE shapes ADD COLUMN header_row INTEGER;"},
+	/* Learning from confirmations (PRODUCT §14, issue 26 item 7): each
+	 * header of a confirmed shape as the admin left it, per organization,
+	 * keyed by the header's name key (propose_header_key); field NULL is
+	 * "Ignore".  The last confirmation of a header wins.  Numbers 13 and
+	 * 15 belong to other branches of the same issue. */
+	{14, "learned column headers",
+	 "CREATE TABLE learned_headers ("
+	 "  org_id TEXT NOT NULL REFERENCES orgs(id), header_key TEXT NOT NULL, header TEXT NOT NULL,"
+	 "  field TEXT, learned_by TEXT NOT NULL, learned_at BIGINT NOT NULL,"
+	 "  PRIMARY KEY (org_id, header_key));"},
+	/* The Turkish dotted capital I keys as I (name_ref_key, issue 27 item
+	 * 16): the customer and branch keys that hold one are made again, on
+	 * both backends, by the step below. */
 	{15, "dotted capital I in customer and branch names", ""},
 };
 

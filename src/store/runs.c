@@ -15,7 +15,7 @@
 #define RUN_COLS "id, org_id, kind, state, dry_run, fingerprint, file_name, file_size, file_format, " \
 	"file_encoding, file_delimiter, row_count, error_code, error_message, n_succeeded, n_warnings, " \
 	"n_failed, n_skipped, staged, shape_key, expires_at, created_at, started_at, finished_at, " \
-	"lease_owner, attempts, upload_deleted_at, results_deleted_at"
+	"lease_owner, attempts, upload_deleted_at, results_deleted_at, opt_header_row, opt_sheet, file_detail"
 
 static void row_to_run(const struct db_res *r, int i, struct run *x)
 {
@@ -46,6 +46,9 @@ static void row_to_run(const struct db_res *r, int i, struct run *x)
 	x->attempts = (int)db_res_int(r, i, 25);
 	x->upload_deleted_at = db_res_int(r, i, 26);
 	x->results_deleted_at = db_res_int(r, i, 27);
+	x->opt_header_row = (int)db_res_int(r, i, 28);
+	cell_copy(r, i, 29, x->opt_sheet, sizeof x->opt_sheet);
+	cell_copy(r, i, 30, x->file_detail, sizeof x->file_detail);
 }
 
 /* Past its time, or already deleted: a sweep may be up to
@@ -122,11 +125,14 @@ enum code store_run_create(struct store *st, struct run *run, const void *file, 
 		P_INT(run->dry_run), P_TXT(run->fingerprint), P_TXT(run->file_name), P_INT(run->file_size),
 		P_TXT(run->file_format), P_INT(run->created_at), P_INT(run->staged),
 		P_TXT(*run->shape_key ? run->shape_key : NULL), run->expires_at ? P_INT(run->expires_at) : P_NULL,
-		run->row_count >= 0 ? P_INT(run->row_count) : P_NULL};
+		run->row_count >= 0 ? P_INT(run->row_count) : P_NULL,
+		run->opt_header_row > 0 ? P_INT(run->opt_header_row) : P_NULL,
+		P_TXT(*run->opt_sheet ? run->opt_sheet : NULL)};
 	if (!rc)
 		rc = db_exec(db, "INSERT INTO runs (id, org_id, kind, state, dry_run, fingerprint, file_name, "
-			     "file_size, file_format, created_at, updated_at, staged, shape_key, expires_at, row_count) "
-			     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11, $12, $13, $14)", p, 14, NULL);
+			     "file_size, file_format, created_at, updated_at, staged, shape_key, expires_at, row_count, "
+			     "opt_header_row, opt_sheet) "
+			     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11, $12, $13, $14, $15, $16)", p, 16, NULL);
 	if (rc == CODE_INTERNAL_ERROR && db_last_was_conflict(db)) {
 		/* Lost a race with an identical push: report that run. */
 		db_rollback(db);
@@ -228,7 +234,7 @@ static enum code claim(struct store *st, const char *sets, const char *which, co
 	if (!db)
 		return CODE_SERVICE_UNAVAILABLE;
 	const char *lock = db_kind(db) == DB_POSTGRES ? " FOR UPDATE SKIP LOCKED" : "";
-	char sql[1024];
+	char sql[2048];
 	snprintf(sql, sizeof sql, "UPDATE runs SET lease_owner = $1, lease_until = $2 + $3%s WHERE id = (SELECT id "
 		 "FROM runs WHERE %s ORDER BY created_at LIMIT 1%s) AND (%s) RETURNING " RUN_COLS, sets, which, lock,
 		 which);
@@ -301,6 +307,15 @@ enum code store_run_unstage(struct store *st, const char *id, const char *owner)
 	return rc;
 }
 
+enum code store_run_reread(struct store *st, const char *org_id, const char *id, int header_row, const char *sheet,
+			   const char *shape_key)
+{
+	struct db_param p[] = {header_row > 0 ? P_INT(header_row) : P_NULL, P_TXT(sheet && *sheet ? sheet : NULL),
+			       P_TXT(shape_key), P_INT(now_ms()), P_TXT(id), P_TXT(org_id)};
+	return store_exec1(st, "UPDATE runs SET opt_header_row = $1, opt_sheet = $2, shape_key = $3, updated_at = $4 "
+			   "WHERE id = $5 AND org_id = $6 AND state = 'QUEUED' AND staged = 1", p, 6, NULL);
+}
+
 enum code store_run_heartbeat(struct store *st, const char *id, const char *owner, int64_t lease_ms)
 {
 	struct db_param p[] = {P_INT(now_ms() + lease_ms), P_TXT(id), P_TXT(owner)};
@@ -317,7 +332,7 @@ enum code store_run_release(struct store *st, const char *id, const char *owner,
 
 static enum code run_move_db(struct db *db, const char *id, const struct run_move *m, bool *ret_moved)
 {
-	char sources[128], sql[1400];
+	char sources[128], sql[2048];
 	run_move_sources_sql(m->to, sources, sizeof sources);
 	int64_t now = now_ms();
 	const int zero[4] = {0};
@@ -331,6 +346,7 @@ static enum code run_move_db(struct db *db, const char *id, const struct run_mov
 		 "n_skipped = CASE WHEN $5 = 1 THEN $9 ELSE n_skipped END, "
 		 "file_encoding = COALESCE($10, file_encoding), file_delimiter = COALESCE($11, file_delimiter), "
 		 "row_count = CASE WHEN $12 >= 0 THEN $12 ELSE row_count END, "
+		 "file_detail = COALESCE($16, file_detail), "
 		 "finished_at = CASE WHEN $13 = 1 THEN $2 ELSE finished_at END, "
 		 "lease_until = CASE WHEN $13 = 1 THEN NULL ELSE lease_until END "
 		 "WHERE id = $14 AND state IN (%s) AND (CAST($15 AS TEXT) IS NULL OR lease_owner = $15) RETURNING id, "
@@ -339,9 +355,9 @@ static enum code run_move_db(struct db *db, const char *id, const struct run_mov
 		P_TXT(run_state_name(m->to)), P_INT(now), P_TXT(m->error_code), P_TXT(m->error_message),
 		P_INT(m->counts ? 1 : 0), P_INT(c[0]), P_INT(c[1]), P_INT(c[2]), P_INT(c[3]),
 		P_TXT(m->file_encoding), P_TXT(m->file_delimiter), P_INT(m->row_count), P_INT(m->finish ? 1 : 0),
-		P_TXT(id), P_TXT(m->owner)};
+		P_TXT(id), P_TXT(m->owner), P_TXT(m->file_detail)};
 	struct db_res *r = NULL;
-	enum code rc = db_exec(db, sql, p, 15, &r);
+	enum code rc = db_exec(db, sql, p, 16, &r);
 	*ret_moved = !rc && db_res_rows(r) == 1;
 	/* The webhook event commits with the move that it tells of. */
 	if (*ret_moved && run_state_terminal(m->to))

@@ -12,6 +12,7 @@
 #include "store.h"
 
 #define RUN_FILE_NAME_MAX 255
+#define RUN_FILE_DETAIL_MAX 2048
 
 struct run {
 	char id[ID_MAX];
@@ -38,6 +39,12 @@ struct run {
 	/* When retention deleted the stored upload / the per-row results (0:
 	 * still kept). */
 	int64_t upload_deleted_at, results_deleted_at;
+	/* What the upload asked for: ?headerRow (0: detect) and ?sheet ("":
+	 * choose); and what the reader found, as a JSON object (headerRow,
+	 * sheet, sheets, summaryRows; "" until parsed). */
+	int opt_header_row;
+	char opt_sheet[128];
+	char file_detail[RUN_FILE_DETAIL_MAX];
 };
 
 enum { COUNT_SUCCEEDED, COUNT_WARNINGS, COUNT_FAILED, COUNT_SKIPPED };
@@ -64,6 +71,11 @@ enum code store_run_list(struct store *st, const char *org_id, int64_t after_cre
 			 const char *after_id, int limit, struct run *ret, int *ret_n);
 /* The uploaded bytes (caller frees *ret). */
 enum code store_run_file(struct store *st, const char *id, unsigned char **ret, size_t *ret_len);
+/* The review screen read a staged run's file at another header row or
+ * worksheet (PRODUCT §14): the run is read that way from now on, under the
+ * shape key of that header.  Only while it is QUEUED and staged. */
+enum code store_run_reread(struct store *st, const char *org_id, const char *id, int header_row, const char *sheet,
+			   const char *shape_key);
 
 /* Claims the oldest runnable run (QUEUED and not staged, or RUNNING with an
  * expired lease) for owner until now + lease_ms; CODE_NOT_FOUND when none. */
@@ -126,6 +138,7 @@ struct run_move {
 	const char *file_delimiter;
 	int row_count;              /* set when >= 0 */
 	bool finish;                /* sets finished_at */
+	const char *file_detail;    /* set when not NULL (JSON object text) */
 };
 enum code store_run_move(struct store *st, const char *id, const struct run_move *m, bool *ret_moved);
 

@@ -105,9 +105,10 @@ extern const struct web_handler page_imports, page_run, page_run_csv;
 extern const struct web_handler page_review_get, page_review_post;
 extern const struct web_handler page_keys, page_keys_mint, page_keys_revoke, page_settings,
 	page_comms, page_comms_post;
+extern const struct web_handler page_learned, page_learned_forget;
 extern const struct web_handler page_webhooks, page_webhooks_add, page_webhooks_delete, page_webhooks_test,
 	page_webhooks_resend;
-/* The Settings tabs, current being "keys", "comms" or "hooks". */
+/* The Settings tabs, current being "keys", "comms", "learned" or "hooks". */
 const struct html *settings_tabs(struct web_req *w, const char *current);
 extern const struct web_handler page_locations;
 extern const struct web_handler page_run_fixup;

@@ -24,11 +24,27 @@
 static const char *const buckets[4] = {"succeeded", "warnings", "failed", "skipped"};
 static const char *const bucket_labels[4] = {"Succeeded", "Warnings", "Failed", "Skipped"};
 
+/* A PARTIAL run with no failed row imported every row: it reads as what
+ * it is, as `loadline push` says it ("imported with 3 warnings"), not as
+ * an amber PARTIAL (issue 30 item 5).  The state stays in data-state. */
+static bool warnings_only(const struct run *r)
+{
+	return r->state == RUN_PARTIAL && r->counts[COUNT_FAILED] == 0;
+}
+
+static const char *state_label(struct arena *a, const struct run *r)
+{
+	if (!warnings_only(r))
+		return run_state_name(r->state);
+	int n = r->counts[COUNT_WARNINGS];
+	return arena_printf(a, "Imported with %d warning%s", n, n == 1 ? "" : "s");
+}
+
 static const char *state_class(const struct run *r)
 {
 	switch (r->state) {
 	case RUN_SUCCEEDED: return "ok";
-	case RUN_PARTIAL: return "warn";
+	case RUN_PARTIAL: return warnings_only(r) ? "ok" : "warn";
 	case RUN_FAILED: case RUN_CANCELLED: return "bad";
 	case RUN_SKIPPED: return "quiet";
 	default: return "busy";
@@ -47,7 +63,8 @@ static const struct html *run_row(struct web_req *w, const struct run *r)
 		T_TEXT("id", r->id),
 		T_TEXT("file_name", r->file_name),
 		T_FLAG("dry", r->dry_run),
-		T_TEXT("state", run_state_name(r->state)),
+		T_TEXT("state", state_label(a, r)),
+		T_TEXT("state_name", run_state_name(r->state)),
 		T_TEXT("state_class", state_class(r)),
 		T_FLAG("review", awaits_review(r)),
 		T_TEXT("rows", r->row_count >= 0 ? web_int(a, r->row_count) : "—"),
@@ -229,6 +246,28 @@ static const struct html *tabs(struct web_req *w, const struct run *r, int curre
 	return html_list_done(l);
 }
 
+/* What the reader decided (PRODUCT §14), after the format: "sheet
+ * “Loads”, header in row 4, summary rows 58, 59 left out" — only what
+ * differs from a plain file. */
+static const char *frame_text(struct arena *a, const struct run *r, const char *s)
+{
+	json_t *d = *r->file_detail ? json_loads(r->file_detail, 0, NULL) : NULL;
+	const char *sheet = json_string_value(json_object_get(d, "sheet"));
+	json_int_t row = json_integer_value(json_object_get(d, "headerRow"));
+	json_t *sum = json_object_get(d, "summaryRows");
+	if (sheet && json_array_size(json_object_get(d, "sheets")) > 1)
+		s = arena_printf(a, "%s, sheet “%s”", s, sheet);
+	if (row > 1)
+		s = arena_printf(a, "%s, header in row %lld", s, (long long)row);
+	for (size_t i = 0; i < json_array_size(sum); i++)
+		s = arena_printf(a, "%s%s%lld", s, i ? ", " : json_array_size(sum) > 1 ? ", summary rows " : ", summary row ",
+				 (long long)json_integer_value(json_array_get(sum, i)));
+	if (json_array_size(sum))
+		s = arena_printf(a, "%s left out", s);
+	json_decref(d);
+	return s;
+}
+
 static const char *format_text(struct arena *a, const struct run *r)
 {
 	const char *s = r->file_format;
@@ -238,7 +277,7 @@ static const char *format_text(struct arena *a, const struct run *r)
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (!strcmp(r->file_delimiter, names[i][0]))
 			s = arena_printf(a, "%s, %s-separated", s, names[i][1]);
-	return s;
+	return frame_text(a, r, s);
 }
 
 /* ---- grouped problems (PRODUCT §11) ---- */
@@ -357,7 +396,8 @@ static void run_page(struct web_req *w)
 	struct tmpl_var v[] = {
 		T_TEXT("id", r.id),
 		T_TEXT("file_name", r.file_name),
-		T_TEXT("state", run_state_name(r.state)),
+		T_TEXT("state", state_label(a, &r)),
+		T_TEXT("state_name", run_state_name(r.state)),
 		T_TEXT("state_class", state_class(&r)),
 		T_FLAG("dry", r.dry_run),
 		T_FLAG("review", awaits_review(&r)),
@@ -517,7 +557,12 @@ static void run_fixup(struct web_req *w)
 		return;
 	}
 	struct fixup f;
-	if (web_store_answered(w, fixup_build(w->app->store, w->a, &r, &f)))
+	enum fixup_format format;
+	if (fixup_format_parse(http_query(w->req, "format"), &format)) {
+		web_error(w, 400, "Unknown format", "Failed rows are offered as CSV (format=csv) or XLSX (format=xlsx).");
+		return;
+	}
+	if (web_store_answered(w, fixup_build(w->app->store, w->a, &r, format, &f)))
 		return;
 	web_raw(w, 200, f.content_type, (const char *)f.data, f.len);
 	free(f.data);

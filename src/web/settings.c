@@ -1,6 +1,6 @@
 /* Settings → API keys (mint, list, revoke) and Settings → Communications
- * (the "Bulk import mapping approvals" recipients); Settings → Webhooks is
- * webhooks.c. */
+ * (the "Bulk import mapping approvals" recipients); Settings → Column
+ * mapping is learned.c, Settings → Webhooks webhooks.c. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +19,9 @@
 const struct html *settings_tabs(struct web_req *w, const char *current)
 {
 	struct tmpl_var v[] = {T_FLAG("keys", !strcmp(current, "keys")), T_FLAG("comms", !strcmp(current, "comms")),
-			       T_FLAG("hooks", !strcmp(current, "hooks")), T_FLAG("admin", web_is_admin(w))};
-	return tmpl_render(w->a, "settings_tabs.html", v, 4);
+			       T_FLAG("hooks", !strcmp(current, "hooks")), T_FLAG("learned", !strcmp(current, "learned")),
+			       T_FLAG("admin", web_is_admin(w))};
+	return tmpl_render(w->a, "settings_tabs.html", v, sizeof v / sizeof v[0]);
 }
 
 static void settings(struct web_req *w)
@@ -178,6 +179,7 @@ static void comms_render(struct web_req *w, int status, const char *error, const
 		T_TEXT("recipients", typed ? typed : join(w->a, configured, n, "\n")),
 		T_FLAG("admin", web_is_admin(w)),
 		T_TEXT("csrf", web_csrf_token(w)),
+		T_FLAG("no_smtp", !*w->app->cfg.smtp_url),
 	};
 	struct web_page_opts o = {.nav = NAV_SETTINGS};
 	web_page(w, status, "Communications", tmpl_render(w->a, "comms.html", v, sizeof v / sizeof v[0]), &o);

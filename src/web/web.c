@@ -49,6 +49,8 @@ static const struct route routes[] = {
 	R("POST", "/settings/api-keys/{id}/revoke", page_keys_revoke, WEB_ADMIN),
 	R("GET", "/settings/communications", page_comms, WEB_MEMBER),
 	R("POST", "/settings/communications", page_comms_post, WEB_ADMIN),
+	R("GET", "/settings/column-mapping", page_learned, WEB_ADMIN),
+	R("POST", "/settings/column-mapping/forget", page_learned_forget, WEB_ADMIN),
 	R("GET", "/settings/webhooks", page_webhooks, WEB_ADMIN),
 	R("POST", "/settings/webhooks", page_webhooks_add, WEB_ADMIN),
 	R("POST", "/settings/webhooks/{id}/delete", page_webhooks_delete, WEB_ADMIN),

@@ -24,8 +24,16 @@ def test_readyz(server):
     reachable and migrated."""
     r = server.get("/readyz", token=None)
     assert r.status_code == 200, r.text
-    assert r.json() == {"status": "ready"}
+    # The test servers have no mail server (issue 30): ready, and it says so.
+    assert r.json() == {"status": "ready", "warnings": [
+        "mail: LOADLINE_SMTP_URL is not set, so no email is sent; approval emails stay in the outbox and "
+        "their review links are logged"]}, r.json()
     assert_request_id(r)
+
+
+def test_readyz_without_warnings_when_mail_is_configured(start_server):
+    srv = start_server(env={"LOADLINE_SMTP_URL": "smtp://127.0.0.1:1"}, bootstrap=False)
+    assert srv.get("/readyz", token=None).json() == {"status": "ready"}
 
 
 def test_timestamps_are_utc_millis(server):

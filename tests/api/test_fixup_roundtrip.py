@@ -130,7 +130,7 @@ def soffice(data, suffix, convert_to, infilter=None):
             argv.append("--infilter=" + infilter)
         argv += ["--convert-to", convert_to, "--outdir", out, src]
         p = subprocess.run(argv, capture_output=True, timeout=180, env=dict(os.environ, HOME=d))
-        path = os.path.join(out, "fixup" + suffix)
+        path = os.path.join(out, "fixup." + convert_to.split(":")[0])
         assert p.returncode == 0 and os.path.exists(path), (p.returncode, p.stdout, p.stderr)
         with open(path, "rb") as f:
             saved = f.read()
@@ -161,8 +161,9 @@ def push(srv, org, data, name, content_type="text/csv", review=False):
     return run
 
 
-def fixup(srv, org, run_id):
-    r = srv.get("/api/v1/imports/runs/%s/failed-rows" % run_id, token=org.token)
+def fixup(srv, org, run_id, fmt=None):
+    q = "?format=" + fmt if fmt else ""
+    r = srv.get("/api/v1/imports/runs/%s/failed-rows%s" % (run_id, q), token=org.token)
     assert r.status_code == 200, r.text
     return r
 
@@ -205,12 +206,14 @@ def assert_original_text(stored, original):
             assert load[f] == want[f], (no, f, load[f], want[f])
 
 
-def check_fixup_csv(v, body, expect_rows, guarded=(), plain=(), bom=None):
-    """The fix-up file: the upload's own dialect (its BOM only when that
-    upload had one: LibreOffice 7.4 saves UTF-8 without), the header plus
-    ONE `errors` column (last, filled in on every row), the formula-like
-    text guarded, numbers and other text as they were."""
-    assert body.startswith(b"\xef\xbb\xbf") == (v.bom if bom is None else bom)
+def check_fixup_csv(v, run, body, expect_rows, guarded=(), plain=()):
+    """The fix-up file: the upload's own dialect, UTF-8 always with a BOM
+    (PRODUCT §14: whether or not the upload had one; LibreOffice 7.4 saves
+    UTF-8 without), Windows-1252 without; the header plus ONE `errors`
+    column (last, filled in on every row), the formula-like text guarded,
+    numbers and other text as they were."""
+    utf8 = run["file"]["encoding"].startswith("utf-8")  # an ASCII fix-up of cp1252 reads as UTF-8
+    assert body.startswith(b"\xef\xbb\xbf") == utf8, run["file"]
     table = v.decode(body)
     assert table[0] == HEADERS + ["errors"], table[0]
     assert len(table) == 1 + expect_rows, table
@@ -233,14 +236,13 @@ def walk_csv(srv, v, tag, spreadsheet):
     first = loads_of(srv, org, run1["id"])
     assert sorted(first) == ["%s-1" % tag, "%s-4" % tag]
     # Round 1: the fix-up, corrected except for the missing load number.
-    table = check_fixup_csv(v, fixup(srv, org, run1["id"]).content, 3, guarded=GUARDED,
+    table = check_fixup_csv(v, run1, fixup(srv, org, run1["id"]).content, 3, guarded=GUARDED,
                             plain=["-5", "'5", "'hello", "12 bananas"])
     edited = spreadsheet(v, v.encode(correct(table, fix_load_no=False)))
     run2 = push(srv, org, edited, "loads-failed-rows.csv")
     assert run2["counts"]["succeeded"] == 2 and run2["counts"]["failed"] == 1, run2
     # Round 2: a fix-up of a fix-up replaces `errors`, never adds one.
-    table2 = check_fixup_csv(v, fixup(srv, org, run2["id"]).content, 1, plain=["'5", "'hello"],
-                             bom=edited.startswith(b"\xef\xbb\xbf"))
+    table2 = check_fixup_csv(v, run2, fixup(srv, org, run2["id"]).content, 1, plain=["'5", "'hello"])
     assert table2[1][-1].startswith("MISSING_REQUIRED"), table2
     run3 = push(srv, org, spreadsheet(v, v.encode(correct(table2))), "loads-failed-rows-failed-rows.csv")
     assert run3["state"] == "SUCCEEDED" and run3["counts"]["succeeded"] == 1, run3
@@ -377,3 +379,99 @@ def test_reviewing_a_fixup_confirms_the_original_shape(module_server):
     assert run["state"] == "SUCCEEDED" and run["counts"]["succeeded"] == 3, run
     again = push(srv, org, v.encode([HEADERS] + records(v, "R2")), "next week.csv")
     assert again["counts"]["succeeded"] == 2 and again["counts"]["failed"] == 3, again
+
+
+# ---- PRODUCT §14: fix-ups that survive spreadsheet programs ----
+
+KEYS = ["0007", "00012345", "4000123456789012345"]
+
+
+def zero_rows(tag):
+    """Rows whose load numbers a spreadsheet's type guessing would change
+    (0007 -> 7, 00012345 -> 12345, a 19-digit number -> 4.00012345678901E+18);
+    every one fails on its date, so all three come back in the fix-up."""
+    return [["J-%s" % tag, k, "31/31/2026", "Gravel", "Tri-axle", "1000", "row %d" % i]
+            for i, k in enumerate(KEYS)]
+
+
+def openpyxl_table(data):
+    ws = openpyxl.load_workbook(io.BytesIO(data)).active
+    return ws, [[c if c is not None else "" for c in r] for r in ws.iter_rows(values_only=True)]
+
+
+def test_xlsx_fixup_of_a_csv_upload_keeps_leading_zeros_through_libreoffice(module_server):
+    """Every run offers its failed rows as XLSX (failed-rows?format=xlsx),
+    whose cells and columns are text: corrected and saved by LibreOffice,
+    the keys 0007, 00012345 and a 19-digit number come back exactly, so the
+    corrected rows update the same Loads instead of creating new ones."""
+    srv = module_server
+    org = srv.new_org("Leading zeros")
+    v = BY_NAME["utf8-comma-crlf"]
+    ok = [["J-Z", k, "2026-11-02", "Sand", "Tri-axle", "900", "first"] for k in KEYS]
+    run0 = push(srv, org, v.encode([HEADERS] + ok), "zeros.csv", review=True)
+    assert run0["counts"]["succeeded"] == 3, run0
+    run1 = push(srv, org, v.encode([HEADERS] + zero_rows("Z")), "zeros.csv")
+    assert run1["counts"]["failed"] == 3, run1
+    r = fixup(srv, org, run1["id"], "xlsx")
+    assert r.headers["Content-Type"].startswith("application/vnd.openxmlformats")
+    assert 'filename="zeros-failed-rows.xlsx"' in r.headers["Content-Disposition"]
+    ws, table = openpyxl_table(r.content)
+    assert table[0] == HEADERS + ["errors"] and [t[1] for t in table[1:]] == KEYS, table
+    for row in ws.iter_rows(min_row=2):
+        assert all(c.data_type == "s" and c.number_format == "@" for c in row if c.value is not None)
+    # A spreadsheet program saves it (xlsx -> xlsx), after the dates are fixed.
+    for i in range(2, 2 + len(KEYS)):
+        ws.cell(i, HEADERS.index("Load Date") + 1).value = "2026-11-09"
+    buf = io.BytesIO()
+    ws.parent.save(buf)
+    saved = soffice(buf.getvalue(), ".xlsx", "xlsx:Calc MS Excel 2007 XML")
+    _, back = openpyxl_table(saved)
+    assert [t[1] for t in back[1:]] == KEYS, back
+    run2 = push(srv, org, saved, "zeros-failed-rows.xlsx", content_type=XLSX_CT)
+    assert run2["state"] == "SUCCEEDED" and run2["counts"]["succeeded"] == 3, run2
+    stored = loads_of(srv, org, run2["id"])
+    assert sorted(stored) == sorted(KEYS) and all(l["loadDate"] == "2026-11-09" for l in stored.values())
+    assert db_int(srv.db_url, "SELECT COUNT(*) FROM loads WHERE org_id = '%s'" % org.id) == 3
+
+
+def test_csv_fixup_saved_as_xlsx_loses_its_guard(module_server):
+    """A CSV fix-up opened in LibreOffice and saved as .xlsx keeps the
+    formula guard in its cells ('=SUM(A1:A3)); the XLSX reader takes it off
+    exactly as the CSV reader does, so the original text imports."""
+    srv = module_server
+    org = srv.new_org("Guard in xlsx")
+    v = BY_NAME["utf8-comma-crlf"]
+    run1 = push(srv, org, v.encode([HEADERS] + records(v, "G")), "loads.csv", review=True)
+    body = fixup(srv, org, run1["id"], "csv").content
+    assert body.startswith(b"\xef\xbb\xbf")
+    corrected = v.encode(correct(v.decode(body)))
+    opts = "44,34,76,1"
+    saved = soffice(corrected, ".csv", "xlsx:Calc MS Excel 2007 XML", infilter="Text - txt - csv (StarCalc):" + opts)
+    _, table = openpyxl_table(saved)
+    assert "'=SUM(A1:A3)" in [c for r in table for c in r], table
+    run2 = push(srv, org, saved, "loads-failed-rows.xlsx", content_type=XLSX_CT)
+    assert run2["state"] == "SUCCEEDED" and run2["counts"]["succeeded"] == 3, run2
+    stored = loads_of(srv, org, run2["id"])
+    assert stored["G-2"]["notes"] == "=SUM(A1:A3)" and stored["G-2"]["material"] == "@risk"
+    assert stored["G-3"]["notes"] == "+1-800-555-0100" and stored["G-5"]["material"] == "'hello"
+
+
+def test_utf8_fixup_begins_with_a_bom(module_server):
+    """A UTF-8 upload without a BOM gets a fix-up with one, so that a
+    spreadsheet program reads it as UTF-8 (LibreOffice's import dialog
+    preselects UTF-8 on a BOM, Excel needs one); CJK text comes back intact
+    through LibreOffice; Windows-1252 uploads get Windows-1252 fix-ups."""
+    srv = module_server
+    org = srv.new_org("BOM")
+    v = BY_NAME["utf8-comma-lf"]
+    rows = [["J-B", "B-1", "31/31/2026", "東京物流", "Tri-axle", "1000", "ok"]]
+    run = push(srv, org, v.encode([HEADERS] + rows), "tokyo.csv", review=True)
+    body = fixup(srv, org, run["id"]).content
+    assert body.startswith(b"\xef\xbb\xbf") and "東京物流".encode() in body
+    saved = libreoffice_csv(v, body)
+    assert v.decode(saved)[1][3] == "東京物流"
+    cp = BY_NAME["cp1252-comma-crlf"]
+    run = push(srv, org, cp.encode([HEADERS] + [["J-B", "B-2", "31/31/2026", "Köln", "x", "1", "é"]]), "k.csv")
+    body = fixup(srv, org, run["id"]).content
+    assert not body.startswith(b"\xef\xbb\xbf") and "Köln".encode("cp1252") in body
+    assert srv.get("/api/v1/imports/runs/%s/failed-rows?format=ods" % run["id"], token=org.token).status_code == 400

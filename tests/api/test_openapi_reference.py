@@ -22,3 +22,21 @@ def test_reference_page_lists_every_operation(module_server):
         assert 'id="schema-%s"' % name.lower() in r.text, name
     assert '<a href="api/errors/">' in r.text
     assert module_server.request("HEAD", "/docs/api", token=None).status_code == 200
+
+
+def test_docs_home_examples_and_real_urls(start_server):
+    """Issue 30 item 4: {docs_url} itself answers (it was a 404) with links
+    to the reference and the error codes; the reference shows each
+    operation's example and this installation's URLs, not the
+    {docs_url} / {app_url} placeholders of the document's text."""
+    srv = start_server(env={"LOADLINE_DOCS_URL": "https://docs.loadline.test/docs",
+                            "LOADLINE_APP_URL": "https://app.loadline.test"})
+    r = srv.get("/docs", token=None, allow_redirects=False)
+    assert r.status_code == 308 and r.headers["Location"] == "/docs/", r.headers
+    home = srv.get("/docs/", token=None)
+    assert home.status_code == 200 and 'href="api"' in home.text and 'href="api/errors/"' in home.text
+    page = html.unescape(srv.get("/docs/api", token=None).text)
+    assert "{docs_url}" not in page and "{app_url}" not in page
+    assert "https://docs.loadline.test/docs/api/errors/" in page and "https://app.loadline.test" in page
+    assert "Example: 200 response (application/json)" in page
+    assert '"object": "import_run"' in page

@@ -610,3 +610,18 @@ def test_push_without_long_poll_on_the_server_still_works(tmp_path):
         assert time.monotonic() - t0 >= 1.0
     finally:
         api.close()
+
+
+def test_header_row_and_sheet_options(server, tmp_path):
+    """PRODUCT §14: --header-row N and --sheet NAME are the upload's
+    ?headerRow and ?sheet; a bad value is the server's 400, exit 1."""
+    data = b"Loads,export\r\nOwner,Dispatch\r\njobCode,loadNo,loadDate\r\nJ-PH,1,2026-11-01\r\n"
+    rc, out, err = push(server, tmp_path, data, "--header-row", "3", "--json")
+    assert rc == 0, err
+    run = json.loads(out)
+    assert run["file"]["headerRow"] == 3 and run["state"] == "SUCCEEDED", run
+    rc, out, err = push(server, tmp_path, data, "--header-row", "0", name="again.csv")
+    assert rc == 1 and "INVALID_IMPORT_OPTION" in err, (rc, out, err)
+    rc, out, err = push(server, tmp_path, data.replace(b"J-PH", b"J-PS"), "--sheet", "Loads & More", "--json",
+                        name="s.csv")
+    assert rc == 0, err   # ignored for CSV; the name went through the URL intact

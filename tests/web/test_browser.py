@@ -267,3 +267,34 @@ def test_customers_and_branches_pages(start_server, browser):
     shot(d, "15-branches-search")
     names = [x["name"] for x in srv.get("/api/v1/customers").json()["data"]]
     assert names == ["Granite Ridge Quarry"]
+
+
+def test_column_mapping_learned_and_forgotten(start_server, browser):
+    """PRODUCT §14 "Learning from confirmations": the review screen says why
+    each column is proposed; confirming with one column changed teaches the
+    organization; Settings → Column mapping lists the header with its field
+    and who confirmed it, and Forget removes it."""
+    srv = start_server()
+    d = browser
+    run = upload(srv, "Haul Code,Load Number,Ship Date\nH-1,L1,2026-11-02\nH-1,L2,2026-11-03\n")
+    link = login_link(srv, srv.org.admin_email)
+    d.get(srv.base_url + link[link.index("/login/link"):])
+    click_button(d, "Sign in")
+    wait(d, EC.url_to_be(srv.base_url + "/imports"))
+    d.get(srv.base_url + "/imports/runs/%s/review" % run["id"])
+    why = d.find_elements(By.CSS_SELECTOR, ".why")
+    assert [w.get_attribute("data-reason") for w in why] == ["none", "synonym", "synonym"]
+    Select(d.find_element(By.ID, "col-0")).select_by_value("jobCode")
+    shot(d, "14-review-reasons")
+    click_button(d, "Confirm mapping and import")
+    wait(d, EC.url_contains("/imports/runs/"))
+    d.get(srv.base_url + "/settings/api-keys")
+    d.find_element(By.LINK_TEXT, "Column mapping").click()
+    wait(d, EC.url_to_be(srv.base_url + "/settings/column-mapping"))
+    row = d.find_element(By.XPATH, "//tr[td[normalize-space()='Haul Code']]")
+    assert "jobCode" in row.text
+    shot(d, "15-column-mapping")
+    row.find_element(By.XPATH, ".//button[normalize-space()='Forget']").click()
+    wait(d, EC.alert_is_present()).accept()
+    wait(d, EC.url_contains("forgot=1"))
+    assert "Haul Code" not in text(d) and "Forgotten" in text(d)

@@ -122,7 +122,7 @@ def test_browser_import(server, browser):  # noqa: F811
         browser.find_element(By.CSS_SELECTOR, "form[action='/imports'] button[type=submit]").click()
         wait(browser, lambda d: re.search(r"/imports/runs/run_\w+$", d.current_url))
         rid = browser.current_url.rsplit("/", 1)[1]
-        wait(browser, lambda d: d.find_element(By.ID, "run-state").text in ("SUCCEEDED", "PARTIAL"), timeout=30)
+        wait(browser, lambda d: d.find_element(By.ID, "run-state").get_attribute("data-state") in ("SUCCEEDED", "PARTIAL"), timeout=30)
         body = browser.find_element(By.TAG_NAME, "body").text
         assert "dry run" in body and "loads.csv" in body
         shot(browser, "import-run-page")

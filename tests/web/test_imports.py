@@ -31,6 +31,14 @@ def test_runs_newest_first_with_state_and_counts(server):
     assert re.search(r"first\.csv SUCCEEDED 2 2 0 0 0", t), t
     assert "third.csv QUEUED needs review" in t
     assert 'href="/imports/runs/%s/review"' % staged["id"] in r.text
+    # Issue 30 item 5: a PARTIAL run whose rows only warned reads as imported.
+    warned = run_of(server, rows(1, start=20, weight="12 t"), name="fourth.csv")
+    assert warned["state"] == "PARTIAL" and warned["counts"]["failed"] == 0, warned
+    r = w.get("/imports")
+    assert re.search(r"fourth\.csv Imported with 1 warning 1 1 1 0 0", text_of(r.text)), text_of(r.text)
+    assert 'class="state state-ok" data-state="PARTIAL">Imported with 1 warning<' in r.text
+    page = w.get("/imports/runs/" + warned["id"]).text
+    assert 'id="run-state" data-state="PARTIAL">Imported with 1 warning<' in page
 
 
 def test_run_page_results_per_bucket(server):
@@ -159,22 +167,28 @@ def test_member_can_view_everything(server):
 
 
 def test_run_page_offers_failed_rows_to_fix(server):
-    """Issue 13 / PRODUCT §9: a finished run with failed rows offers
-    "Download failed rows to fix": the fix-up file, for a member too; a run
-    without failed rows does not offer it."""
+    """Issue 13 / PRODUCT §9, §14: a finished run with failed rows offers
+    "Download failed rows to fix" as XLSX (recommended: every cell text)
+    and as CSV (UTF-8 with a BOM), for a member too; a run without failed
+    rows does not offer it."""
     bad = run_of(server, rows(1) + [row(2, loadDate="31/31/2026")], name="mixed.csv")
     good = run_of(server, rows(1, start=5), name="good.csv")
     m = signin(server, add_member(server))
     page = m.get("/imports/runs/" + bad["id"])
-    assert "Download failed rows to fix" in text_of(page.text)
+    assert "Download failed rows to fix (XLSX, recommended)" in text_of(page.text)
     link = "/imports/runs/%s/failed-rows" % bad["id"]
-    assert 'href="%s"' % link in page.text
-    r = m.get(link)
+    assert 'href="%s?format=xlsx"' % link in page.text and 'href="%s?format=csv"' % link in page.text
+    r = m.get(link + "?format=csv")
     assert r.status_code == 200 and r.headers["Content-Type"].startswith("text/csv")
     assert 'filename="mixed-failed-rows.csv"' in r.headers["Content-Disposition"]
-    got = list(csv.reader(io.StringIO(r.content.decode("utf-8"))))
+    assert r.content.startswith(b"\xef\xbb\xbf")
+    got = list(csv.reader(io.StringIO(r.content.decode("utf-8-sig"))))
     assert got[0] == TEMPLATE + ["errors"] and len(got) == 2 and got[1][2] == "31/31/2026"
     assert got[1][-1].startswith("TYPE_MISMATCH: ")
+    x = m.get(link + "?format=xlsx")
+    assert x.status_code == 200 and x.content[:2] == b"PK"
+    assert 'filename="mixed-failed-rows.xlsx"' in x.headers["Content-Disposition"]
+    assert m.get(link + "?format=pdf").status_code == 400
     assert "Download failed rows to fix" not in text_of(m.get("/imports/runs/" + good["id"]).text)
     other = signin(server, server.new_org("Elsewhere Inc").admin_email)
     assert other.get(link).status_code == 404

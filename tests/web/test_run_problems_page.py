@@ -157,7 +157,7 @@ def test_browser_fix_loop(server, browser):  # noqa: F811
     browser.find_element(By.CSS_SELECTOR, "form[action$='/rerun'] button").click()
     wait(browser, lambda d: re.search(r"/imports/runs/run_\w+$", d.current_url) and run["id"] not in d.current_url)
     again = browser.current_url.rsplit("/", 1)[1]
-    wait(browser, lambda d: d.find_element(By.ID, "run-state").text in ("SUCCEEDED", "PARTIAL"),
+    wait(browser, lambda d: d.find_element(By.ID, "run-state").get_attribute("data-state") in ("SUCCEEDED", "PARTIAL"),
          timeout=30)
     body = browser.find_element(By.TAG_NAME, "body").text
     assert "LOOKUP_MISS" not in body and "No customer named" not in body

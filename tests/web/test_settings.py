@@ -147,3 +147,13 @@ def test_settings_redirects_to_keys(module_server):
     r = signin(module_server).get("/settings")
     assert r.status_code == 303 and r.headers["Location"] == KEYS
     assert Web(module_server).get("/settings").status_code == 303
+
+
+def test_communications_says_when_no_mail_is_sent(server, start_server):
+    """Issue 30 item 4: with no SMTP server configured, Settings →
+    Communications says that no email is sent and why; with one, it does
+    not."""
+    t = text_of(signin(server).get(COMMS).text)
+    assert "No emails are sent: this Loadline server has no mail server configured" in t, t[:600]
+    srv = start_server(env={"LOADLINE_SMTP_URL": "smtp://127.0.0.1:1"})
+    assert "No emails are sent" not in text_of(signin(srv).get(COMMS).text)

@@ -230,9 +230,16 @@ static void test_every_synonym_reaches_its_field(void **state)
 	(void)state;
 	int bad = 0;
 	for (size_t i = 0; i < syn_table_len; i++) {
-		struct proposal p;
+		struct proposal p, pn[2];
 		const char *h[] = { syn_table[i].phrase };
 		propose(h, 1, &p);
+		if (syn_table[i].field == FIELD_NONE) {
+			/* With a load number beside it: alone, "id" is the
+			 * record's key and so the load number (guess_required). */
+			const char *hn[] = { "loadNo", syn_table[i].phrase };
+			propose(hn, 2, pn);
+			p = pn[1];
+		}
 		if (p.field != syn_table[i].field && p.field != FIELD_NONE && syn_table[i].field != FIELD_NONE) {
 			/* A next choice ("project" is projectName when a column
 			 * took jobCode): with that field taken first, it is. */
@@ -331,6 +338,41 @@ static void test_issue22_headers(void **state)
 }
 
 /* ---- hostile headers ---- */
+
+/* Round two of issue 26 (tune_b.txt): general readings, one header each,
+ * and a row where they meet. */
+static void test_round_two_headers(void **state)
+{
+	(void)state;
+	struct proposal p[8];
+	static const struct { const char *h; enum field f; } alone[] = {
+		{ "Pickup Contact Name", FIELD_NONE }, { "senderFirstName", FIELD_NONE },
+		{ "Delivery Phone", FIELD_NONE }, { "profit_inr", FIELD_NONE },
+		{ "Declared Value ($)", FIELD_NONE }, { "VAT Amount", FIELD_NONE },
+		{ "freight_revenue_inr", FIELD_RATE }, { "cargo_type", FIELD_MATERIAL },
+		{ "Goods Category", FIELD_MATERIAL }, { "actual_departure", FIELD_LOAD_DATE },
+		{ "Dispatched", FIELD_LOAD_DATE }, { "scheduled_departure", FIELD_NONE },
+		{ "Hauled From", FIELD_PICKUP_NAME }, { "shipment_to", FIELD_DROPOFF_NAME },
+		{ "Origin Port", FIELD_PICKUP_NAME }, { "Destination Station", FIELD_DROPOFF_NAME },
+		{ "sender.postCode", FIELD_PICKUP_ZIP }, { "shipment_status", FIELD_NONE },
+		{ "Load Status", FIELD_NONE }, { "assignedDispatcherName", FIELD_PROJECT_MANAGER },
+		{ "Load Type", FIELD_NONE }, { "Freight Class", FIELD_NONE },
+	};
+	for (size_t i = 0; i < sizeof alone / sizeof alone[0]; i++) {
+		propose(&alone[i].h, 1, p);
+		if (p[0].field != alone[i].f)
+			print_message("%s: %s\n", alone[i].h, p[0].field == FIELD_NONE ? "-" : field_name(p[0].field));
+		assert_int_equal(p[0].field, alone[i].f);
+	}
+	const char *row[] = { "shipment_id", "origin_port", "destination_port", "cargo_type",
+			      "scheduled_departure", "actual_departure", "cost_usd", "profit_usd" };
+	propose(row, 8, p);
+	check_invariants(p, 8);
+	const enum field want[] = { FIELD_LOAD_NO, FIELD_PICKUP_NAME, FIELD_DROPOFF_NAME, FIELD_MATERIAL,
+				    FIELD_NONE, FIELD_LOAD_DATE, FIELD_RATE, FIELD_NONE };
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(p[i].field, want[i]);
+}
 
 static void test_hostile_headers(void **state)
 {
@@ -587,6 +629,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_every_synonym_reaches_its_field),
 		cmocka_unit_test(test_bare_address_context),
 		cmocka_unit_test(test_issue22_headers),
+		cmocka_unit_test(test_round_two_headers),
 		cmocka_unit_test(test_hostile_headers),
 		cmocka_unit_test(test_random_bytes),
 		cmocka_unit_test(test_proposal_accuracy),

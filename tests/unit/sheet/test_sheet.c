@@ -176,7 +176,8 @@ static void test_sniff(void **state)
 	assert_int_equal(sheet_sniff("a,b\n1,\0\n", 8), SHEET_CSV);  /* stray NUL */
 	assert_int_equal(sheet_sniff("%PDF-1.7\n", 9), SHEET_UNKNOWN);
 	assert_int_equal(sheet_sniff("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16), SHEET_UNKNOWN);
-	assert_int_equal(sheet_sniff("\xff\xfe" "a\0,\0b\0", 8), SHEET_UNKNOWN);
+	/* UTF-16 with a BOM is text: decoded and read as CSV (PRODUCT §14). */
+	assert_int_equal(sheet_sniff("\xff\xfe" "a\0,\0b\0", 8), SHEET_CSV);
 	unsigned char bin[256];
 	for (int i = 0; i < 256; i++)
 		bin[i] = (unsigned char)i;
@@ -468,6 +469,20 @@ static void test_xlsx_cells(void **state)
 	assert_xlsx(p, 1,
 		    "2:|Job||Load\n4:TRUE|FALSE|#DIV/0!|a<x|2|2023-03-15T06:00:00|12:00:00|100000|0.3|2024-01-05| ab |2024-01-05T13:30:00|2024-01-05T07:05:00|2024-01-05|soon\n"
 		    "6:1|||3\n");
+}
+
+/* PRODUCT §14: a CSV fix-up saved as .xlsx by LibreOffice keeps the guard
+ * in its text cells; the XLSX reader takes it off by the CSV reader's rule
+ * (shared and inline strings), and leaves '5, ''=x and numbers alone. */
+static void test_xlsx_formula_guard(void **state)
+{
+	(void)state;
+	struct xg_part p[] = {SHEET(
+		"<row r=\"1\"><c t=\"inlineStr\"><is><t>'=h</t></is></c><c t=\"inlineStr\"><is><t>b</t></is></c></row>"
+		"<row r=\"2\"><c t=\"inlineStr\"><is><t>'=SUM(A1:A3)</t></is></c>"
+		"<c t=\"inlineStr\"><is><t>'+1-800</t></is></c><c t=\"inlineStr\"><is><t>'5</t></is></c>"
+		"<c t=\"inlineStr\"><is><t>''=x</t></is></c><c><v>-5</v></c><c t=\"s\"><v>0</v></c></row>")};
+	assert_xlsx(p, 1, "1:=h|b\n2:=SUM(A1:A3)|+1-800|'5|''=x|-5|Job\n");
 }
 
 static void test_xlsx_escapes(void **state)
@@ -780,6 +795,7 @@ int main(void)
 		cmocka_unit_test(test_csv_quotes),
 		cmocka_unit_test(test_csv_encoding),
 		cmocka_unit_test(test_csv_formula_guard),
+		cmocka_unit_test(test_xlsx_formula_guard),
 		cmocka_unit_test(test_csv_guard_round_trip),
 		cmocka_unit_test(test_csv_limits),
 		cmocka_unit_test(test_budget_and_cell_cap),

@@ -1,0 +1,131 @@
+/* `loadline webhooks list|add|delete|test` (PRODUCT §17): the
+ * organization's webhook endpoints from the command line, over
+ * /api/v1/webhook-endpoints.  `add` prints the signing secret, the only
+ * time it is shown. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "client.h"
+#include "common.h"
+#include "term.h"
+
+#define T(s, buf) term_clean((s), (buf), sizeof(buf))
+
+static const char webhooks_usage[] =
+	"loadline webhooks list [--json]\n"
+	"loadline webhooks add URL [--events EVENT,EVENT] [--json]\n"
+	"loadline webhooks delete ID\n"
+	"loadline webhooks test ID\n"
+	"  The organization's webhook endpoints. add prints the endpoint's signing secret (whsec_...)\n"
+	"  once: keep it where your receiver verifies signatures. Events: import_run.staged,\n"
+	"  import_run.completed (default both). test queues a signed webhook.test event.\n";
+
+static const char *const allowed[] = {"--url", "--token", "--timeout", "--events", NULL};
+
+static void print_endpoint(json_t *e, bool tty)
+{
+	char id[128], url[1024], status[32], events[256] = "";
+	size_t i;
+	json_t *ev;
+	json_array_foreach(json_object_get(e, "events"), i, ev) {
+		size_t n = strlen(events);
+		snprintf(events + n, sizeof events - n, "%s%s", i ? "," : "", json_string_value(ev) ?: "");
+	}
+	char shown[256];
+	printf(tty ? "%-24s %-9s %-40s %s\n" : "%s\t%s\t%s\t%s\n", T(jstr(e, "id"), id), T(jstr(e, "status"), status),
+	       T(events, shown), T(jstr(e, "url"), url));
+}
+
+static int list(const struct client *c)
+{
+	json_t *l = client_get_json(c, "/api/v1/webhook-endpoints");
+	if (!l)
+		return EXIT_ERROR;
+	bool tty = isatty(STDOUT_FILENO);
+	if (c->json) {
+		client_print_json(json_object_get(l, "data"));
+	} else {
+		if (tty)
+			printf("%-24s %-9s %-40s %s\n", "ID", "STATUS", "EVENTS", "URL");
+		size_t i;
+		json_t *e;
+		json_array_foreach(json_object_get(l, "data"), i, e)
+			print_endpoint(e, tty);
+	}
+	json_decref(l);
+	return EXIT_OK;
+}
+
+/* "a,b" into a JSON list; both event types when events is NULL. */
+static json_t *event_list(const char *events)
+{
+	json_t *l = json_array();
+	const char *p = events ? events : "import_run.staged,import_run.completed";
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		if (n)
+			json_array_append_new(l, json_stringn(p, n));
+		p += n + (p[n] == ',');
+	}
+	return l;
+}
+
+static int add(const struct client *c, const char *url, const char *events)
+{
+	json_t *body = json_pack("{s:s,s:o}", "url", url, "events", event_list(events));
+	json_t *e = client_call(c, "POST", "/api/v1/webhook-endpoints", body, NULL);
+	json_decref(body);
+	if (!e)
+		return EXIT_ERROR;
+	if (c->json) {
+		client_print_json(e);
+	} else {
+		char t2[256];
+		print_endpoint(e, true);
+		printf("secret: %s\n(shown once: keep it where your receiver verifies the webhook-signature header)\n",
+		       T(jstr(e, "secret"), t2));
+	}
+	json_decref(e);
+	return EXIT_OK;
+}
+
+static int on_one(const struct client *c, const char *verb, const char *id)
+{
+	for (const char *p = id; *p; p++)
+		if (!(*p == '_' || (*p >= '0' && *p <= '9') || ((*p | 32) >= 'a' && (*p | 32) <= 'z'))) {
+			fprintf(stderr, "loadline webhooks: that is not an endpoint id (whe_...; `loadline webhooks "
+				"list` shows them)\n");
+			return EXIT_ERROR;
+		}
+	char path[256];
+	bool del = !strcmp(verb, "delete");
+	snprintf(path, sizeof path, "/api/v1/webhook-endpoints/%s%s", id, del ? "" : "/test");
+	json_t *o = client_call(c, del ? "DELETE" : "POST", path, NULL, NULL);
+	if (!o)
+		return EXIT_ERROR;
+	char shown[128];
+	printf(del ? "deleted %s\n" : "queued a webhook.test event for %s\n", T(id, shown));
+	json_decref(o);
+	return EXIT_OK;
+}
+
+int cli_webhooks(struct app *app, int argc, char **argv)
+{
+	(void)app;
+	static const char *const bools[] = {"--json", NULL};
+	struct client c = {0};
+	int rc;
+	if (client_start(&c, "webhooks", webhooks_usage, argc, argv, allowed, bools, &rc))
+		return rc;
+	const char *verb = client_arg(argc, argv, allowed, 0), *arg = client_arg(argc, argv, allowed, 1);
+	bool needs = verb && (!strcmp(verb, "add") || !strcmp(verb, "delete") || !strcmp(verb, "test"));
+	if (verb && !strcmp(verb, "list") && !arg)
+		return list(&c);
+	if (needs && arg && !client_arg(argc, argv, allowed, 2))
+		return !strcmp(verb, "add") ? add(&c, arg, opt(argc, argv, "--events")) : on_one(&c, verb, arg);
+	fprintf(stderr, "usage: %s", webhooks_usage);
+	return EXIT_ERROR;
+}
