@@ -9,7 +9,7 @@ PY         ?= /usr/bin/python3
 FUZZ_SECONDS ?= 300
 SMOKE_SECONDS ?= 30
 
-.PHONY: all deps run check unit lint fuzz fuzz-smoke api bench clean docs tsan deb deb-check soak soak-short
+.PHONY: all deps run check unit lint fuzz fuzz-smoke api bench clean docs tsan tsan-check deb deb-check soak soak-short
 
 all: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -35,7 +35,7 @@ run: all
 
 # Unit tests and API/browser tests, all against the ASan+UBSan build.
 # The last line printed is pytest's summary.
-check: all $(SAN_BUILD)/build.ninja
+check: all $(SAN_BUILD)/build.ninja $(TSAN_BUILD)/build.ninja
 	ninja -C $(SAN_BUILD)
 	@scripts/lint
 	@$(BUILD)/loadline docs check
@@ -43,6 +43,7 @@ check: all $(SAN_BUILD)/build.ninja
 	meson test -C $(SAN_BUILD) --print-errorlogs
 	meson test -C $(BUILD) --suite oom --print-errorlogs
 	@$(MAKE) --no-print-directory fuzz-smoke
+	@$(MAKE) --no-print-directory tsan-check
 	LOADLINE_BIN=$(abspath $(SAN_BUILD))/loadline $(PY) -m pytest -q -p no:cacheprovider tests
 
 # The C unit tests alone, against the ASan+UBSan build.
@@ -65,19 +66,26 @@ fuzz-smoke: deps $(FUZZ_BUILD)/build.ninja
 	ninja -C $(FUZZ_BUILD)
 	@scripts/fuzz $(FUZZ_BUILD) $(SMOKE_SECONDS)
 
-# ThreadSanitizer: the concurrency tests (workers, heartbeat, sweepers,
-# mailer, HTTP pool, lingering, the OIDC refresher) against a TSan build;
-# any report fails the test that produced it (tests/harness/server.py).
-TSAN_TESTS ?= tests/api/test_recovery.py tests/api/test_staging.py tests/api/test_imports_staging.py \
-	tests/api/test_imports_runs.py tests/api/test_locations.py tests/api/test_lifecycle.py \
-	tests/api/test_ratelimit.py tests/api/test_robustness.py tests/api/test_connections.py \
-	tests/api/test_imports_lifecycle.py tests/api/test_reference.py tests/api/test_geocoding.py \
-	tests/api/test_fixup.py tests/web/test_sso.py tests/web/test_sso_hanging_provider.py
-tsan: export TSAN_OPTIONS = suppressions=$(abspath tests/tsan.supp)
+# ThreadSanitizer: every test that starts a server (HTTP pool, workers,
+# heartbeat, sweepers, mailer, webhook sender, the notification hub's
+# listeners, lingering, the OIDC refresher), both backends, against a TSan
+# build; any report fails the test that produced it (tests/harness/server.py).
+# The list is derived: tests/conftest.py marks every test that uses a
+# server fixture `server` (issue 27), and -m server selects them.
+TSAN_ENV = TSAN_OPTIONS=suppressions=$(abspath tests/tsan.supp) LOADLINE_BIN=$(abspath $(TSAN_BUILD))/loadline
 tsan: deps $(TSAN_BUILD)/build.ninja
 	ninja -C $(TSAN_BUILD)
-	meson test -C $(TSAN_BUILD) --print-errorlogs dispatch store http base
-	LOADLINE_BIN=$(abspath $(TSAN_BUILD))/loadline $(PY) -m pytest -q -p no:cacheprovider $(TSAN_TESTS)
+	TSAN_OPTIONS=suppressions=$(abspath tests/tsan.supp) \
+		meson test -C $(TSAN_BUILD) --print-errorlogs dispatch store http base notify
+	$(TSAN_ENV) $(PY) -m pytest -q -p no:cacheprovider -m server tests $(ARGS)
+
+# What `make check` runs under ThreadSanitizer: the tests of the threads
+# that hand work to each other (long polls, webhook deliveries, retention
+# sweeps), both backends.  About 3.5 minutes on 2 cores (docs/reliability.md).
+TSAN_CHECK_TESTS ?= tests/api/test_long_poll.py tests/api/test_webhooks.py tests/api/test_retention.py
+tsan-check: deps $(TSAN_BUILD)/build.ninja
+	ninja -C $(TSAN_BUILD)
+	$(TSAN_ENV) $(PY) -m pytest -q -p no:cacheprovider $(TSAN_CHECK_TESTS)
 
 # Reliability soak (docs/reliability.md): faults at random moments on both
 # backends, with figures; outside make check's time budget.

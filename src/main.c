@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "notify/notify.h"
 #include "base/ids.h"
 #include "cli/cli.h"
 
@@ -100,7 +101,12 @@ int main(int argc, char **argv)
 			return 2;
 		if (*db)
 			memcpy(app.cfg.db, db, sizeof db);
-		return commands[i].run(&app, argc - 1, argv + 1);
+		/* The notification hub before any thread (issue 27): the store
+		 * gets it as it opens, the servers and senders from the app. */
+		app.notify = notify_new(app.cfg.max_waiters, app.cfg.max_waiters_per_org);
+		int ret = commands[i].run(&app, argc - 1, argv + 1);
+		notify_free(app.notify);
+		return ret;
 	}
 	fprintf(stderr, "loadline: unknown command \"%s\"\n\n", argv[1]);
 	usage(stderr);

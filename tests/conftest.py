@@ -32,6 +32,23 @@ def pytest_configure(config):
     signal.signal(signal.SIGTERM, _sigterm)
     pg.prewarm()
     config.addinivalue_line("markers", "slow: takes more than a few seconds")
+    config.addinivalue_line("markers", "server: starts a loadline server (HTTP threads, workers, "
+                            "senders); `make tsan` runs every such test (-m server)")
+
+
+# The fixtures that start a `loadline serve` (with its HTTP pool, workers,
+# mailer and webhook sender).  A test that uses any of them, directly or
+# through another fixture, is marked `server`: the ThreadSanitizer run
+# (`make tsan`) selects them by the marker, so its list is derived, not kept
+# by hand (issue 27).
+SERVER_FIXTURES = {"start_server", "server", "module_server"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())) or "start_workers" in getattr(
+                getattr(item, "module", None), "__dict__", {}):
+            item.add_marker(pytest.mark.server)
 
 
 @pytest.fixture(scope="session")

@@ -90,7 +90,7 @@ void api_json(struct http_request *req, struct http_response *res, int status, j
 	free(s);
 }
 
-const char *api_json_etag(struct http_request *req, struct http_response *res, json_t *body)
+const char *api_json_etagged(struct http_request *req, struct http_response *res, json_t *body, char etag[40])
 {
 	char *s = json_dumps(body, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(body);
@@ -103,17 +103,37 @@ const char *api_json_etag(struct http_request *req, struct http_response *res, j
 	digest_init(&d);
 	digest_update(&d, s, strlen(s));
 	digest_final(&d, h);
-	char hex[33], etag[40];
+	char hex[33];
 	sodium_bin2hex(hex, sizeof hex, h, 16);
-	snprintf(etag, sizeof etag, "\"%s\"", hex);
+	snprintf(etag, 40, "\"%s\"", hex);
+	const char *copy = arena_strdup(req->arena, s);
+	free(s);
+	return copy;
+}
+
+bool api_etag_matches(const struct http_request *req, const char *etag)
+{
 	const char *inm = http_header(req, "If-None-Match");
-	if (inm && (strstr(inm, etag) || !strcmp(inm, "*")))
+	return inm && (strstr(inm, etag) || !strcmp(inm, "*"));
+}
+
+void api_respond_etagged(struct http_request *req, struct http_response *res, const char *s, const char *etag)
+{
+	if (api_etag_matches(req, etag))
 		http_respond(req, res, 304, NULL, NULL, 0);
 	else
 		http_respond(req, res, 200, "application/json", s, strlen(s));
 	http_add_header(req, res, "ETag", etag);
 	http_add_header(req, res, "Cache-Control", "no-cache");
-	free(s);
+}
+
+const char *api_json_etag(struct http_request *req, struct http_response *res, json_t *body)
+{
+	char etag[40];
+	const char *s = api_json_etagged(req, res, body, etag);
+	if (!s)
+		return NULL;
+	api_respond_etagged(req, res, s, etag);
 	return arena_strdup(req->arena, etag);
 }
 

@@ -67,6 +67,13 @@ void api_json(struct http_request *req, struct http_response *res, int status, j
  * request's If-None-Match has that ETag.  Returns the ETag (arena), or NULL
  * when it answered 500 instead. */
 const char *api_json_etag(struct http_request *req, struct http_response *res, json_t *body);
+/* api_json_etag in two steps, for a handler that decides between holding
+ * and answering before it answers (a long poll): body serialized into the
+ * request arena and its ETag into etag (NULL, answered 500, when it cannot
+ * be); then whether If-None-Match names it, and the 200 or 304. */
+const char *api_json_etagged(struct http_request *req, struct http_response *res, json_t *body, char etag[40]);
+bool api_etag_matches(const struct http_request *req, const char *etag);
+void api_respond_etagged(struct http_request *req, struct http_response *res, const char *s, const char *etag);
 
 /* JSON request bodies: an endpoint's body step collects up to
  * API_JSON_BODY_MAX bytes (413 TOO_LARGE beyond); api_body_json then gives

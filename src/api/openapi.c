@@ -587,12 +587,12 @@ static json_t *op_webhook_create(void)
 			    "/api/v1/webhook-endpoints/<id>.", oa_type("string"), true));
 	json_t *r = json_object();
 	json_object_set_new(r, "201", ok);
-	add_problems(r, "INVALID_REQUEST INVALID_WEBHOOK_URL INVALID_WEBHOOK_EVENTS TOO_LARGE", OP_AUTH);
+	add_problems(r, "INVALID_REQUEST INVALID_WEBHOOK_URL INVALID_WEBHOOK_EVENTS TOO_LARGE WEBHOOK_ENDPOINT_LIMIT", OP_AUTH);
 	char d[700];
 	snprintf(d, sizeof d, "Adds an endpoint that the chosen events are POSTed to, signed per the Standard "
 		 "Webhooks specification with the secret this response shows (and no other ever will). The URL "
 		 "must be https:// and, when a delivery connects, resolve to a public address; redirects are not "
-		 "followed.%s", webhooks_note);
+		 "followed. An organization has at most 16 endpoints (409 WEBHOOK_ENDPOINT_LIMIT beyond).%s", webhooks_note);
 	json_t *op = operation("createWebhookEndpoint", "Webhooks", "Add a webhook endpoint", d, json_array(), r);
 	json_object_set_new(op, "requestBody", json_pack("{s:b,s:{s:{s:o,s:o}}}", "required", 1, "content",
 		"application/json", "schema", oa_ref("WebhookEndpointInput"), "example", json_pack("{s:s,s:[s]}",

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <strings.h>
 
 #include "base/arena.h"
@@ -45,14 +46,13 @@ static struct terminal_etag *etag_slot(struct api_state *st, const char *run_id)
 	return &st->etags[h % TERMINAL_ETAGS];
 }
 
-/* True (answered 304) when If-None-Match names the cached ETag of this
- * org's terminal run. */
-static bool terminal_not_modified(struct api_ctx *ctx, struct http_request *req, struct http_response *res,
-				  const char *id)
+/* The cached ETag of this org's terminal run when If-None-Match names it
+ * (arena), else NULL: a terminal run's poll is answered without a read. */
+static const char *terminal_etag(struct api_ctx *ctx, struct http_request *req, const char *id)
 {
 	const char *inm = http_header(req, "If-None-Match");
 	if (!inm)
-		return false;
+		return NULL;
 	char etag[40] = "";
 	struct api_state *st = ctx->app->api;
 	pthread_mutex_lock(&st->etags_mu);
@@ -60,12 +60,19 @@ static bool terminal_not_modified(struct api_ctx *ctx, struct http_request *req,
 	if (!strcmp(e->run_id, id) && !strcmp(e->org_id, ctx->org.id))
 		memcpy(etag, e->etag, sizeof etag);
 	pthread_mutex_unlock(&st->etags_mu);
-	if (!*etag || !strstr(inm, etag))
-		return false;
-	http_respond(req, res, 304, NULL, NULL, 0);
-	http_add_header(req, res, "ETag", etag);
-	http_add_header(req, res, "Cache-Control", "no-cache");
-	return true;
+	return *etag && strstr(inm, etag) ? arena_strdup(req->arena, etag) : NULL;
+}
+
+static void remember_terminal(struct api_state *st, const struct run *run, const char *etag)
+{
+	if (!run_state_terminal(run->state) || strlen(etag) >= sizeof st->etags[0].etag)
+		return;
+	pthread_mutex_lock(&st->etags_mu);
+	struct terminal_etag *e = etag_slot(st, run->id);
+	snprintf(e->run_id, sizeof e->run_id, "%s", run->id);
+	snprintf(e->org_id, sizeof e->org_id, "%s", run->org_id);
+	snprintf(e->etag, sizeof e->etag, "%s", etag);
+	pthread_mutex_unlock(&st->etags_mu);
 }
 
 /* Prefer: wait=N (RFC 7240): N seconds, clamped to 60; -1 when absent. */
@@ -96,25 +103,36 @@ struct long_poll {
 	int wait_s;
 	int64_t deadline;
 	bool held;          /* held at least once */
+	bool refused;       /* this pass could not be held (LOADLINE_MAX_WAITERS, the org's share) */
 };
 
-/* After the run was answered: a 304 of a long poll whose time is not up
- * is held instead (http_hold; false when no more may be held, and then the
- * 304 stands).  Preference-Applied says the wait was honoured. */
-static void long_poll(struct api_ctx *ctx, struct http_request *req, struct http_response *res, const char *id,
-		      int nheaders)
+/* Register, then read (issue 27): a long poll whose time is not up is
+ * registered for its run before the run is read, so that a change while
+ * it reads wakes it; true when registered (then an unchanged run is held:
+ * the handler returns without answering). */
+static bool hold_first(struct api_ctx *ctx, struct http_request *req, const char *id)
+{
+	int wait = prefer_wait(req);
+	if (!ctx->state && wait >= 0 && http_header(req, "If-None-Match")) {
+		struct long_poll *lp = arena_alloc(req->arena, sizeof(*lp));
+		*lp = (struct long_poll){wait, now_ms() + (int64_t)wait * 1000, false, false};
+		ctx->state = lp;
+	}
+	struct long_poll *lp = ctx->state;
+	if (!lp || now_ms() >= lp->deadline)
+		return false;
+	lp->refused = !http_hold(req, id, lp->deadline);
+	return !lp->refused;
+}
+
+/* The answer of a long poll: Preference-Applied says the wait was
+ * honoured (not on a 304 that could not be held). */
+static void long_poll_answered(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
 	struct long_poll *lp = ctx->state;
 	if (!lp)
 		return;
-	bool waiting = res->status == 304 && now_ms() < lp->deadline;
-	if (waiting && http_hold(req, res, arena_strdup(req->arena, id), lp->deadline)) {
-		res->answered = false;
-		res->nheaders = nheaders;
-		lp->held = true;
-		return;
-	}
-	if (waiting) {
+	if (lp->refused && res->status == 304) {
 		metrics_long_poll(LONG_POLL_REFUSED);   /* LOADLINE_MAX_WAITERS held already: a plain 304 */
 		return;
 	}
@@ -123,36 +141,46 @@ static void long_poll(struct api_ctx *ctx, struct http_request *req, struct http
 	http_add_header(req, res, "Preference-Applied", arena_printf(req->arena, "wait=%d", lp->wait_s));
 }
 
+/* Unchanged and registered: held (no response built). */
+static bool held(struct api_ctx *ctx, bool holding, bool unchanged)
+{
+	if (!holding || !unchanged)
+		return false;
+	((struct long_poll *)ctx->state)->held = true;
+	return true;
+}
+
 static void get_run(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
 	const char *id = api_id(ctx, req, res, "run", "import run");
 	if (!id)
 		return;
-	int wait = prefer_wait(req), nheaders = res->nheaders;
-	if (!ctx->state && wait >= 0 && http_header(req, "If-None-Match")) {
-		struct long_poll *lp = arena_alloc(req->arena, sizeof(*lp));
-		*lp = (struct long_poll){wait, now_ms() + (int64_t)wait * 1000, false};
-		ctx->state = lp;
-	}
-	if (terminal_not_modified(ctx, req, res, id)) {
-		long_poll(ctx, req, res, id, nheaders);
+	bool holding = hold_first(ctx, req, id);
+	const char *cached = terminal_etag(ctx, req, id);
+	if (cached) {
+		if (held(ctx, holding, true))
+			return;
+		http_respond(req, res, 304, NULL, NULL, 0);
+		http_add_header(req, res, "ETag", cached);
+		http_add_header(req, res, "Cache-Control", "no-cache");
+		long_poll_answered(ctx, req, res);
 		return;
 	}
 	struct run run;
 	if (!load_run(ctx, req, res, &run))
 		return;
-	const char *etag = api_json_etag(req, res, run_json(&run, &ctx->app->cfg));
-	struct api_state *st = ctx->app->api;
-	if (etag && run_state_terminal(run.state) && strlen(etag) < sizeof st->etags[0].etag) {
-		pthread_mutex_lock(&st->etags_mu);
-		struct terminal_etag *e = etag_slot(st, run.id);
-		snprintf(e->run_id, sizeof e->run_id, "%s", run.id);
-		snprintf(e->org_id, sizeof e->org_id, "%s", run.org_id);
-		snprintf(e->etag, sizeof e->etag, "%s", etag);
-		pthread_mutex_unlock(&st->etags_mu);
-	}
-	if (res->answered)
-		long_poll(ctx, req, res, id, nheaders);
+	int delay = http_header(req, "Prefer") ? ctx->app->cfg.debug_poll_read_delay_ms : 0;
+	if (delay)   /* tests: a change lands between the read and the decision */
+		nanosleep(&(struct timespec){delay / 1000, delay % 1000 * 1000000L}, NULL);
+	char etag[40];
+	const char *s = api_json_etagged(req, res, run_json(&run, &ctx->app->cfg), etag);
+	if (!s)
+		return;
+	remember_terminal(ctx->app->api, &run, etag);
+	if (held(ctx, holding, api_etag_matches(req, etag)))
+		return;
+	api_respond_etagged(req, res, s, etag);
+	long_poll_answered(ctx, req, res);
 }
 
 const struct endpoint ep_run_get = {.finish = get_run};

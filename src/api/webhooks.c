@@ -35,11 +35,14 @@ static json_t *webhook_endpoint_json(const struct webhook_endpoint *e)
 }
 
 /* The url of a POST body, or NULL after answering 400 INVALID_WEBHOOK_URL. */
-static const char *posted_url(struct http_request *req, struct http_response *res, json_t *body, bool allow_http)
+static const char *posted_url(struct http_request *req, struct http_response *res, json_t *body, bool allow_http,
+			      bool allow_private)
 {
 	json_t *ju = json_object_get(body, "url");
 	const char *u = json_string_value(ju);
 	const char *why = u && strlen(u) != json_string_length(ju) ? "url contains a NUL." : webhook_url_check(u, allow_http);
+	if (!why && !allow_private)
+		why = webhook_url_deliverable(u);
 	if (why)
 		api_problem(req, res, CODE_INVALID_WEBHOOK_URL, why, NULL);
 	return why ? NULL : u;
@@ -71,7 +74,7 @@ static void create(struct api_ctx *ctx, struct http_request *req, struct http_re
 	json_t *body = api_body_json(ctx, req, res);
 	if (!body)
 		return;
-	const char *url = posted_url(req, res, body, ctx->app->cfg.webhook_allow_http);
+	const char *url = posted_url(req, res, body, ctx->app->cfg.webhook_allow_http, ctx->app->cfg.webhook_allow_private);
 	const char *events = url ? posted_events(req, res, body) : NULL;
 	url = url ? arena_strdup(req->arena, url) : NULL;
 	json_decref(body);
@@ -81,8 +84,12 @@ static void create(struct api_ctx *ctx, struct http_request *req, struct http_re
 	id_new("whe", e.id);
 	snprintf(e.org_id, sizeof e.org_id, "%s", ctx->org.id);
 	webhook_new_secret(e.secret);
-	enum code rc = store_webhook_endpoint_create(ctx->app->store, &e);
-	if (rc) {
+	enum code rc = store_webhook_endpoint_create(ctx->app->store, &e, WEBHOOK_ENDPOINTS_MAX);
+	if (rc == CODE_WEBHOOK_ENDPOINT_LIMIT) {
+		api_problem(req, res, rc, arena_printf(req->arena, "This organization has %d webhook endpoints, the most "
+			    "it may have.", WEBHOOK_ENDPOINTS_MAX), NULL);
+		return;
+	} else if (rc) {
 		api_store_failed(req, res, rc);
 		return;
 	}

@@ -11,12 +11,14 @@
 #include <stdatomic.h>
 
 #include "base/config.h"
+#include "webhook/webhook.h"
 
 struct store;
 struct ratelimit;
 struct oidc;
 struct geocoder;
 struct api_state;
+struct notify;
 
 /* Wakes a background thread: a run was queued, a mail was queued.  Both
  * may be called from any thread; fn may be NULL (nothing to wake). */
@@ -35,11 +37,12 @@ static inline void app_hook_call(const struct app_hook *h)
  * one at a time, so that no thread ever waits for another to give one
  * back — the HTTP threads (0 in a worker process), the metrics listener's
  * thread, the import workers, their heartbeat and sweeper, the mailer,
- * the webhook deliverer and the main thread.  (The runs listener and the
+ * the webhook senders (WEBHOOK_SENDERS) and the main thread.  (The runs listener and the
  * checkpointer open connections of their own.) */
 static inline int app_store_pool_size(const struct config *c, int http_threads)
 {
-	return http_threads + (c->metrics_listen[0] ? 1 : 0) + c->workers + 2 + (c->smtp_url[0] ? 1 : 0) + 1 + 1;
+	return http_threads + (c->metrics_listen[0] ? 1 : 0) + c->workers + 2 + (c->smtp_url[0] ? 1 : 0) +
+	       WEBHOOK_SENDERS + 1;
 }
 
 struct app {
@@ -50,8 +53,10 @@ struct app {
 	struct geocoder *geo;             /* geocodes new locations (src/geo); NULL until opened */
 	unsigned char cursor_key[32];     /* page-cursor MAC key, shared through the database */
 	struct api_state *api;            /* the API's ETag cache and upload semaphore (src/api/api.h) */
+	/* Run changes and queued webhook deliveries and mails: built by main
+	 * before anything else, handed to the store as it opens (src/notify). */
+	struct notify *notify;
 	struct app_hook run_queued;       /* wakes this process's import workers */
-	struct app_hook mail_queued;      /* wakes this process's mailer */
 	/* serve: the API listener, whose held long polls /metrics counts;
 	 * NULL in other processes and while it starts or stops. */
 	_Atomic(struct http_server *) http;

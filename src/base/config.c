@@ -268,6 +268,7 @@ static void config_defaults(struct config *c)
 	c->max_connections_per_ip = 64;
 	c->idle_timeout_ms = 15000;
 	c->header_timeout_ms = 5000;
+	c->min_body_rate = 1024;
 	c->max_waiters = 1000;
 	c->webhook_retry_min_ms = 60000;
 	c->webhook_retry_for_ms = 72LL * 3600 * 1000;
@@ -321,6 +322,13 @@ static int load_numbers(struct config *c)
 	else if (r) c->max_file_bytes = (size_t)v;
 	if ((r = env_long("LOADLINE_MAX_WAITERS", 0, 100000, &v)) < 0) rc = 1;
 	else if (r) c->max_waiters = (int)v;
+	/* Default: a quarter of the table per organization (issue 27 item 15),
+	 * so that one organization's pollers cannot take every slot. */
+	c->max_waiters_per_org = c->max_waiters / 4 > 0 ? c->max_waiters / 4 : 1;
+	if ((r = env_long("LOADLINE_MIN_BODY_RATE", 0, 1 << 30, &v)) < 0) rc = 1;
+	else if (r) c->min_body_rate = (int)v;
+	if ((r = env_long("LOADLINE_MAX_WAITERS_PER_ORG", 1, 100000, &v)) < 0) rc = 1;
+	else if (r) c->max_waiters_per_org = (int)v;
 	if ((r = env_long("LOADLINE_HTTP_THREADS", 1, 256, &v)) < 0) rc = 1;
 	else if (r) c->http_threads = (int)v;
 	if ((r = env_long("LOADLINE_MAX_CONNECTIONS", 16, 1000000, &v)) < 0) rc = 1;
@@ -335,6 +343,8 @@ static int load_numbers(struct config *c)
 	else if (r) c->webhook_allow_private = v == 1;
 	if ((r = env_long("LOADLINE_DEBUG_ROW_DELAY_MS", 0, 10000, &v)) < 0) rc = 1;
 	else if (r) c->debug_row_delay_ms = (int)v;
+	if ((r = env_long("LOADLINE_DEBUG_POLL_READ_DELAY_MS", 0, 10000, &v)) < 0) rc = 1;
+	else if (r) c->debug_poll_read_delay_ms = (int)v;
 	return rc;
 }
 

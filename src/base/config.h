@@ -43,10 +43,14 @@ struct config {
 	bool reuseport;          /* LOADLINE_REUSEPORT=1: share the listen port (SO_REUSEPORT) */
 	bool log_debug;          /* LOADLINE_LOG_LEVEL=debug: health probes' access lines too */
 	int max_waiters;         /* LOADLINE_MAX_WAITERS, default 1000: long polls held at once */
+	int min_body_rate;       /* LOADLINE_MIN_BODY_RATE, default 1024: bytes/s a body must average */
+	int max_waiters_per_org; /* LOADLINE_MAX_WAITERS_PER_ORG, default a quarter of them: one org's share */
 	bool webhook_allow_http;    /* LOADLINE_WEBHOOK_ALLOW_HTTP=1: http:// endpoints (tests) */
 	bool webhook_allow_private; /* LOADLINE_WEBHOOK_ALLOW_PRIVATE=1: deliver to private addresses (tests) */
 	int64_t webhook_retry_min_ms; /* LOADLINE_WEBHOOK_RETRY_MIN 1m: first retry, doubling up to 1 h */
 	int64_t webhook_retry_for_ms; /* LOADLINE_WEBHOOK_RETRY_FOR 72h: then the endpoint is disabled */
+	int debug_poll_read_delay_ms;   /* LOADLINE_DEBUG_POLL_READ_DELAY_MS: a long poll waits this long after
+					 * reading its run (the missed-wake-up test) */
 	int debug_row_delay_ms;  /* LOADLINE_DEBUG_ROW_DELAY_MS: fault-injection for
 				  * recovery tests (slows each written row); 0 in production */
 	char docs_path[512];     /* path under which this process serves the error pages */

@@ -20,9 +20,34 @@ static bool breaks_line(const unsigned char *p, size_t n)
 {
 	if (n == 1)
 		return p[0] < 0x20 || p[0] == 0x7F;
-	if (n == 2)
-		return p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F;   /* C1 controls, NEL */
-	return n == 3 && p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9);
+	if (n == 2)   /* C1 controls (NEL too); U+061C, the Arabic letter mark */
+		return (p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) || (p[0] == 0xD8 && p[1] == 0x9C);
+	/* U+2028, U+2029 (line, paragraph separators); the bidirectional
+	 * formatting characters U+200E, U+200F, U+202A..U+202E (the
+	 * right-to-left override makes "gpj.exe" read as "exe.jpg"),
+	 * U+2066..U+2069, and U+061C (issue 27 item 16). */
+	if (n == 3 && p[0] == 0xE2 && p[1] == 0x80)
+		return p[2] == 0xA8 || p[2] == 0xA9 || p[2] == 0x8E || p[2] == 0x8F || (p[2] >= 0xAA && p[2] <= 0xAE);
+	if (n == 3 && p[0] == 0xE2 && p[1] == 0x81)
+		return p[2] >= 0xA6 && p[2] <= 0xA9;
+	return false;
+}
+
+void text_clean_in_place(char *s)
+{
+	unsigned char *p = (unsigned char *)s, *o = p;
+	while (*p) {
+		size_t n = utf8_len(p);
+		if (n == 0 || breaks_line(p, n)) {
+			*o++ = n == 0 ? '?' : ' ';
+			p += n ? n : 1;
+			continue;
+		}
+		memmove(o, p, n);
+		o += n;
+		p += n;
+	}
+	*o = '\0';
 }
 
 char *text_one_line(struct arena *a, const char *s, size_t max)

@@ -77,6 +77,7 @@ struct store *cli_store(struct app *app, int pool)
 		fprintf(stderr, "loadline: %s\n", err);
 		return NULL;
 	}
+	store_use_notify(st, app->notify);
 	if (store_migrate(st, err, sizeof err)) {
 		fprintf(stderr, "loadline: %s\n", err);
 		store_close(st);

@@ -22,6 +22,7 @@
 #include "http/ratelimit.h"
 #include "import/worker.h"
 #include "mail/mailer.h"
+#include "notify/notify.h"
 #include "webhook/webhook.h"
 #include "store/runs.h"
 #include "store/settings.h"
@@ -88,16 +89,15 @@ static void background_start(struct app *app, struct background *bg)
 			  .keep_results_ms = c->keep_results_ms},
 		.poll_ms = c->worker_poll_ms,
 	};
-	bg->mailer = mailer_start(app->store, c->smtp_url, c->mail_from);
+	bg->mailer = mailer_start(app->store, app->notify, c->smtp_url, c->mail_from);
 	wo.staging = (struct staging_opts){.max_rows = c->max_rows, .app_url = c->app_url,
 					   .mail_queued = mailer_notify, .mail_arg = bg->mailer};
 	bg->workers = workers_start(app->store, &wo, c->workers);
 	app->run_queued = (struct app_hook){workers_notify, bg->workers};
-	app->mail_queued = (struct app_hook){mailer_notify, bg->mailer};
 	struct webhook_opts ho = {.cfg = c, .retry_min_ms = c->webhook_retry_min_ms,
 				  .retry_for_ms = c->webhook_retry_for_ms, .allow_http = c->webhook_allow_http,
 				  .allow_private = c->webhook_allow_private, .mail_queued = mailer_notify,
-				  .mail_arg = bg->mailer};
+				  .mail_arg = bg->mailer, .notify = app->notify};
 	bg->webhooks = webhooks_start(app->store, &ho);
 }
 
@@ -130,64 +130,6 @@ static int serving_parts(struct app *app)
 	app->oidc = oidc_new(c->oidc_issuer, c->oidc_client_id, c->oidc_client_secret);
 	oidc_start(app->oidc);
 	return 0;
-}
-
-/* Long polls (issue 23): a run that changed in this process wakes the
- * requests held for it at once (the store's callback, from the thread
- * that changed it); a change in another process wakes every held request,
- * which reads its run again (the listener: PostgreSQL LISTEN, or SQLite's
- * shared counter).  srv goes NULL, under mu, before the server stops. */
-struct run_watch {
-	pthread_mutex_t mu;
-	struct http_server *srv;
-	struct store *st;
-	atomic_bool stop;
-	pthread_t thread;
-};
-
-static void watch_wake(void *arg, const char *run_id)
-{
-	struct run_watch *rw = arg;
-	pthread_mutex_lock(&rw->mu);
-	if (rw->srv)
-		http_wake(rw->srv, run_id);
-	pthread_mutex_unlock(&rw->mu);
-}
-
-static void *watch_main(void *arg)
-{
-	struct run_watch *rw = arg;
-	struct run_changes *rc = store_run_changes_open(rw->st);
-	while (!atomic_load(&rw->stop)) {
-		int r = store_run_changes_wait(rc, 200);
-		if (r > 0)
-			watch_wake(rw, NULL);
-		else if (r < 0)
-			nanosleep(&(struct timespec){0, 500 * 1000 * 1000}, NULL);   /* its connection failed */
-	}
-	store_run_changes_close(rc);
-	return NULL;
-}
-
-static void watch_start(struct run_watch *rw, struct store *st, struct http_server *srv)
-{
-	pthread_mutex_init(&rw->mu, NULL);
-	rw->srv = srv;
-	rw->st = st;
-	atomic_init(&rw->stop, false);
-	store_on_run_changed(st, watch_wake, rw);
-	thread_start(&rw->thread, watch_main, rw);
-}
-
-static void watch_stop(struct run_watch *rw)
-{
-	pthread_mutex_lock(&rw->mu);
-	rw->srv = NULL;
-	pthread_mutex_unlock(&rw->mu);
-	atomic_store(&rw->stop, true);
-	pthread_join(rw->thread, NULL);
-	/* The store keeps calling watch_wake (workers stop later), which now
-	 * finds no server: the mutex lives as long as cli_serve's frame. */
 }
 
 /* Every connection is a descriptor: lift the soft limit to the hard one,
@@ -273,15 +215,15 @@ int cli_serve(struct app *app, int argc, char **argv)
 		close_all(fds);
 		goto out;
 	}
+	/* Before any other thread: the hub's listener hears other processes'
+	 * run changes and queued work (src/notify). */
+	notify_start(app->notify);
 	store_bound_waits(app->store, c->lease_ms);
 	store_checkpoint_in_background(app->store);
 	struct background bg;
 	background_start(app, &bg);
-	struct run_watch watch;
-	if ((srv = http_start_all(app, fds, hooks, &msrv))) {
-		watch_start(&watch, app->store, srv);
+	if ((srv = http_start_all(app, fds, hooks, &msrv)))
 		atomic_store(&app->http, srv);
-	}
 	if (srv) {
 		log_json("info", "listening", json_pack("{s:s,s:s,s:s,s:i}", "url", c->base_url, "appUrl", c->app_url,
 			 "db", store_is_postgres(app->store) ? "postgres" : "sqlite", "workers", c->workers));
@@ -289,13 +231,13 @@ int cli_serve(struct app *app, int argc, char **argv)
 		log_json("info", "stopping", json_pack("{s:s}", "signal", sig == SIGINT ? "SIGINT" : "SIGTERM"));
 		if (msrv)
 			http_stop(msrv, 1000);
-		watch_stop(&watch);
 		atomic_store(&app->http, NULL);
 		http_stop(srv, 30000);
 		ret = 0;
 	}
 	background_stop(&bg);
 out:
+	notify_stop(app->notify);   /* its listener uses the store */
 	ratelimit_free(app->rl);
 	api_state_free(app->api);
 	oidc_free(app->oidc);
@@ -333,6 +275,7 @@ int cli_worker(struct app *app, int argc, char **argv)
 		curl_global_cleanup();
 		return 1;
 	}
+	notify_start(app->notify);
 	store_bound_waits(app->store, app->cfg.lease_ms);
 	store_checkpoint_in_background(app->store);
 	/* A worker has no API listener; with LOADLINE_METRICS_LISTEN its run
@@ -341,6 +284,7 @@ int cli_worker(struct app *app, int argc, char **argv)
 	struct http_app mhooks;
 	if (app->cfg.metrics_listen[0] &&
 	    !(msrv = http_start(app->cfg.metrics_listen, 1, front_metrics_app(app, &mhooks)))) {
+		notify_stop(app->notify);
 		store_close(app->store);
 		curl_global_cleanup();
 		return 1;
@@ -352,6 +296,7 @@ int cli_worker(struct app *app, int argc, char **argv)
 	wait_for_stop(&set);
 	background_stop(&bg);
 	http_stop(msrv, 1000);
+	notify_stop(app->notify);
 	store_close(app->store);
 	curl_global_cleanup();
 	log_json("info", "stopped", NULL);

@@ -246,7 +246,8 @@ const struct http_app *front_app(struct app *app, struct http_app *ret)
 		.idle_timeout_s = (unsigned)((app->cfg.idle_timeout_ms + 999) / 1000),
 		.header_timeout_ms = (unsigned)(app->cfg.header_timeout_ms < 3600000 ? app->cfg.header_timeout_ms : 3600000),
 		.reuse_port = app->cfg.reuseport,
-		.max_held = (unsigned)app->cfg.max_waiters,
+		.min_body_rate = (unsigned)app->cfg.min_body_rate,
+		.notify = app->notify,
 	};
 	return ret;
 }

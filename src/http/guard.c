@@ -115,10 +115,10 @@ static void drop(struct guard *g, struct guard_conn *c)
 	}
 }
 
-/* The oldest FRESH connection libmicrohttpd owns, or NULL (lock held). */
-static struct guard_conn *oldest_fresh(struct guard *g)
+/* The oldest connection of l libmicrohttpd owns, or NULL (lock held). */
+static struct guard_conn *oldest_started(struct glist *l)
 {
-	for (struct guard_conn *c = g->fresh.head; c; c = c->next)
+	for (struct guard_conn *c = l->head; c; c = c->next)
 		if (c->started)
 			return c;
 	return NULL;
@@ -132,7 +132,14 @@ struct guard_conn *guard_admit(struct guard *g, int fd, double now_ms)
 	pthread_mutex_lock(&g->mu);
 	unsigned total = g->fresh.n + g->waiting.n + g->busy;
 	if (total >= g->cap || g->fresh.n >= g->fresh_cap) {
-		struct guard_conn *victim = oldest_fresh(g);
+		struct guard_conn *victim = oldest_started(&g->fresh);
+		/* At the cap with no FRESH one: the connection idle the longest
+		 * between two requests (issue 27 item 10: a keep-alive flood, one
+		 * GET every few seconds per connection, locked everyone out).
+		 * Closing an idle kept-alive connection is HTTP's right; its
+		 * client opens another when it has a request. */
+		if (!victim && total >= g->cap && g->fresh.n == 0)
+			victim = oldest_started(&g->waiting);
 		if (victim)
 			drop(g, victim);
 		else if (total >= g->cap) {

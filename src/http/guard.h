@@ -14,8 +14,10 @@
  *     cap - cap/4: a quarter is kept for connections that completed a
  *     request.  A connection arriving when either bound is reached takes
  *     the place of the oldest FRESH connection (shut down), so a client that
- *     sends its request at once is served during a flood of slow ones; only
- *     when every connection has completed a request is a newcomer refused.
+ *     sends its request at once is served during a flood of slow ones; at
+ *     the cap with none FRESH, of the connection idle the longest between
+ *     two requests (WAITING: a keep-alive flood); only when every
+ *     connection is running a request is a newcomer refused.
  * The socket of a connection is shut down (never closed) only while
  * libmicrohttpd still owns it open: between guard_started and guard_closed,
  * under the guard's lock. */
@@ -32,7 +34,7 @@ void guard_free(struct guard *g);
 
 /* A new connection on fd (the acceptor, before handing it over): its entry,
  * or NULL when it must be refused (the caller closes fd).  May shut down
- * the oldest FRESH connection to make room. */
+ * the oldest FRESH (or, at the cap, WAITING) connection to make room. */
 struct guard_conn *guard_admit(struct guard *g, int fd, double now_ms);
 /* The connection was not handed over after all (its fd is closed).
  * guard_admit, guard_abandon and guard_expire are called by one thread,

@@ -17,6 +17,7 @@
 #include "base/ids.h"
 
 struct arena;
+struct notify;
 
 #define HTTP_MAX_HEADERS_OUT 24
 #define HTTP_MAX_URL 8192
@@ -80,11 +81,17 @@ struct http_app {
 	/* A connection's request line and headers are due within this many
 	 * milliseconds of its accept (0 = 5000); see guard.h. */
 	unsigned header_timeout_ms;
+	/* A request body must average at least this many bytes a second,
+	 * counted from its headers after a grace of the header time-out; a
+	 * slower one ends its connection (0: no minimum).  A body trickled a
+	 * byte every few seconds held its connection for as long as it liked. */
+	unsigned min_body_rate;
 	/* Share the port with other processes (SO_REUSEPORT, LOADLINE_REUSEPORT=1);
 	 * otherwise an address in use is refused. */
 	bool reuse_port;
-	/* Requests held at once (long polls, http_hold); 0: none. */
-	unsigned max_held;
+	/* The process's notification hub, whose table holds the long polls
+	 * (http_hold; its size is LOADLINE_MAX_WAITERS); NULL: none held. */
+	struct notify *notify;
 };
 
 /* Request accessors (values live as long as the request). NULL when absent. */
@@ -124,15 +131,16 @@ void http_append_header(struct http_request *req, struct http_response *res, con
 
 struct http_server;
 
-/* Long poll: called from on_complete instead of answering, holds the
- * request without an HTTP thread until http_wake names topic (or wakes
- * all) or deadline_ms (clock.h's now_ms) passes; then on_complete is
- * called again and answers (or holds again).  False when no more may be
- * held (max_held, or the server is stopping): answer now.  topic is kept
- * (at most 63 bytes). */
-bool http_hold(struct http_request *req, struct http_response *res, const char *topic, int64_t deadline_ms);
-/* Wakes the requests held under topic (NULL: all); how many.  Any thread. */
-int http_wake(struct http_server *srv, const char *topic);
+/* Long poll (issue 27): called from on_complete *before* reading what the
+ * request waits for (register, then read: a change in between is not
+ * missed).  Then the handler either answers — the registration is dropped
+ * — or returns without answering: the request is held, without an HTTP
+ * thread, until the topic changes (notify_run_changed) or deadline_ms
+ * (clock.h's now_ms) passes, and on_complete is called again to answer or
+ * hold again.  A handler answers or holds, never both.  False when no more
+ * may be held (the table, the organization's share — req->org_id — or the
+ * server is stopping): answer now.  topic is copied. */
+bool http_hold(struct http_request *req, const char *topic, int64_t deadline_ms);
 /* Requests held now. */
 int http_held(struct http_server *srv);
 

@@ -22,8 +22,8 @@
 #include "base/text.h"
 #include "base/waiter.h"
 #include "guard.h"
-#include "hold.h"
 #include "http.h"
+#include "notify/notify.h"
 
 #define LINGER_MAX 256   /* connections closing gracefully at once */
 
@@ -49,7 +49,8 @@ struct http_server {
 	int listen_fd;             /* ours: libmicrohttpd gets connections from acceptor_main */
 	pthread_t acceptor;
 	struct guard *guard;       /* admission and header deadlines (guard.h) */
-	struct holds *holds;       /* long polls (hold.h) */
+	double header_ms;          /* the header time-out */
+	struct notify *notify;     /* long polls are held in its table; NULL: none */
 	atomic_bool stopping;
 };
 
@@ -64,9 +65,9 @@ struct conn_state {
 	struct http_request req;
 	struct http_response res;
 	size_t discarded;
+	double t_headers;          /* mono_ms() when the headers were in */
 	struct http_server *srv;
-	const char *hold_topic;    /* set by http_hold: suspend after on_complete */
-	int64_t hold_deadline;
+	int hold;                  /* http_hold's registration, or NOTIFY_HOLD_NONE */
 };
 
 const char *http_header(const struct http_request *req, const char *name)
@@ -462,44 +463,55 @@ static void conn_state_free(struct conn_state *cs)
 }
 
 /* The body is in (or the request was resumed): the application answers,
- * or holds the request (http_hold), which suspends it here. */
+ * or holds the request (http_hold before it reads, then no answer), which
+ * suspends it here.  A hold woken between its registration and here is
+ * resumed at once, and the application reads again. */
 static enum MHD_Result complete(struct MHD_Connection *c, struct conn_state *cs)
 {
-	const struct http_app *app = cs->srv->app;
-	for (;;) {
-		cs->hold_topic = NULL;
-		if (!cs->res.answered)
-			app->on_complete(&cs->req, &cs->res);
-		if (cs->res.answered || !cs->hold_topic)
-			break;
-		if (holds_suspend(cs->srv->holds, c))
-			return MHD_YES;
-		/* Woken before it could be suspended: answer now. */
+	struct notify *n = cs->srv->notify;
+	cs->hold = NOTIFY_HOLD_NONE;
+	if (!cs->res.answered)
+		cs->srv->app->on_complete(&cs->req, &cs->res);
+	if (cs->hold != NOTIFY_HOLD_NONE && cs->res.answered) {
+		notify_hold_cancel(n, cs->hold);
+	} else if (cs->hold != NOTIFY_HOLD_NONE) {
+		MHD_suspend_connection(c);
+		if (!notify_hold_park(n, cs->hold))
+			MHD_resume_connection(c);   /* on_complete again, soon */
+		return MHD_YES;
 	}
 	if (!cs->res.answered)
 		http_respond(&cs->req, &cs->res, 500, "text/plain", "no response", 11);
 	return send_response(c, cs);
 }
 
-bool http_hold(struct http_request *req, struct http_response *res, const char *topic, int64_t deadline_ms)
+static void resume_connection(void *c)
 {
-	(void)res;
-	struct conn_state *cs = (struct conn_state *)req;
-	if (!holds_add(cs->srv->holds, req->conn, topic, deadline_ms))
-		return false;
-	cs->hold_topic = topic;
-	cs->hold_deadline = deadline_ms;
-	return true;
+	MHD_resume_connection(c);
 }
 
-int http_wake(struct http_server *srv, const char *topic)
+bool http_hold(struct http_request *req, const char *topic, int64_t deadline_ms)
 {
-	return srv ? holds_wake(srv->holds, topic) : 0;
+	struct conn_state *cs = (struct conn_state *)req;
+	if (!cs->srv->notify || cs->hold != NOTIFY_HOLD_NONE)
+		return false;
+	cs->hold = notify_hold_add(cs->srv->notify, topic, req->org_id, deadline_ms, resume_connection, req->conn);
+	return cs->hold != NOTIFY_HOLD_NONE;
 }
 
 int http_held(struct http_server *srv)
 {
-	return srv ? holds_count(srv->holds) : 0;
+	return srv && srv->notify ? notify_held(srv->notify) : 0;
+}
+
+/* Issue 27 item 10: after the header time-out's grace, a body must have
+ * averaged the minimum rate since its headers (checked as bytes arrive; a
+ * body that sends nothing meets libmicrohttpd's idle time-out). */
+static bool body_too_slow(const struct http_server *srv, const struct conn_state *cs)
+{
+	unsigned rate = srv->app->min_body_rate;
+	double elapsed = mono_ms() - cs->t_headers;
+	return rate && elapsed > srv->header_ms && (double)cs->req.body_bytes < (elapsed - srv->header_ms) / 1000.0 * rate;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -523,6 +535,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		cs->req.path = arena_strdup(cs->req.arena, url);
 		cs->req.conn = c;
 		cs->req.app = app->app;
+		cs->t_headers = mono_ms();
 		cs->srv = srv;
 		request_id_new(cs->req.request_id);
 		app->on_headers(&cs->req, &cs->res);
@@ -537,6 +550,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (*upload_data_size) {
 		size_t n = *upload_data_size;
 		cs->req.body_bytes += n;
+		if (body_too_slow(srv, cs))
+			return MHD_NO;   /* the connection ends: no answer for a trickle */
 		if (!cs->res.answered) {
 			*upload_data_size = 0;
 			app->on_body(&cs->req, &cs->res, upload_data, n);
@@ -689,8 +704,11 @@ static void *acceptor_main(void *arg)
 {
 	struct http_server *srv = arg;
 	for (;;) {
-		/* Between connections it enforces the header deadlines (guard.h). */
-		double wait = guard_expire(srv->guard, mono_ms(), 250);
+		/* Between connections it enforces the header deadlines (guard.h).
+		 * A deadline other threads add (guard_idle) is at least a header
+		 * time-out away, so sleeping up to one never misses one — and an
+		 * idle server does not wake four times a second (issue 27). */
+		double wait = guard_expire(srv->guard, mono_ms(), srv->header_ms);
 		struct pollfd p = {.fd = srv->listen_fd, .events = POLLIN};
 		if (poll(&p, 1, (int)wait + 1) == 0 && !atomic_load(&srv->stopping))
 			continue;
@@ -729,11 +747,14 @@ struct http_server *http_start_fd(int lfd, const char *listen, int threads, cons
 	srv->listen_fd = lfd;
 	unsigned cap = app->max_connections ? app->max_connections : 4096u;
 	unsigned idle_s = app->idle_timeout_s ? app->idle_timeout_s : 15u;
-	srv->guard = guard_new(cap, app->header_timeout_ms ? app->header_timeout_ms : 5000.0, idle_s * 1000.0);
+	srv->header_ms = app->header_timeout_ms ? app->header_timeout_ms : 5000.0;
+	srv->guard = guard_new(cap, srv->header_ms, idle_s * 1000.0);
 	pthread_mutex_init(&srv->lg.mu, NULL);
 	pthread_cond_init(&srv->lg.wake, NULL);
 	thread_start(&srv->lg.thread, lingerer_main, &srv->lg);
-	srv->holds = holds_new((int)app->max_held);
+	srv->notify = app->notify;
+	if (srv->notify)
+		notify_holds_open(srv->notify);
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_NO_LISTEN_SOCKET |
 			 MHD_ALLOW_SUSPEND_RESUME;
 	srv->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, srv,
@@ -765,8 +786,6 @@ struct http_server *http_start_fd(int lfd, const char *listen, int threads, cons
 		fprintf(stderr, "loadline: cannot start the HTTP server on %s\n", listen);
 		lingerer_stop(&srv->lg);
 		guard_free(srv->guard);
-		holds_stop(srv->holds);
-		holds_free(srv->holds);
 		close(lfd);
 		free(srv);
 		return NULL;
@@ -793,7 +812,8 @@ void http_stop(struct http_server *srv, int grace_ms)
 	pthread_join(srv->acceptor, NULL);
 	/* Held long polls are answered now (as if their time were up), and
 	 * no new one is held. */
-	holds_stop(srv->holds);
+	if (srv->notify)
+		notify_holds_close(srv->notify);
 	for (int waited = 0; atomic_load(&srv->active) > 0 && waited < grace_ms; waited += 20) {
 		struct timespec ts = {0, 20 * 1000 * 1000};
 		nanosleep(&ts, NULL);
@@ -802,6 +822,5 @@ void http_stop(struct http_server *srv, int grace_ms)
 	close(srv->listen_fd);
 	lingerer_stop(&srv->lg);
 	guard_free(srv->guard);
-	holds_free(srv->holds);
 	free(srv);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/text.h"
 #include "base/ids.h"
 #include "import/staging.h"
 #include "store/settings.h"
@@ -103,6 +104,7 @@ enum code intake_create_run(struct store *st, struct arena *a, const struct inta
 	run->dry_run = in->dry_run;
 	snprintf(run->fingerprint, sizeof run->fingerprint, "%s", in->fingerprint);
 	snprintf(run->file_name, sizeof run->file_name, "%s", in->file_name ? in->file_name : "upload");
+	text_clean_in_place(run->file_name);   /* no ESC, no right-to-left override (issue 27 item 16) */
 	run->file_size = (int64_t)len;
 	snprintf(run->file_format, sizeof run->file_format, "%s", in->format == SHEET_XLSX ? "xlsx" : "csv");
 	run->opt_header_row = (int)in->header_row;

@@ -683,8 +683,11 @@ static void on_problem_row(int row_index, bool failed, const char *body, void *c
 	json_t *list = json_array_get(j, failed ? 1 : 2);
 	for (size_t i = 0; i < json_array_size(list); i++) {
 		struct run_problem *p = group_of(g, json_array_get(list, i), failed);
-		if (p->row_count && p->rows[p->nrows - 1] == row_index)
-			continue;   /* the same problem twice in one row counts the row once */
+		/* The same problem twice in one row counts the row once — also
+		 * past the rows shown, where rows[] no longer holds the last one. */
+		if (p->row_count && p->last_row == row_index)
+			continue;
+		p->last_row = row_index;
 		p->row_count++;
 		if (p->nrows < PROBLEM_ROWS_SHOWN)
 			p->rows[p->nrows++] = row_index;

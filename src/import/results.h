@@ -55,6 +55,7 @@ struct run_problem {
 	int row_count;
 	int rows[PROBLEM_ROWS_SHOWN];   /* the first rows, ascending */
 	int nrows;
+	int last_row;               /* the last row counted (a repeat within it counts once) */
 	int seq;                    /* order of first appearance (row, then place in the row) */
 	const char *message;        /* rendered for its first row */
 	const char *doc_url;

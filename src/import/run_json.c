@@ -72,7 +72,10 @@ json_t *run_json(const struct run *r, const struct config *cfg)
 	json_object_set_new(o, "dryRun", json_boolean(r->dry_run));
 	if (*r->correction_of)
 		json_object_set_new(o, "correctionOf", json_string(r->correction_of));
-	if (r->staged && r->state == RUN_QUEUED) {
+	/* Only once a worker has read the file (its row count is known): a
+	 * file that cannot import (an expansion bomb) must never be shown as
+	 * awaiting review (issue 27 item 9; docs/design.md). */
+	if (run_awaits_review(r)) {
 		char url[1024];
 		snprintf(url, sizeof url, "%s/imports/runs/%s/review", app_url, r->id);
 		json_object_set_new(o, "nextAction", json_pack("{s:s,s:s,s:o}", "type", "review_in_app", "url", url,

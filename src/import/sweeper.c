@@ -66,11 +66,14 @@ int sweep_retention(struct store *st, const struct sweep_limits *l, int64_t now)
 {
 	int uploads = l->keep_uploads_ms > 0 ? delete_uploads(st, now - l->keep_uploads_ms, now) : 0;
 	int results = l->keep_results_ms > 0 ? delete_results(st, now - l->keep_results_ms, now) : 0;
-	if (!uploads && !results)
+	/* Webhook attempts, deliveries and events are kept like results. */
+	int hooks = l->keep_results_ms > 0 ? store_retention_webhooks(st, now - l->keep_results_ms) : 0;
+	if (!uploads && !results && !hooks)
 		return 0;
 	int64_t pages = store_reclaim(st, RECLAIM_PAGES);
-	log_json("info", "retention", json_pack("{s:i,s:i,s:I}", "uploadsDeleted", uploads, "resultsDeleted", results,
-						"pagesReclaimed", (json_int_t)pages));
+	store_retention_checkpoint(st);   /* the deleted text leaves the write-ahead log too */
+	log_json("info", "retention", json_pack("{s:i,s:i,s:i,s:I}", "uploadsDeleted", uploads, "resultsDeleted",
+						results, "webhookRowsDeleted", hooks, "pagesReclaimed", (json_int_t)pages));
 	return uploads + results;
 }
 

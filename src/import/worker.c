@@ -88,6 +88,19 @@ static bool triage_one(struct worker *w)
 	return true;
 }
 
+/* With PostgreSQL's LISTEN (or this process's own hook) waking the workers
+ * for every new run, the poll only finds runs that became claimable by
+ * time (an expired lease, a retry): every IDLE_POLL_LISTENING_MS at most,
+ * not LOADLINE_WORKER_POLL — each look is three round trips, and an idle
+ * server must not wake more than a few times a second (issue 27). */
+#define IDLE_POLL_LISTENING_MS 2000
+
+static int64_t idle_poll_ms(const struct workers *all)
+{
+	int64_t ms = all->opts.poll_ms;
+	return all->runs_listener && ms < IDLE_POLL_LISTENING_MS ? IDLE_POLL_LISTENING_MS : ms;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -105,7 +118,7 @@ static void *worker_main(void *arg)
 		}
 		if (rc != CODE_NOT_FOUND)
 			log_json("warn", "claim failed", json_pack("{s:s,s:s}", "worker", w->owner, "reason", code_name(rc)));
-		if (!waiter_nap_since(&all->w, ticket, rc == CODE_NOT_FOUND ? all->opts.poll_ms : RETRY_MS))
+		if (!waiter_nap_since(&all->w, ticket, rc == CODE_NOT_FOUND ? idle_poll_ms(all) : RETRY_MS))
 			break;
 	}
 	return NULL;
@@ -165,6 +178,8 @@ struct workers *workers_start(struct store *st, const struct worker_opts *o, int
 	waiter_init(&all->w);
 	char host[64] = "host";
 	gethostname(host, sizeof host - 1);
+	/* Before the workers start: they read it (idle_poll_ms). */
+	all->runs_listener = all->n > 0 ? store_runs_listen(st) : NULL;
 	for (int i = 0; i < all->n; i++) {
 		struct worker *w = &all->workers[i];
 		w->all = all;
@@ -173,7 +188,7 @@ struct workers *workers_start(struct store *st, const struct worker_opts *o, int
 	}
 	thread_start(&all->heartbeat, heartbeat_main, all);
 	thread_start(&all->sweeper, sweeper_main, all);
-	if (all->n > 0 && (all->runs_listener = store_runs_listen(st)))
+	if (all->runs_listener)
 		thread_start(&all->listener, listener_main, all);
 	return all;
 }

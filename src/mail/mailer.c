@@ -12,6 +12,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/waiter.h"
+#include "notify/notify.h"
 
 #define POLL_MS 1000
 #define HOLD_MS 60000
@@ -21,14 +22,15 @@ struct mailer {
 	struct store *st;
 	char smtp_url[512], from[256];
 	pthread_t thread;
-	struct waiter w;
+	struct waiter own;   /* without a hub */
+	struct waiter *w;    /* the hub's NOTIFY_MAIL sleeper, or &own */
 };
 
 void mailer_notify(void *mailer)
 {
 	struct mailer *m = mailer;
 	if (m)
-		waiter_wake(&m->w);
+		waiter_wake(m->w);
 }
 
 static int64_t backoff(int attempt)
@@ -62,15 +64,17 @@ static bool deliver_one(struct mailer *m)
 static void *mailer_main(void *arg)
 {
 	struct mailer *m = arg;
+	unsigned long ticket;
 	do {
+		ticket = waiter_ticket(m->w);
 		while (deliver_one(m))
-			if (waiter_stopping(&m->w))
+			if (waiter_stopping(m->w))
 				return NULL;
-	} while (waiter_nap(&m->w, POLL_MS));
+	} while (waiter_nap_since(m->w, ticket, POLL_MS));
 	return NULL;
 }
 
-struct mailer *mailer_start(struct store *st, const char *smtp_url, const char *from)
+struct mailer *mailer_start(struct store *st, struct notify *n, const char *smtp_url, const char *from)
 {
 	if (!smtp_url || !*smtp_url)
 		return NULL;
@@ -80,7 +84,8 @@ struct mailer *mailer_start(struct store *st, const char *smtp_url, const char *
 	m->st = st;
 	snprintf(m->smtp_url, sizeof m->smtp_url, "%s", smtp_url);
 	snprintf(m->from, sizeof m->from, "%s", from);
-	waiter_init(&m->w);
+	waiter_init(&m->own);
+	m->w = n ? notify_waiter(n, NOTIFY_MAIL) : &m->own;
 	thread_start(&m->thread, mailer_main, m);
 	return m;
 }
@@ -89,8 +94,8 @@ void mailer_stop(struct mailer *m)
 {
 	if (!m)
 		return;
-	waiter_stop(&m->w);
+	waiter_stop(m->w);
 	pthread_join(m->thread, NULL);
-	waiter_done(&m->w);
+	waiter_done(&m->own);
 	free(m);
 }

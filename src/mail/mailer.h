@@ -7,11 +7,13 @@
 #include "store/outbox.h"
 
 struct mailer;
+struct notify;
 
 /* Starts the delivery thread when smtp_url (LOADLINE_SMTP_URL) is set;
- * NULL (and nothing to stop) otherwise.  libcurl must be initialised
- * (curl_global_init) before. */
-struct mailer *mailer_start(struct store *st, const char *smtp_url, const char *from);
+ * NULL (and nothing to stop) otherwise.  It sleeps on n's NOTIFY_MAIL
+ * sleeper (queued mail wakes it, here or in another process; n NULL: it
+ * looks every second).  libcurl must be initialised before. */
+struct mailer *mailer_start(struct store *st, struct notify *n, const char *smtp_url, const char *from);
 void mailer_stop(struct mailer *m);
 /* Wakes the delivery thread (a mail was just queued); mailer is a struct
  * mailer * or NULL (the shape of an app_hook). */

@@ -53,10 +53,28 @@ char *name_key(struct arena *a, const char *s, size_t len)
 	return mapped_key(a, s, len, UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_CASEFOLD, false);
 }
 
+/* Case folding turns the Turkish dotted capital I (U+0130) into "i" and
+ * a combining dot above (U+0307), which composes with nothing: "\u0130stanbul"
+ * renders like "Istanbul" yet keyed apart.  The dot after an i goes (issue
+ * 27 item 16); every other dot above composes (U+0117) and stays. */
+static void drop_dot_after_i(char *k)
+{
+	char *o = k;
+	for (const char *p = k; *p; p++) {
+		*o++ = *p;
+		if (*p == 'i' && (unsigned char)p[1] == 0xCC && (unsigned char)p[2] == 0x87)
+			p += 2;
+	}
+	*o = '\0';
+}
+
 char *name_ref_key(struct arena *a, const char *s, size_t len)
 {
-	return mapped_key(a, s, len,
-			  UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT | UTF8PROC_IGNORE | UTF8PROC_CASEFOLD, true);
+	char *k = mapped_key(a, s, len,
+			     UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT | UTF8PROC_IGNORE | UTF8PROC_CASEFOLD, true);
+	if (k)
+		drop_dot_after_i(k);
+	return k;
 }
 
 /* ---- Address parts ---- */

@@ -108,7 +108,24 @@ enum code db_script(struct db *db, const char *sql)
 
 int db_wait_notify(struct db *db, int timeout_ms)
 {
-	return db->ops->wait_notify ? db->ops->wait_notify(db, timeout_ms) : -1;
+	return db_listen_wait(db, timeout_ms, -1, NULL, NULL);
+}
+
+void db_mark_queued(struct db *db, unsigned bits)
+{
+	db->queued |= bits;
+}
+
+unsigned db_take_queued(struct db *db)
+{
+	unsigned q = db->queued;
+	db->queued = 0;
+	return q;
+}
+
+int db_listen_wait(struct db *db, int timeout_ms, int stop_fd, db_notify_fn each, void *arg)
+{
+	return db->ops->wait_notify ? db->ops->wait_notify(db, timeout_ms, stop_fd, each, arg) : -1;
 }
 
 const char *db_errmsg(const struct db *db)
@@ -167,6 +184,7 @@ enum code db_one_row(enum code rc, const struct db_res *r)
 
 void db_rollback(struct db *db)
 {
+	db->queued = 0;   /* what was queued is gone */
 	if (db->in_tx) {
 		/* The failure that led here is the one to report, not the
 		 * rollback's (SQLite may already have rolled back on a full disk). */

@@ -83,6 +83,16 @@ const char *db_errmsg(const struct db *db);
  * a notification.  1 when one (or more) arrived, 0 on time-out, -1 when the
  * connection is lost or the backend has no notifications (SQLite). */
 int db_wait_notify(struct db *db, int timeout_ms);
+/* The same, handing each notification to each(arg, channel, payload), and
+ * returning 0 at once when stop_fd (>= 0) becomes readable; timeout_ms -1:
+ * no time-out. */
+/* Marks work queued on db's transaction (1 << notify_kind), for the store
+ * to wake its senders when db goes back to the pool; a rollback forgets. */
+void db_mark_queued(struct db *db, unsigned bits);
+/* What was marked since the last call (0: nothing), and forgets it. */
+unsigned db_take_queued(struct db *db);
+typedef void (*db_notify_fn)(void *arg, const char *channel, const char *payload);
+int db_listen_wait(struct db *db, int timeout_ms, int stop_fd, db_notify_fn each, void *arg);
 
 /* The last failed statement (or connection attempt) of the calling thread:
  * what the edge that answers the failure logs, and whether it was the disk

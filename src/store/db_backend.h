@@ -15,6 +15,7 @@ struct db {
 	bool conflict;       /* last failure was a unique violation */
 	bool disk_full;      /* last failure was the disk (or quota) being full */
 	bool in_tx;
+	unsigned queued;     /* 1 << notify_kind: work queued on it (store_work_queued) */
 	struct db_session session;   /* applied at every (re)connection */
 	/* Statements prepared on this connection, by SQL text: SQLite keeps
 	 * sqlite3_stmt pointers, PostgreSQL the names given to PQprepare. */
@@ -53,7 +54,7 @@ struct db_ops {
 			  struct db_res **ret);
 	enum code (*script)(struct db *db, const char *sql);
 	/* NULL where the backend has no notifications (SQLite). */
-	int (*wait_notify)(struct db *db, int timeout_ms);
+	int (*wait_notify)(struct db *db, int timeout_ms, int stop_fd, db_notify_fn each, void *arg);
 	const char *begin_write_sql;
 };
 

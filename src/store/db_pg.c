@@ -271,34 +271,38 @@ static enum code pg_script(struct db *db, const char *sql)
 	return rc;
 }
 
-static int pg_wait_notify(struct db *db, int timeout_ms)
+/* Hands the notifications that arrived to each; 1 when there were any. */
+static int drain_notifies(PGconn *c, db_notify_fn each, void *arg)
+{
+	PGnotify *n;
+	int got = 0;
+	while ((n = PQnotifies(c))) {
+		got = 1;
+		if (each)
+			each(arg, n->relname, n->extra);
+		PQfreemem(n);
+	}
+	return got;
+}
+
+static int pg_wait_notify(struct db *db, int timeout_ms, int stop_fd, db_notify_fn each, void *arg)
 {
 	PGconn *c = db->conn;
 	if (!c || PQstatus(c) != CONNECTION_OK)
 		return -1;
-	PGnotify *n;
-	int got = 0;
 	if (!PQconsumeInput(c))
 		return -1;
-	while ((n = PQnotifies(c))) {
-		got = 1;
-		PQfreemem(n);
-	}
-	if (got)
+	if (drain_notifies(c, each, arg))
 		return 1;
-	struct pollfd pfd = {.fd = PQsocket(c), .events = POLLIN};
-	int r = poll(&pfd, 1, timeout_ms);
+	struct pollfd pfd[2] = {{.fd = PQsocket(c), .events = POLLIN}, {.fd = stop_fd, .events = POLLIN}};
+	int r = poll(pfd, stop_fd >= 0 ? 2 : 1, timeout_ms);
 	if (r < 0)
 		return errno == EINTR ? 0 : -1;
-	if (r == 0)
+	if (r == 0 || !(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
 		return 0;
 	if (!PQconsumeInput(c))
 		return -1;
-	while ((n = PQnotifies(c))) {
-		got = 1;
-		PQfreemem(n);
-	}
-	return got;
+	return drain_notifies(c, each, arg);
 }
 
 const struct db_ops db_pg_ops = {

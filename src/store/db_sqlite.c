@@ -98,7 +98,10 @@ static enum code sq_open(struct db *db, const char *url)
 		sqlite3_free(msg);
 		msg = NULL;
 		rc = sqlite3_exec(s, "PRAGMA auto_vacuum=INCREMENTAL; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
-				  "PRAGMA foreign_keys=ON; PRAGMA journal_size_limit=" WAL_SIZE_LIMIT ";", NULL, NULL, &msg);
+				  "PRAGMA foreign_keys=ON; PRAGMA journal_size_limit=" WAL_SIZE_LIMIT "; "
+				  /* Deleted rows' text is overwritten with zeros, not left
+				   * in free pages (retention, issue 27 item 16). */
+				  "PRAGMA secure_delete=ON;", NULL, NULL, &msg);
 		if ((rc & 0xff) != SQLITE_BUSY || tries >= 300)
 			break;
 		sqlite3_sleep(50);

@@ -209,6 +209,10 @@ const struct migration migrations[] = {
 	 "  org_id TEXT NOT NULL REFERENCES orgs(id), header_key TEXT NOT NULL, header TEXT NOT NULL,"
 	 "  field TEXT, learned_by TEXT NOT NULL, learned_at BIGINT NOT NULL,"
 	 "  PRIMARY KEY (org_id, header_key));"},
+	/* The Turkish dotted capital I keys as I (name_ref_key, issue 27 item
+	 * 16): the customer and branch keys that hold one are made again, on
+	 * both backends, by the step below. */
+	{15, "dotted capital I in customer and branch names", ""},
 	/* Who did what, all-or-nothing runs and undo (PRODUCT §15, issue 28):
 	 * who made a run (created_by, JSON: a token or a user), the run it
 	 * reverts, its commit policy and the rows an all-or-nothing failure
@@ -247,6 +251,7 @@ const int migrations_count = (int)(sizeof migrations / sizeof migrations[0]);
 const struct migration_step migration_steps[] = {
 	{9, migrate_reference_keys},
 	{11, migrate_compact_results},
+	{15, migrate_reference_keys},
 };
 
 const int migration_steps_count = (int)(sizeof migration_steps / sizeof migration_steps[0]);

@@ -6,14 +6,19 @@
 
 #include "base/buf.h"
 #include "base/clock.h"
+#include "notify/notify.h"
 #include "store_internal.h"
 
 enum code outbox_insert_db(struct db *db, const struct outbox_mail *m)
 {
 	struct db_param p[] = {P_TXT(m->id), P_TXT(m->org_id), P_TXT(*m->run_id ? m->run_id : NULL),
 			       P_TXT(m->recipients), P_TXT(m->subject), P_TXT(m->body), P_INT(m->created_at)};
-	return db_exec(db, "INSERT INTO outbox (id, org_id, run_id, recipients, subject, body, state, "
-		       "next_attempt_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $7)", p, 7, NULL);
+	enum code rc = db_exec(db, "INSERT INTO outbox (id, org_id, run_id, recipients, subject, body, state, "
+			       "next_attempt_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $7)", p, 7,
+			       NULL);
+	if (!rc)
+		db_mark_queued(db, 1u << NOTIFY_MAIL);   /* the mailer wakes (store_work_queued) */
+	return rc;
 }
 
 #define MAIL_COLS "id, org_id, run_id, recipients, subject, body, state, attempts, created_at, sent_at, " \

@@ -82,6 +82,46 @@ static int64_t page_count(struct db *db)
 	return n;
 }
 
+void store_retention_checkpoint(struct store *st)
+{
+	if (store_kind(st) != DB_SQLITE)
+		return;
+	struct db *db = store_acquire(st);
+	if (!db)
+		return;
+	if (db_script(db, "PRAGMA wal_checkpoint(TRUNCATE)"))
+		log_msg("warn", "checkpoint after the retention sweep failed: %s", db_errmsg(db));
+	store_release(st, db);
+}
+
+int store_retention_webhooks(struct store *st, int64_t cutoff)
+{
+	static const char *const sql[] = {
+		"DELETE FROM webhook_attempts WHERE at < $1",
+		/* Attempts first: a delivery goes with its last attempt. */
+		"DELETE FROM webhook_deliveries WHERE state <> 'queued' AND created_at < $1 AND NOT EXISTS (SELECT 1 "
+		"FROM webhook_attempts a WHERE a.event_id = webhook_deliveries.event_id AND a.endpoint_id = "
+		"webhook_deliveries.endpoint_id)",
+		"DELETE FROM webhook_events WHERE created_at < $1 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d "
+		"WHERE d.event_id = webhook_events.id)",
+	};
+	struct db *db = store_acquire(st);
+	if (!db)
+		return 0;
+	struct db_param p[] = {P_INT(cutoff)};
+	int n = 0;
+	for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
+		struct db_res *r = NULL;
+		char stmt[400];
+		snprintf(stmt, sizeof stmt, "%s RETURNING 1", sql[i]);
+		if (db_exec(db, stmt, p, 1, &r) == CODE_OK)
+			n += db_res_rows(r);
+		db_res_free(r);
+	}
+	store_release(st, db);
+	return n;
+}
+
 int64_t store_reclaim(struct store *st, int pages)
 {
 	if (store_kind(st) != DB_SQLITE)

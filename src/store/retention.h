@@ -31,5 +31,15 @@ enum code store_retention_delete_upload(struct store *st, const char *run_id, in
  * autovacuum does it on its own.  Returns the pages the database file
  * shrank by, or 0. */
 int64_t store_reclaim(struct store *st, int pages);
+/* After deleting for retention: SQLite checkpoints the write-ahead log into
+ * the database and truncates it (PRAGMA wal_checkpoint(TRUNCATE)), so that
+ * the deleted rows' text (zeroed in the database by secure_delete) is not
+ * left in the log's older frames; nothing on PostgreSQL.  Best effort: a
+ * reader keeping the log busy leaves it to the next sweep. */
+void store_retention_checkpoint(struct store *st);
+/* Webhook bookkeeping kept like results: attempts logged before cutoff,
+ * deliveries (delivered or failed) made before it, and events left without
+ * a delivery.  Returns the rows deleted (0 on failure). */
+int store_retention_webhooks(struct store *st, int64_t cutoff);
 
 #endif

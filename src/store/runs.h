@@ -30,7 +30,7 @@ struct run {
 	char error_code[40];      /* "" unless FAILED */
 	char error_message[512];
 	int counts[4];            /* succeeded, warnings, failed, skipped */
-	bool staged;              /* waiting for mapping review (nextAction) */
+	bool staged;              /* staged for mapping review (nextAction once its file was read) */
 	char shape_key[TOKEN_HASH_HEX];
 	int64_t expires_at;       /* staged runs: review deadline */
 	int64_t created_at, started_at, finished_at;
@@ -117,18 +117,18 @@ int store_runs_listener_wait(struct runs_listener *l, int timeout_ms);
 void store_runs_listener_close(struct runs_listener *l);
 
 /* A run's representation changed (created, claimed, triaged, unstaged,
- * finished, cancelled): long polls holding it answer (issue 23).  Tells
- * this process's callback (store_on_run_changed; run_id NULL: any run)
- * and, after the change is committed, the other processes: NOTIFY on
- * PostgreSQL, the shared counter on SQLite. */
-void store_on_run_changed(struct store *st, void (*fn)(void *arg, const char *run_id), void *arg);
+ * finished, cancelled): long polls holding it answer (issue 23).  Called
+ * after the change is committed; tells the notification hub the store was
+ * given (store_use_notify: this process's held requests, and the other
+ * processes on SQLite) and, on PostgreSQL, the other processes by NOTIFY.
+ * run_id NULL: some runs, which is not said. */
 void store_run_changed(struct store *st, const char *run_id);
-/* Hearing other processes' changes: 1 when some run changed (which is not
- * said), 0 after timeout_ms, -1 when the connection failed (try again). */
-struct run_changes;
-struct run_changes *store_run_changes_open(struct store *st);
-int store_run_changes_wait(struct run_changes *rc, int timeout_ms);
-void store_run_changes_close(struct run_changes *rc);
+/* A staged run whose file a worker has read (row count known), still
+ * QUEUED: it awaits an admin's review (nextAction, the review page). */
+static inline bool run_awaits_review(const struct run *r)
+{
+	return r->staged && r->state == RUN_QUEUED && r->row_count >= 0;
+}
 /* Extends the lease while owner still holds the run. */
 enum code store_run_heartbeat(struct store *st, const char *id, const char *owner, int64_t lease_ms);
 /* Lets another claim happen soon (after a transient failure). */

@@ -196,6 +196,7 @@ void store_release(struct store *st, struct db *db)
 {
 	if (!db)
 		return;
+	store_work_queued(st, db);
 	pthread_mutex_lock(&st->lock);
 	st->idle[st->nidle++] = db;
 	pthread_cond_signal(&st->cond);

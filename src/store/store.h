@@ -17,6 +17,15 @@ struct store;
  * fail early).  Returns CODE_OK, CODE_SERVICE_UNAVAILABLE or
  * CODE_INTERNAL_ERROR with a message in err. */
 enum code store_open(const char *url, int pool_size, struct store **ret, char *err, size_t errlen);
+struct notify;
+/* Hands the store the process's notification hub (src/notify), right after
+ * store_open and before any thread uses either: the store tells it of run
+ * changes and of queued webhook deliveries and mails, and carries its
+ * events between processes — on SQLite the DBPATH-authgen page's futex
+ * words (mapped here), on PostgreSQL a LISTEN connection of its own that
+ * the hub's listener thread blocks on.  The hub must outlive the store's
+ * use of it: notify_stop before store_close. */
+void store_use_notify(struct store *st, struct notify *n);
 /* How long store_acquire waits for a free connection (default 5 s) before
  * it gives up: the caller answers 503 SERVICE_UNAVAILABLE. */
 void store_set_acquire_wait(struct store *st, int64_t ms);

@@ -17,19 +17,22 @@ const char *store_url(const struct store *st);
 struct auth_cache;
 struct auth_cache **store_auth_cache(struct store *st);
 
-/* Who hears that a run changed (wakeup.c): this process's callback, and
- * on SQLite a counter in the shared DBPATH-authgen file (its third 64-bit
- * slot) that other processes watch. */
+/* The notification hub and what carries its events (wakeup.c). */
+struct changes_listener;
 struct store_changes {
-	void (*fn)(void *arg, const char *run_id);
-	void *arg;
-	void *map;                   /* the mapped file, or NULL */
-	_Atomic unsigned long long *counter;
-	_Atomic unsigned long long local_last;   /* the value this process's last bump made */
-	bool mapped;                 /* tried */
+	struct notify *notify;       /* NULL: nobody to tell in this process */
+	void *map;                   /* SQLite: DBPATH-authgen, mapped at hand-over */
+	struct changes_listener *listener;   /* PostgreSQL: the hub's LISTEN connection */
 };
 struct store_changes *store_changes_of(struct store *st);
 void store_changes_done(struct store_changes *c);
+/* Called as db goes back to the pool: the webhook deliveries and mails
+ * queued on it (db->queued, set by webhook_enqueue_db and
+ * outbox_insert_db) wake their senders, here and in other processes. */
+void store_work_queued(struct store *st, struct db *db);
+/* Wakes kind's senders (enum notify_kind), here and in other processes;
+ * db: a pooled connection to send PostgreSQL's NOTIFY on, or NULL. */
+void store_signal_work(struct store *st, struct db *db, int kind);
 /* Maps DBPATH-authgen (4096 bytes, shared by every process of one SQLite
  * database; identity.c's generation is its second slot); NULL when it
  * cannot be. */

@@ -11,8 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 
+#include "base/log.h"
+#include "notify/notify.h"
 #include "runs.h"
 #include "store_internal.h"
 
@@ -76,24 +77,65 @@ void store_runs_listener_close(struct runs_listener *l)
 	free(l);
 }
 
-/* ---- A run's representation changed (long polls, issue 23) ----
+/* ---- Run changes and queued work between processes (issue 27) ----
  *
- * In this process the store's callback hears it at once, with the run id.
- * Other processes: on PostgreSQL a NOTIFY on loadline_run_changed, which
- * each serve's listener hears; on SQLite a counter in the shared
- * DBPATH-authgen file, which each serve's listener reads every few
- * milliseconds while it holds requests.  Both say only "some run
- * changed": the listener wakes every held request, which reads its run
- * again. */
+ * The notification hub (src/notify) does the waking; the store carries
+ * its events.  In this process store_run_changed tells the hub at once,
+ * with the run id.  SQLite: the hub's futex words on the shared
+ * DBPATH-authgen page, mapped here at hand-over (not lazily from whatever
+ * thread came first).  PostgreSQL: NOTIFY on three channels, each payload
+ * "<the sender's hub token>:<run id>", and a LISTEN connection of the
+ * store's own that the hub's listener thread blocks on (no time-out: it
+ * also watches the hub's stop descriptor). */
 #define CHANGES_CHANNEL "loadline_run_changed"
+#define WEBHOOKS_CHANNEL "loadline_webhooks"
+#define MAIL_CHANNEL "loadline_mail"
 #define AUTHGEN_BYTES 4096
+
+struct changes_listener {
+	struct store *st;
+	struct db *db;
+	bool listening;
+};
 
 void store_changes_done(struct store_changes *c)
 {
 	if (c->map)
 		munmap(c->map, AUTHGEN_BYTES);
 	c->map = NULL;
-	c->counter = NULL;
+	if (c->listener) {
+		if (c->listener->db)
+			db_close(c->listener->db);
+		free(c->listener);
+		c->listener = NULL;
+	}
+}
+
+static void heard(void *arg, const char *channel, const char *payload)
+{
+	enum notify_kind kind = !strcmp(channel, CHANGES_CHANNEL) ? NOTIFY_RUNS
+			      : !strcmp(channel, WEBHOOKS_CHANNEL) ? NOTIFY_WEBHOOKS : NOTIFY_MAIL;
+	notify_heard(arg, kind, payload);
+}
+
+/* The hub's remote wait (notify.h): LISTEN once per connection, then
+ * block until notifications or the stop descriptor. */
+static int pg_listen_wait(void *arg, int stop_fd, struct notify *n)
+{
+	struct changes_listener *l = arg;
+	if (!l->listening) {
+		char err[256];
+		if (!l->db && store_open_db(l->st, &l->db, err, sizeof err))
+			return -1;
+		if (!db_ensure(l->db) ||
+		    db_script(l->db, "LISTEN " CHANGES_CHANNEL "; LISTEN " WEBHOOKS_CHANNEL "; LISTEN " MAIL_CHANNEL))
+			return -1;
+		l->listening = true;
+	}
+	if (db_listen_wait(l->db, -1, stop_fd, heard, n) >= 0)
+		return 0;
+	l->listening = false;
+	return -1;
 }
 
 static const char *sqlite_path(struct store *st)
@@ -102,107 +144,58 @@ static const char *sqlite_path(struct store *st)
 	return strncmp(path, "//", 2) ? path : path + 2;
 }
 
-/* The shared counter, mapped on first use (NULL: an in-memory database,
- * or the file cannot be mapped: other processes then poll). */
-static _Atomic unsigned long long *counter_of(struct store *st)
+void store_use_notify(struct store *st, struct notify *n)
 {
 	struct store_changes *c = store_changes_of(st);
-	if (!c->mapped) {
-		c->mapped = true;
-		const char *path = sqlite_path(st);
-		if (strcmp(path, ":memory:") && (c->map = store_map_authgen(path)))
-			c->counter = (_Atomic unsigned long long *)c->map + 2;
+	c->notify = n;
+	if (!n)
+		return;
+	if (store_kind(st) == DB_POSTGRES) {
+		if (!(c->listener = calloc(1, sizeof(*c->listener))))
+			abort();
+		c->listener->st = st;
+		notify_use_remote(n, pg_listen_wait, c->listener);
+		return;
 	}
-	return c->counter;
+	/* An in-memory database has no other process. */
+	const char *path = sqlite_path(st);
+	if (strcmp(path, ":memory:") && !(c->map = store_map_authgen(path)))
+		log_msg("error", "cannot map %s-authgen: other processes' run changes reach long polls only at "
+			"their deadline", path);
+	notify_use_shared(n, c->map);
 }
 
-void store_on_run_changed(struct store *st, void (*fn)(void *arg, const char *run_id), void *arg)
+/* PostgreSQL: tells the other processes (autocommit, after the change). */
+static void pg_tell(struct store *st, struct db *db, const char *channel, const char *run_id)
 {
-	struct store_changes *c = store_changes_of(st);
-	c->fn = fn;
-	c->arg = arg;
+	struct notify *n = store_changes_of(st)->notify;
+	char payload[128];
+	snprintf(payload, sizeof payload, "%s:%s", n ? notify_token(n) : "", run_id ? run_id : "");
+	struct db_param p[] = {P_TXT(channel), P_TXT(payload)};
+	if (db)
+		db_exec(db, "SELECT pg_notify($1, $2)", p, 2, NULL);
+	else
+		store_exec1(st, "SELECT pg_notify($1, $2)", p, 2, NULL);
 }
 
 void store_run_changed(struct store *st, const char *run_id)
 {
-	struct store_changes *c = store_changes_of(st);
-	if (c->fn)
-		c->fn(c->arg, run_id);
-	if (store_kind(st) == DB_POSTGRES) {
-		struct db_param p[] = {P_TXT(run_id ? run_id : "")};
-		store_exec1(st, "SELECT pg_notify('" CHANGES_CHANNEL "', $1)", p, 1, NULL);
-		return;
-	}
-	_Atomic unsigned long long *ctr = counter_of(st);
-	if (ctr)
-		atomic_store(&c->local_last, atomic_fetch_add(ctr, 1) + 1);
+	notify_run_changed(store_changes_of(st)->notify, run_id);
+	if (store_kind(st) == DB_POSTGRES)
+		pg_tell(st, NULL, CHANGES_CHANNEL, run_id);
 }
 
-struct run_changes {
-	struct store *st;
-	struct db *db;
-	bool listening;
-	unsigned long long seen;
-};
-
-struct run_changes *store_run_changes_open(struct store *st)
+void store_signal_work(struct store *st, struct db *db, int kind)
 {
-	struct run_changes *rc = calloc(1, sizeof(*rc));
-	if (!rc)
-		abort();
-	rc->st = st;
-	_Atomic unsigned long long *ctr = store_kind(st) == DB_SQLITE ? counter_of(st) : NULL;
-	rc->seen = ctr ? atomic_load(ctr) : 0;
-	return rc;
+	notify_work(store_changes_of(st)->notify, kind);
+	if (store_kind(st) == DB_POSTGRES)
+		pg_tell(st, db, kind == NOTIFY_WEBHOOKS ? WEBHOOKS_CHANNEL : MAIL_CHANNEL, NULL);
 }
 
-static int pg_changes_wait(struct run_changes *rc, int timeout_ms)
+void store_work_queued(struct store *st, struct db *db)
 {
-	if (!rc->listening) {
-		char err[256];
-		if (!rc->db && store_open_db(rc->st, &rc->db, err, sizeof err))
-			return -1;
-		if (!db_ensure(rc->db) || db_exec(rc->db, "LISTEN " CHANGES_CHANNEL, NULL, 0, NULL))
-			return -1;
-		rc->listening = true;
-	}
-	int r = db_wait_notify(rc->db, timeout_ms);
-	if (r < 0)
-		rc->listening = false;
-	return r;
-}
-
-/* SQLite: the counter moved by someone else than this process's last
- * bump.  Looked at every 5 ms for at most timeout_ms. */
-static int sqlite_changes_wait(struct run_changes *rc, int timeout_ms)
-{
-	struct store_changes *c = store_changes_of(rc->st);
-	_Atomic unsigned long long *ctr = counter_of(rc->st);
-	for (int waited = 0;; waited += 5) {
-		unsigned long long now = ctr ? atomic_load(ctr) : rc->seen;
-		if (now != rc->seen) {
-			bool ours = now == rc->seen + 1 && now == atomic_load(&c->local_last);
-			rc->seen = now;
-			if (!ours)
-				return 1;
-		}
-		if (waited >= timeout_ms)
-			return 0;
-		struct timespec ts = {0, 5 * 1000 * 1000};
-		nanosleep(&ts, NULL);
-	}
-}
-
-int store_run_changes_wait(struct run_changes *rc, int timeout_ms)
-{
-	return store_kind(rc->st) == DB_POSTGRES ? pg_changes_wait(rc, timeout_ms) : sqlite_changes_wait(rc, timeout_ms);
-}
-
-void store_run_changes_close(struct run_changes *rc)
-{
-	if (!rc)
-		return;
-	if (rc->db)
-		db_close(rc->db);
-	free(rc);
+	unsigned w = db_take_queued(db);
+	for (int k = NOTIFY_WEBHOOKS; k <= NOTIFY_MAIL; k++)
+		if (w & (1u << k))
+			store_signal_work(st, db, k);
 }

@@ -8,6 +8,7 @@
 #include "base/clock.h"
 #include "base/ids.h"
 #include "outbox.h"
+#include "notify/notify.h"
 #include "store_internal.h"
 
 #define EP_COLS "id, org_id, url, events, secret, created_at, disabled_at, failing_since"
@@ -25,12 +26,30 @@ static void row_to_endpoint(struct arena *a, const struct db_res *r, int i, stru
 	e->failing_since = db_res_null(r, i, 7) ? 0 : db_res_int(r, i, 7);
 }
 
-enum code store_webhook_endpoint_create(struct store *st, const struct webhook_endpoint *e)
+enum code store_webhook_endpoint_create(struct store *st, const struct webhook_endpoint *e, int max)
 {
 	struct db_param p[] = {P_TXT(e->id), P_TXT(e->org_id), P_TXT(e->url), P_TXT(e->events), P_TXT(e->secret),
-			       P_INT(e->created_at)};
-	return store_exec1(st, "INSERT INTO webhook_endpoints (id, org_id, url, events, secret, created_at) "
-			   "VALUES ($1, $2, $3, $4, $5, $6)", p, 6, NULL);
+			       P_INT(e->created_at), P_INT(max)};
+	struct db *db = store_acquire(st);
+	if (!db)
+		return CODE_SERVICE_UNAVAILABLE;
+	/* The count and the insert in one write transaction: SQLite has one
+	 * writer; on PostgreSQL the org's row lock orders concurrent creates. */
+	struct db_res *r = NULL;
+	enum code rc = db_begin_write(db);
+	if (!rc && db_kind(db) == DB_POSTGRES)
+		rc = db_exec(db, "SELECT 1 FROM orgs WHERE id = $1 FOR UPDATE", p + 1, 1, NULL);
+	if (!rc)
+		rc = db_exec(db, "INSERT INTO webhook_endpoints (id, org_id, url, events, secret, created_at) "
+			     "SELECT CAST($1 AS TEXT), CAST($2 AS TEXT), CAST($3 AS TEXT), CAST($4 AS TEXT), "
+			     "CAST($5 AS TEXT), CAST($6 AS BIGINT) WHERE (SELECT COUNT(*) FROM webhook_endpoints WHERE "
+			     "org_id = $2 AND deleted_at IS NULL) < $7 RETURNING id", p, 7, &r);
+	if (!rc && db_res_rows(r) == 0)
+		rc = CODE_WEBHOOK_ENDPOINT_LIMIT;
+	db_res_free(r);
+	rc = db_finish(db, rc);
+	store_release(st, db);
+	return rc;
 }
 
 enum code store_webhook_endpoint_list(struct store *st, struct arena *a, const char *org_id,
@@ -117,6 +136,8 @@ enum code webhook_enqueue_db(struct db *db, const char *org_id, const char *type
 			     "next_attempt_at, created_at) SELECT CAST($1 AS TEXT) || '/' || id, CAST($1 AS TEXT), id, "
 			     "org_id, 'queued', $3, $3 " SUBSCRIBED("$2", "$4")
 			     " AND (CAST($5 AS TEXT) IS NULL OR id = $5)", q, 5, NULL);
+	if (any && !rc)
+		db_mark_queued(db, 1u << NOTIFY_WEBHOOKS);   /* the sender wakes (store_work_queued) */
 	return rc;
 }
 
@@ -139,22 +160,51 @@ static void row_to_delivery(struct arena *a, const struct db_res *r, struct webh
 	d->event_created_at = db_res_int(r, 0, 10);
 }
 
-enum code store_webhook_claim(struct store *st, struct arena *a, int64_t hold_ms, struct webhook_delivery *ret)
+/* " AND d.col NOT IN ($k, ...)" for n values from parameter k on. */
+static void not_in(struct buf *b, const char *col, int n, int *k)
+{
+	if (n <= 0)
+		return;
+	buf_printf(b, " AND %s NOT IN (", col);
+	for (int i = 0; i < n; i++)
+		buf_printf(b, "%s$%d", i ? ", " : "", (*k)++);
+	buf_printf(b, ")");
+}
+
+/* The claim's statement and parameters (two fixed, then skip's). */
+static int claim_sql(struct buf *b, enum db_kind kind, const struct webhook_skip *skip, struct db_param *p)
+{
+	int k = 3, n = 2;
+	buf_printf(b, "UPDATE webhook_deliveries SET next_attempt_at = $2, attempts = attempts + 1 "
+		   "WHERE key = (SELECT key FROM webhook_deliveries WHERE state = 'queued' AND next_attempt_at <= $1");
+	if (skip) {
+		not_in(b, "endpoint_id", skip->nendpoints, &k);
+		not_in(b, "org_id", skip->norgs, &k);
+		for (int i = 0; i < skip->nendpoints; i++)
+			p[n++] = (struct db_param)P_TXT(skip->endpoints[i]);
+		for (int i = 0; i < skip->norgs; i++)
+			p[n++] = (struct db_param)P_TXT(skip->orgs[i]);
+	}
+	/* A scalar subquery, evaluated once: exactly one delivery is claimed. */
+	buf_printf(b, " ORDER BY next_attempt_at LIMIT 1%s) AND state = 'queued' AND next_attempt_at <= $1 "
+		   "RETURNING event_id, endpoint_id", kind == DB_POSTGRES ? " FOR UPDATE SKIP LOCKED" : "");
+	return n;
+}
+
+enum code store_webhook_claim(struct store *st, struct arena *a, int64_t hold_ms, const struct webhook_skip *skip,
+			      struct webhook_delivery *ret)
 {
 	struct db *db = store_acquire(st);
 	if (!db)
 		return CODE_SERVICE_UNAVAILABLE;
 	int64_t now = now_ms();
-	char sql[700];
-	/* A scalar subquery, evaluated once: exactly one delivery is claimed. */
-	snprintf(sql, sizeof sql, "UPDATE webhook_deliveries SET next_attempt_at = $2, attempts = attempts + 1 "
-		 "WHERE key = (SELECT key FROM webhook_deliveries WHERE state = 'queued' AND next_attempt_at <= $1 "
-		 "ORDER BY next_attempt_at LIMIT 1%s) AND state = 'queued' AND next_attempt_at <= $1 "
-		 "RETURNING event_id, endpoint_id",
-		 db_kind(db) == DB_POSTGRES ? " FOR UPDATE SKIP LOCKED" : "");
-	struct db_param p[] = {P_INT(now), P_INT(now + hold_ms)};
+	struct db_param p[2 + 2 * WEBHOOK_SKIP_MAX] = {P_INT(now), P_INT(now + hold_ms)};
+	struct buf sql;
+	buf_init(&sql, 4096);
+	int n = claim_sql(&sql, db_kind(db), skip, p);
 	struct db_res *r = NULL;
-	enum code rc = db_exec(db, sql, p, 2, &r);
+	enum code rc = db_exec(db, buf_str(&sql), p, n, &r);   /* under 1 KB: fits */
+	buf_done(&sql);
 	if ((rc = db_one_row(rc, r)) == CODE_OK) {
 		struct db_param k[] = {P_TXT(db_res_get(r, 0, 0)), P_TXT(db_res_get(r, 0, 1))};
 		struct db_res *d = NULL;
@@ -167,6 +217,17 @@ enum code store_webhook_claim(struct store *st, struct arena *a, int64_t hold_ms
 	}
 	db_res_free(r);
 	store_release(st, db);
+	return rc;
+}
+
+enum code store_webhook_next_due(struct store *st, int64_t *ret_at)
+{
+	struct db_res *r = NULL;
+	enum code rc = store_exec1(st, "SELECT MIN(next_attempt_at) FROM webhook_deliveries WHERE state = 'queued'",
+				   NULL, 0, &r);
+	if (!rc)
+		*ret_at = db_res_rows(r) == 1 && !db_res_null(r, 0, 0) ? db_res_int(r, 0, 0) : 0;
+	db_res_free(r);
 	return rc;
 }
 
@@ -330,5 +391,7 @@ enum code store_webhook_resend(struct store *st, const char *org_id, const char 
 	}
 	rc = db_one_row(rc, r);
 	db_res_free(r);
+	if (!rc)
+		store_signal_work(st, NULL, NOTIFY_WEBHOOKS);
 	return rc;
 }

@@ -22,7 +22,9 @@ struct webhook_endpoint {
 	int64_t created_at, disabled_at, failing_since;
 };
 
-enum code store_webhook_endpoint_create(struct store *st, const struct webhook_endpoint *e);
+/* Adds e unless its organization already has max endpoints (not deleted):
+ * then CODE_WEBHOOK_ENDPOINT_LIMIT. */
+enum code store_webhook_endpoint_create(struct store *st, const struct webhook_endpoint *e, int max);
 /* The org's endpoints (not deleted), oldest first. */
 enum code store_webhook_endpoint_list(struct store *st, struct arena *a, const char *org_id,
 				      void (*fn)(const struct webhook_endpoint *e, void *ctx), void *ctx);
@@ -46,11 +48,24 @@ struct webhook_delivery {
 	int64_t created_at, event_created_at;
 };
 
-/* Takes the oldest due queued delivery of an enabled endpoint and holds it
- * for hold_ms (its next_attempt_at moves past this attempt's time limit,
- * so no other thread or process tries it meanwhile); CODE_NOT_FOUND when
- * none is due. */
-enum code store_webhook_claim(struct store *st, struct arena *a, int64_t hold_ms, struct webhook_delivery *ret);
+/* What a claim must pass over: endpoints with an attempt in flight in
+ * this process (one at a time per endpoint) and organizations at their
+ * share of the senders (one hanging org never takes them all). */
+#define WEBHOOK_SKIP_MAX 8
+struct webhook_skip {
+	const char *endpoints[WEBHOOK_SKIP_MAX];
+	const char *orgs[WEBHOOK_SKIP_MAX];
+	int nendpoints, norgs;
+};
+/* Takes the oldest due queued delivery of an enabled endpoint (none of
+ * skip's, which may be NULL) and holds it for hold_ms (its next_attempt_at
+ * moves past this attempt's time limit, so no other thread or process
+ * tries it meanwhile); CODE_NOT_FOUND when none is due. */
+enum code store_webhook_claim(struct store *st, struct arena *a, int64_t hold_ms, const struct webhook_skip *skip,
+			      struct webhook_delivery *ret);
+/* When the next queued delivery falls due (ms; 0: none queued): the
+ * sender sleeps until then unless woken. */
+enum code store_webhook_next_due(struct store *st, int64_t *ret_at);
 /* Freezes the event's payload when it has none yet; *ret is the payload
  * stored (this one or one another attempt stored first), in a. */
 enum code store_webhook_set_payload(struct store *st, struct arena *a, const char *event_id, const char *payload,

@@ -54,7 +54,7 @@ static const char *state_class(const struct run *r)
 
 static bool awaits_review(const struct run *r)
 {
-	return r->staged && r->state == RUN_QUEUED;
+	return run_awaits_review(r);
 }
 
 /* Who made the run (PRODUCT §15): a person's email, or "API token

@@ -288,6 +288,42 @@ static const char *route_path(struct arena *a, const char *path)
 	return path;
 }
 
+static void to_signin(struct web_req *w);
+
+/* Whether the request comes from another site: Sec-Fetch-Site says so, or
+ * an Origin that is not the app's. */
+static bool cross_site(struct web_req *w)
+{
+	const char *site = http_header(w->req, "Sec-Fetch-Site"), *origin = http_header(w->req, "Origin");
+	if (site && !strcmp(site, "cross-site"))
+		return true;
+	if (!origin || !strcmp(origin, "null"))
+		return origin != NULL;
+	const char *app = w->app->cfg.app_url;
+	size_t n = strlen(origin);
+	/* app_url is the origin, maybe with a path after it. */
+	return strncmp(app, origin, n) || (app[n] && app[n] != '/');
+}
+
+/* The gates of "Import a file" before its body is read (issue 27 item 7):
+ * signed in (the role: any member), and not posted from another site;
+ * the form's CSRF token is checked again with the rest of the form.  An
+ * anonymous or cross-site upload is answered at once and its file never
+ * spooled. */
+static bool upload_gates(struct web_req *w)
+{
+	if (!w->session) {
+		to_signin(w);
+		return false;
+	}
+	if (cross_site(w)) {
+		web_error(w, 403, "Forbidden", "This form was posted from another site (FORBIDDEN). "
+			  "Go back, reload the page and try again.");
+		return false;
+	}
+	return true;
+}
+
 struct web_req *web_begin(struct http_request *req, struct http_response *res)
 {
 	struct web_req *w = arena_alloc(req->arena, sizeof(*w));
@@ -326,6 +362,8 @@ struct web_req *web_begin(struct http_request *req, struct http_response *res)
 	 * fails the CSRF check like any other). */
 	const char *ct = http_header(req, "Content-Type");
 	bool upload = r->handler == (const void *)&page_import_upload;
+	if (upload && !upload_gates(w))
+		return w;   /* answered before a byte of the file is read */
 	if (upload && ct && !strncasecmp(ct, "multipart/form-data", 19)) {
 		if (!web_upload_begin(w, ct))
 			web_error(w, 400, "Bad form", "The file could not be read from the form. Reload the page and try again.");

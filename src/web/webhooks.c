@@ -98,6 +98,8 @@ static void add(struct web_req *w)
 	const char *url = web_field(w, "url");
 	bool staged = web_field(w, "ev_staged") != NULL, completed = web_field(w, "ev_completed") != NULL;
 	const char *why = webhook_url_check(url, w->app->cfg.webhook_allow_http);
+	if (!why && !w->app->cfg.webhook_allow_private)
+		why = webhook_url_deliverable(url);   /* never deliverable: refused now (issue 27 item 16) */
 	if (!why && !staged && !completed)
 		why = "Choose at least one event.";
 	if (why) {
@@ -110,7 +112,12 @@ static void add(struct web_req *w)
 	id_new("whe", e.id);
 	snprintf(e.org_id, sizeof e.org_id, "%s", w->session->org.id);
 	webhook_new_secret(e.secret);
-	if (store_webhook_endpoint_create(w->app->store, &e)) {
+	enum code rc = store_webhook_endpoint_create(w->app->store, &e, WEBHOOK_ENDPOINTS_MAX);
+	if (rc == CODE_WEBHOOK_ENDPOINT_LIMIT) {
+		render(w, 409, NULL, "This organization already has 16 webhook endpoints, the most it may have: "
+		       "delete one it no longer uses first.", url);
+		return;
+	} else if (rc) {
 		web_unavailable(w);
 		return;
 	}

@@ -16,28 +16,50 @@
 #include "base/log.h"
 #include "base/waiter.h"
 #include "import/run_json.h"
+#include "notify/notify.h"
 #include "store/outbox.h"
 #include "store/runs.h"
 #include "store/webhooks.h"
 #include "webhook.h"
 
-#define POLL_MS 500
+/* Without a wake-up (none reaches a process with no hub), the sender still
+ * looks this often; otherwise it sleeps until the next retry falls due. */
+#define IDLE_MAX_MS 60000
 #define TIMEOUT_MS 10000            /* PRODUCT §12: a 2xx within 10 s */
 #define HOLD_MS (2 * TIMEOUT_MS)    /* no second attempt while one may still run */
 #define BACKOFF_MAX_MS (3600 * 1000)
 
+/* A small pool (issue 27): attempts in flight at once, each on its own
+ * thread; at most one per endpoint, and at most ORG_SHARE of one
+ * organization's, so that a hanging endpoint (10 s an attempt) never
+ * delays another organization's deliveries. */
+#define SENDERS WEBHOOK_SENDERS
+#define ORG_SHARE 2
+
+struct webhooks;
+struct sender {
+	struct webhooks *w;
+	int slot;
+};
+
 struct webhooks {
 	struct store *st;
 	struct webhook_opts o;
-	pthread_t thread;
-	struct waiter w;
+	pthread_t threads[SENDERS];
+	struct waiter own;   /* without a hub */
+	struct waiter *w;    /* the hub's NOTIFY_WEBHOOKS sleeper, or &own */
+	/* The claims: made one at a time under mu, which also guards what is
+	 * in flight (a sender's endpoint and org, "" when idle). */
+	pthread_mutex_t mu;
+	char endpoint[SENDERS][ID_MAX], org[SENDERS][ID_MAX];
+	struct sender senders[SENDERS];
 };
 
 void webhooks_notify(void *arg)
 {
 	struct webhooks *w = arg;
 	if (w)
-		waiter_wake(&w->w);
+		waiter_wake(w->w);
 }
 
 int64_t webhook_backoff(int attempt, int64_t min_ms)
@@ -73,7 +95,7 @@ static char *build_payload(struct webhooks *w, const struct webhook_delivery *d)
 struct attempt_ctx {
 	struct waiter *w;
 	bool allow_private;
-	char refused[INET6_ADDRSTRLEN];   /* the address refused, if one was */
+	bool refused;   /* an address was refused */
 };
 
 /* The SSRF rule, at connect time: whatever the name resolved to (also
@@ -83,9 +105,7 @@ static curl_socket_t open_socket(void *arg, curlsocktype purpose, struct curl_so
 	struct attempt_ctx *c = arg;
 	(void)purpose;
 	if (!c->allow_private && !webhook_address_public(&a->addr)) {
-		const void *in = a->family == AF_INET6 ? (const void *)&((struct sockaddr_in6 *)&a->addr)->sin6_addr
-						       : (const void *)&((struct sockaddr_in *)&a->addr)->sin_addr;
-		inet_ntop(a->family, in, c->refused, sizeof c->refused);
+		c->refused = true;
 		return CURL_SOCKET_BAD;
 	}
 	return socket(a->family, a->socktype, a->protocol);
@@ -131,7 +151,7 @@ static void post(struct webhooks *w, const struct webhook_delivery *d, const cha
 		 char *err, size_t errlen)
 {
 	int64_t t0 = now_ms();
-	struct attempt_ctx ctx = {.w = &w->w, .allow_private = w->o.allow_private};
+	struct attempt_ctx ctx = {.w = w->w, .allow_private = w->o.allow_private};
 	struct curl_slist *hl = headers(d, body, err, errlen);
 	CURL *c = hl ? curl_easy_init() : NULL;
 	if (c) {
@@ -156,8 +176,10 @@ static void post(struct webhooks *w, const struct webhook_delivery *d, const cha
 		long status = 0;
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 		at->status = (int)status;
-		if (*ctx.refused)
-			snprintf(err, errlen, "refused: %s resolves to the non-public address %s", d->url, ctx.refused);
+		/* Not which address: the log is the tenant's, and what a name
+		 * resolves to inside our network is not theirs to learn (item 13). */
+		if (ctx.refused)
+			snprintf(err, errlen, "refused: the host of %s is not a public address", d->url);
 		else if (rc)
 			snprintf(err, errlen, "%s", *cerr ? cerr : curl_easy_strerror(rc));
 		else if (status < 200 || status > 299)
@@ -199,12 +221,57 @@ static void disable(struct webhooks *w, struct arena *a, const struct webhook_de
 		w->o.mail_queued(w->o.mail_arg);
 }
 
+/* Under mu: what the others have in flight — their endpoints, and the
+ * organizations that have their share. */
+static void skips(struct webhooks *w, struct webhook_skip *sk)
+{
+	memset(sk, 0, sizeof(*sk));
+	for (int i = 0; i < SENDERS; i++) {
+		if (!*w->endpoint[i])
+			continue;
+		sk->endpoints[sk->nendpoints++] = w->endpoint[i];
+		int same = 0;
+		for (int j = 0; j < SENDERS; j++)
+			same += !strcmp(w->org[j], w->org[i]);
+		bool listed = false;
+		for (int j = 0; j < sk->norgs; j++)
+			listed |= !strcmp(sk->orgs[j], w->org[i]);
+		if (same >= ORG_SHARE && !listed)
+			sk->orgs[sk->norgs++] = w->org[i];
+	}
+}
+
+/* Claims one due delivery that no other sender's rules exclude, and marks
+ * it in flight on slot. */
+static enum code claim(struct webhooks *w, int slot, struct arena *a, struct webhook_delivery *d)
+{
+	struct webhook_skip sk;
+	pthread_mutex_lock(&w->mu);
+	skips(w, &sk);
+	enum code rc = store_webhook_claim(w->st, a, HOLD_MS, &sk, d);
+	if (!rc) {
+		snprintf(w->endpoint[slot], ID_MAX, "%s", d->endpoint_id);
+		snprintf(w->org[slot], ID_MAX, "%s", d->org_id);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return rc;
+}
+
+/* The attempt on slot is over: others may take its endpoint and org. */
+static void release(struct webhooks *w, int slot)
+{
+	pthread_mutex_lock(&w->mu);
+	*w->endpoint[slot] = *w->org[slot] = '\0';
+	pthread_mutex_unlock(&w->mu);
+	waiter_wake(w->w);   /* a sender that passed over this endpoint looks again */
+}
+
 /* Delivers one due delivery; returns true when there was one. */
-static bool deliver_one(struct webhooks *w)
+static bool deliver_one(struct webhooks *w, int slot)
 {
 	struct arena *a = arena_new();
 	struct webhook_delivery d;
-	enum code rc = store_webhook_claim(w->st, a, HOLD_MS, &d);
+	enum code rc = claim(w, slot, a, &d);
 	if (rc) {
 		if (rc != CODE_NOT_FOUND)
 			log_json("error", "webhook claim failed", json_pack("{s:s,s:s}", "code", code_name(rc), "cause",
@@ -235,18 +302,38 @@ static bool deliver_one(struct webhooks *w)
 			   (json_int_t)at.duration_ms, "detail", ok ? "delivered" : err));
 	if (!ok && failing_since && now - failing_since >= w->o.retry_for_ms)
 		disable(w, a, &d, failing_since, err);
+	release(w, slot);
 	arena_free(a);
 	return true;
 }
 
-static void *webhooks_main(void *arg)
+/* How long to sleep when nothing is due: until the next retry, at most
+ * IDLE_MAX_MS (a new event wakes the sender through the hub). */
+static int64_t idle_ms(struct webhooks *w)
 {
-	struct webhooks *w = arg;
+	int64_t due = 0, now = now_ms();
+	if (store_webhook_next_due(w->st, &due))
+		return 1000;   /* the database is unavailable: look again soon */
+	if (!due)
+		return IDLE_MAX_MS;
+	/* Due now but passed over (its endpoint or org is busy here): the
+	 * attempt that ends wakes this sender. */
+	if (due <= now)
+		return IDLE_MAX_MS / 60;
+	return due - now < IDLE_MAX_MS ? due - now : IDLE_MAX_MS;
+}
+
+static void *sender_main(void *arg)
+{
+	struct sender *s = arg;
+	struct webhooks *w = s->w;
+	unsigned long ticket;
 	do {
-		while (deliver_one(w))
-			if (waiter_stopping(&w->w))
+		ticket = waiter_ticket(w->w);
+		while (deliver_one(w, s->slot))
+			if (waiter_stopping(w->w))
 				return NULL;
-	} while (waiter_nap(&w->w, POLL_MS));
+	} while (waiter_nap_since(w->w, ticket, idle_ms(w)));
 	return NULL;
 }
 
@@ -257,8 +344,13 @@ struct webhooks *webhooks_start(struct store *st, const struct webhook_opts *o)
 		abort();
 	w->st = st;
 	w->o = *o;
-	waiter_init(&w->w);
-	thread_start(&w->thread, webhooks_main, w);
+	waiter_init(&w->own);
+	w->w = o->notify ? notify_waiter(o->notify, NOTIFY_WEBHOOKS) : &w->own;
+	pthread_mutex_init(&w->mu, NULL);
+	for (int i = 0; i < SENDERS; i++) {
+		w->senders[i] = (struct sender){w, i};
+		thread_start(&w->threads[i], sender_main, &w->senders[i]);
+	}
 	return w;
 }
 
@@ -266,8 +358,10 @@ void webhooks_stop(struct webhooks *w)
 {
 	if (!w)
 		return;
-	waiter_stop(&w->w);
-	pthread_join(w->thread, NULL);
-	waiter_done(&w->w);
+	waiter_stop(w->w);
+	for (int i = 0; i < SENDERS; i++)
+		pthread_join(w->threads[i], NULL);
+	pthread_mutex_destroy(&w->mu);
+	waiter_done(&w->own);
 	free(w);
 }

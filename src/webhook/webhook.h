@@ -12,6 +12,7 @@
 
 struct store;
 struct config;
+struct notify;
 
 struct webhook_opts {
 	const struct config *cfg;   /* the run resource's URLs and retention (run_json) */
@@ -20,10 +21,18 @@ struct webhook_opts {
 	bool allow_http, allow_private;
 	void (*mail_queued)(void *arg);   /* the disabling mail was queued */
 	void *mail_arg;
+	struct notify *notify;      /* wakes the sender when deliveries are queued; NULL: it looks every minute */
 };
 
+/* Delivery threads per process: attempts in flight at once (at most one
+ * per endpoint, at most two of one organization). */
+#define WEBHOOK_SENDERS 4
+/* Endpoints an organization may have (issue 27 item 12; each import run
+ * queues one delivery per subscribed endpoint). */
+#define WEBHOOK_ENDPOINTS_MAX 16
+
 struct webhooks;
-/* Starts the delivery thread; libcurl must be initialised before. */
+/* Starts the delivery threads; libcurl must be initialised before. */
 struct webhooks *webhooks_start(struct store *st, const struct webhook_opts *o);
 void webhooks_stop(struct webhooks *w);
 /* Wakes the thread (an event was queued); w may be NULL (an app_hook). */
@@ -41,11 +50,20 @@ int webhook_sign(const char *secret, const char *id, long long timestamp, const 
  * (or http:// when allow_http), a host, at most WEBHOOK_URL_MAX bytes, no
  * user name or password, no spaces or control characters. */
 const char *webhook_url_check(const char *url, bool allow_http);
+/* Why url can never be delivered to (NULL: it may be): its host is a
+ * literal non-public address, or a name that resolves now only to
+ * non-public ones (item 16; checked when saved unless
+ * LOADLINE_WEBHOOK_ALLOW_PRIVATE; deliveries check again at connect time).
+ * Resolves the name: may block for the resolver's time-out. */
+const char *webhook_url_deliverable(const char *url);
 /* A new signing secret: whsec_ + base64 of 24 random bytes (out holds
  * WEBHOOK_SECRET_MAX bytes). */
 void webhook_new_secret(char *out);
 /* Whether a delivery may connect to this address: false for loopback,
- * private, link-local, shared, multicast and other non-public ranges. */
+ * private, link-local, shared, multicast and every other special-purpose
+ * range of IANA's IPv4 and IPv6 registries; IPv6 only in global unicast
+ * 2000::/3; IPv4 embedded in IPv6 (mapped, NAT64, 6to4, SIIT) judged as
+ * that IPv4 address. */
 bool webhook_address_public(const struct sockaddr *sa);
 
 #endif

@@ -261,3 +261,92 @@ def test_slow_header_flood_locks_nobody_out(start_server):
     # although each kept sending.
     assert flood.lifetimes, "the server never closed a trickling connection"
     assert max(flood.lifetimes) < 3.5, sorted(flood.lifetimes)[-5:]
+
+
+def test_keep_alive_flood_locks_nobody_out(start_server):
+    """Issue 27 item 10: connections that each send one GET /healthz now and
+    then and keep the connection open between (WAITING) used to fill the
+    cap and refuse everyone else for as long as they lasted.  At the cap a
+    newcomer now takes the place of the connection idle the longest.
+    Scaled down: a cap of 40 filled by 4 x 10 kept-alive connections."""
+    srv = start_server(workers=0, env={"LOADLINE_MAX_CONNECTIONS": "40",
+                                       "LOADLINE_MAX_CONNECTIONS_PER_IP": "16",
+                                       "LOADLINE_IDLE_TIMEOUT": "30s"})
+    kept = []
+    for src in ["127.0.0.%d" % i for i in range(2, 6)]:
+        for _ in range(10):
+            s = socket.socket()
+            s.settimeout(5)
+            s.bind((src, 0))
+            s.connect(("127.0.0.1", srv.port))
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert s.recv(65536).startswith(b"HTTP/1.1 200")
+            kept.append(s)
+    try:
+        failures = []
+        for _ in range(10):
+            try:
+                resp = http_get(srv.port, "/healthz", source="127.0.0.9", timeout=3)
+            except OSError as e:
+                resp = repr(e).encode()
+            if not resp.startswith(b"HTTP/1.1 200"):
+                failures.append(resp[:80])
+        assert not failures, failures[:5]
+    finally:
+        for s in kept:
+            s.close()
+
+
+def test_slow_body_flood_locks_nobody_out(start_server):
+    """Issue 27 item 10: connections that finished their headers and then
+    trickle a body (a byte every half second, to a public form that reads
+    it) used to hold their slots for as long as they kept trickling.  A body
+    must average LOADLINE_MIN_BODY_RATE (1 KB/s) after the header time-out's
+    grace: the trickles are cut and a legitimate client is served.
+    Scaled down: a cap of 40 filled by 4 x 10 trickling bodies."""
+    srv = start_server(workers=0, env={"LOADLINE_MAX_CONNECTIONS": "40",
+                                       "LOADLINE_MAX_CONNECTIONS_PER_IP": "16",
+                                       "LOADLINE_HEADER_TIMEOUT": "2s",
+                                       "LOADLINE_IDLE_TIMEOUT": "15s"})
+    stop = threading.Event()
+    cut = []
+
+    def trickle(src):
+        s = socket.socket()
+        s.settimeout(1)
+        s.bind((src, 0))
+        s.connect(("127.0.0.1", srv.port))
+        s.sendall(b"POST /login/link HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                  b"Content-Length: 100000\r\n\r\n")
+        t0 = time.monotonic()
+        try:
+            while not stop.is_set():
+                s.sendall(b"a")
+                try:
+                    if s.recv(1) == b"":
+                        break
+                except socket.timeout:
+                    pass
+        except OSError:
+            pass
+        cut.append(time.monotonic() - t0)
+        s.close()
+    threads = [threading.Thread(target=trickle, args=("127.0.0.%d" % (2 + i // 10),), daemon=True) for i in range(40)]
+    for t in threads:
+        t.start()
+    try:
+        time.sleep(1.0)
+        served_at = None
+        end = time.monotonic() + 8
+        while time.monotonic() < end and served_at is None:
+            try:
+                if http_get(srv.port, "/healthz", source="127.0.0.9", timeout=2).startswith(b"HTTP/1.1 200"):
+                    served_at = time.monotonic()
+            except OSError:
+                time.sleep(0.2)
+        assert served_at is not None, "never served during the slow-body flood"
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(5)
+    assert len(cut) == 40 and max(cut) < 8, sorted(cut)[-5:]

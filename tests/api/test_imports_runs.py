@@ -200,3 +200,14 @@ def test_runs_list_newest_first(start_server):
     assert [x["id"] for x in p1["data"]] == ids[::-1][:2] and p1["nextPageUrl"]
     p2 = srv.get(p1["nextPageUrl"]).json()
     assert [x["id"] for x in p2["data"]] == ids[:1] and p2["nextPageUrl"] is None
+
+
+def test_file_name_loses_escapes_and_direction_overrides(server):
+    """Issue 27 item 16: a file name with ESC (a terminal escape sequence) or
+    a right-to-left override is stored without them (each becomes a space),
+    so no page, listing or mail shows them; before, they were kept as sent."""
+    from harness.jobs import accepted_run, csv_bytes, rows, upload
+    name = "inv\x1b[31mred\u202egpj.csv\u2066x\u200f.csv"
+    run = accepted_run(upload(server, csv_bytes(rows(1, job="FN-1")), filename=name))
+    got = server.get("/api/v1/imports/runs/" + run["id"]).json()["fileName"]
+    assert got == "inv [31mred gpj.csv x .csv", repr(got)

@@ -5,9 +5,11 @@ the run's representation changes (200 with the new ETag) or N seconds pass
 thread; at most LOADLINE_MAX_WAITERS are held, beyond which the preference
 is ignored; it works across processes on both backends."""
 import concurrent.futures
+import os
 import signal
 import time
 
+import pytest
 import requests
 
 from harness.jobs import accepted_run, csv_bytes, rows, upload, wait_run
@@ -116,7 +118,7 @@ def test_held_requests_take_no_http_thread(start_server):
 
 
 def test_beyond_max_waiters_the_preference_is_ignored(start_server):
-    srv = start_server(workers=0, env={"LOADLINE_MAX_WAITERS": "2"})
+    srv = start_server(workers=0, env={"LOADLINE_MAX_WAITERS": "2", "LOADLINE_MAX_WAITERS_PER_ORG": "2"})
     run, etag = queued_run(srv, "LP-6")
     with concurrent.futures.ThreadPoolExecutor(2) as ex:
         futs = [ex.submit(poll, srv, run["id"], etag, 3) for _ in range(2)]
@@ -161,3 +163,71 @@ def test_without_the_preference_nothing_changes(server):
     r = server.get("/api/v1/imports/runs/%s" % run["id"])
     r2 = server.get("/api/v1/imports/runs/%s" % run["id"], headers={"If-None-Match": r.headers["ETag"]})
     assert r2.status_code == 304 and "Preference-Applied" not in r2.headers
+
+
+def test_a_change_while_the_poll_reads_its_run_is_not_missed(start_server):
+    """Issue 27 item 2: the poll registers before it reads.  The run is read,
+    then (LOADLINE_DEBUG_POLL_READ_DELAY_MS) another process cancels it before
+    the poll decides: it must answer the change, not wait out its 20 s."""
+    srv = start_server(workers=0, env={"LOADLINE_DEBUG_POLL_READ_DELAY_MS": "1500"})
+    run, etag = queued_run(srv, "LP-10")
+    with concurrent.futures.ThreadPoolExecutor(1) as ex:
+        fut = ex.submit(poll, srv, run["id"], etag, 20)
+        time.sleep(0.3)
+        srv.cli.admin("cancel-run", run["id"])
+        r, took = fut.result()
+    assert r.status_code == 200 and r.json()["state"] == "CANCELLED", (r.status_code, took)
+    assert took < 8, took
+
+
+def test_one_organization_cannot_take_every_slot(start_server):
+    """Issue 27 item 15: LOADLINE_MAX_WAITERS_PER_ORG.  Org A holds its share;
+    its next poll is answered at once, while org B's poll is still held."""
+    srv = start_server(workers=0, env={"LOADLINE_MAX_WAITERS": "4", "LOADLINE_MAX_WAITERS_PER_ORG": "2"})
+    run_a, etag_a = queued_run(srv, "LP-11")
+    b = srv.new_org()
+    srv.token = b.token
+    run_b, etag_b = queued_run(srv, "LP-12")
+    srv.token = srv.org.token
+    with concurrent.futures.ThreadPoolExecutor(3) as ex:
+        held = [ex.submit(poll, srv, run_a["id"], etag_a, 3) for _ in range(2)]
+        time.sleep(0.8)
+        r, took = poll(srv, run_a["id"], etag_a, 3)
+        assert r.status_code == 304 and took < 0.5 and "Preference-Applied" not in r.headers, took
+        t0 = time.monotonic()
+        rb = requests.get(run_url(srv, run_b["id"]), timeout=30,
+                          headers={"Authorization": "Bearer " + b.token, "If-None-Match": etag_b,
+                                   "Prefer": "wait=2"})
+        assert rb.status_code == 304 and rb.headers.get("Preference-Applied") == "wait=2"
+        assert time.monotonic() - t0 >= 1.8
+        assert all(f.result()[0].headers.get("Preference-Applied") == "wait=3" for f in held)
+
+
+def _wakeups(pid):
+    """Voluntary context switches of each thread of pid ({tid: n}): how
+    often its threads went to sleep and were woken."""
+    out = {}
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/status" % (pid, tid)) as f:
+                for line in f:
+                    if line.startswith("voluntary_ctxt_switches:"):
+                        out[tid] = int(line.split()[1])
+        except FileNotFoundError:
+            pass
+    return out
+
+
+@pytest.mark.skipif("tsan" in os.environ.get("LOADLINE_BIN", ""),
+                    reason="ThreadSanitizer's runtime has a thread of its own that wakes every 100 ms")
+def test_an_idle_server_does_not_poll(start_server):
+    """Issue 27 item 3: an idle serve with a worker makes at most 5 wake-ups a
+    second (it made ~200 on SQLite: a 5 ms sleeping loop)."""
+    srv = start_server(workers=1)
+    time.sleep(1.5)   # start-up settles
+    before, t0 = _wakeups(srv.proc.pid), time.monotonic()
+    time.sleep(4)
+    after, took = _wakeups(srv.proc.pid), time.monotonic() - t0
+    per_thread = {t: (n - before.get(t, 0)) / took for t, n in after.items() if n != before.get(t, 0)}
+    rate = sum(per_thread.values())
+    assert rate <= 5, "%.1f wake-ups a second while idle: %s" % (rate, per_thread)

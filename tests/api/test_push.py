@@ -342,21 +342,22 @@ def test_hostile_file_name_is_escaped(server, tmp_path):
     """Issue 20 item 4: a member uploads a file whose name holds escape
     sequences (set the title, clear the screen, move up, CSI as a C1
     character, a right-to-left override); `loadline runs` (plain, --json)
-    shows it escaped, never raw."""
+    shows it escaped, never raw.  Since issue 27 item 16 the server stores
+    the name with each control and direction override made a space (the
+    web app shows it too); the CLI still escapes whatever a server sends."""
     f = tmp_path / HOSTILE_NAME
     f.write_bytes(csv_bytes(rows(1, job="J-ESC")))
     p = subprocess.run([loadline_bin(), "push", str(f)], capture_output=True, env=_env(server), timeout=120)
     assert p.returncode == 0, p
     stored = [r["fileName"] for r in server.get("/api/v1/imports/runs").json()["data"]]
-    assert any("\x1b" in n for n in stored), stored   # the server keeps the name as sent
+    assert stored == [" ]0;owned  [2J [1A  ok  2J txt.csv"] or all(
+        not any(c in n for c in "\x1b\x07\r\x08\u009b\u202e") for n in stored), stored
     for args in ([], ["--json"]):
         p = subprocess.run([loadline_bin(), "runs"] + args, capture_output=True, env=_env(server), timeout=60)
         out = p.stdout.decode()
         assert p.returncode == 0 and not sanitizer_reports(p.stderr.decode()), p
         assert _terminal_safe(out), repr(out)
-        assert ("\\x1b]0;owned\\x07" in out) if not args else ("\\u001b]0;owned\\u0007" in out.lower()), out
-    assert "\\u009b2J\\u202etxt.csv" in subprocess.run([loadline_bin(), "runs"], capture_output=True,
-                                                        env=_env(server)).stdout.decode()
+        assert "]0;owned" in out and "txt.csv" in out, out
 
 
 def test_hostile_server_text_is_escaped(tmp_path):

@@ -145,7 +145,7 @@ def test_worker_process_is_woken_by_notification_not_its_poll(start_server):
             assert run["state"] == "SUCCEEDED", run
         staged = srv.post("/api/v1/imports/jobs", files={"file": ("s.csv", b"Job #,Load Number,Ship Date\nJ,1,2026-11-01\n",
                                                                    "text/csv")}).json()
-        assert staged["rowCount"] is None and "nextAction" in staged
+        assert staged["rowCount"] is None and "nextAction" not in staged   # not read yet (issue 27)
         deadline = time.monotonic() + 30
         while srv.get("/api/v1/imports/runs/" + staged["id"]).json()["rowCount"] is None:
             assert time.monotonic() < deadline, "the staged run was not triaged"

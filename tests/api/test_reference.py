@@ -154,6 +154,17 @@ def test_look_alike_names_are_duplicates(server, plural, noun, prefix):
     assert proj[field + "Id"] == first["id"], proj
 
 
+@pytest.mark.parametrize("plural,noun,prefix", KINDS)
+def test_dotted_capital_i_is_a_look_alike(server, plural, noun, prefix):
+    """Issue 27 item 16: "İSTANBUL FREIGHT" (Turkish dotted capital I)
+    renders like "Istanbul Freight": DUPLICATE_NAME, both orders."""
+    first = create(server, plural, "Istanbul Freight").json()
+    dup = create(server, plural, "İSTANBUL FREIGHT")
+    assert dup.status_code == 409 and dup.json()["existingId"] == first["id"], dup.text
+    other = create(server, plural, "İzmir Haulers").json()
+    assert create(server, plural, "izmir haulers").json()["existingId"] == other["id"]
+
+
 def test_location_names_keep_the_spec_rule(server):
     """Location names keep SPEC's rule (case and surrounding whitespace):
     a fullwidth or zero-width-spaced name is another location."""

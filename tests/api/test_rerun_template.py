@@ -15,7 +15,7 @@ import time
 
 import openpyxl
 from harness.checks import assert_problem
-from harness.jobs import accepted_run, csv_bytes, rows, upload, wait_run
+from harness.jobs import accepted_run, awaiting_review, csv_bytes, rows, upload, wait_run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCHEMA_FIELDS = [
@@ -69,7 +69,7 @@ def test_rerun_stages_a_new_shape_as_a_push_would(server):
     data = csv_bytes(rows(2, job="RR-4")).replace(b"jobCode", b"Job Number", 1)
     dry = wait_run(server, accepted_run(upload(server, data, dry_run=True))["id"])
     assert dry["dryRun"] is True and dry["state"] == "SUCCEEDED"
-    live = accepted_run(rerun(server, dry["id"]))
+    live = awaiting_review(server, accepted_run(rerun(server, dry["id"]))["id"])
     assert live["dryRun"] is False and live["nextAction"]["type"] == "review_in_app", live
     # While it waits, the same bytes are one import: a second re-run is a 409.
     assert_problem(rerun(server, dry["id"]), 409, "IMPORT_IN_PROGRESS", server, extra_keys=("existingRunUrl",))

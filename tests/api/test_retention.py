@@ -11,7 +11,7 @@ import pytest
 
 from harness.checks import assert_problem, parse_ts
 from harness.db import db_int, db_value
-from harness.jobs import accepted_run, csv_bytes, import_file, rows, upload, wait_run
+from harness.jobs import accepted_run, awaiting_review, csv_bytes, import_file, rows, upload, wait_run
 from web.webtools import signin, text_of, wait_for
 
 SHORT = {"LOADLINE_KEEP_UPLOADS": "2s", "LOADLINE_KEEP_RESULTS": "4s", "LOADLINE_SWEEP_INTERVAL": "1s"}
@@ -81,7 +81,7 @@ def test_unfinished_runs_keep_their_upload(start_server):
     srv = start_server(env={"LOADLINE_KEEP_UPLOADS": "1s", "LOADLINE_KEEP_RESULTS": "1s",
                             "LOADLINE_SWEEP_INTERVAL": "1s"})
     data = csv_bytes(rows(3, job="RET-STAGED"), headers=None).replace(b"jobCode", b"Job Number", 1)
-    run = accepted_run(upload(srv, data))
+    run = awaiting_review(srv, accepted_run(upload(srv, data))["id"])
     assert run.get("nextAction"), run
     assert run["uploadExpiresAt"] is None and run["resultsExpiresAt"] is None
     time.sleep(3)
@@ -165,3 +165,66 @@ def test_loadline_runs_marks_deleted_results(start_server):
     out = srv.cli.run("runs", env=env, db=None).out
     line = [ln for ln in out.splitlines() if ln.startswith(run["id"])][0]
     assert line.split("\t")[7] == "results deleted", line
+
+
+def test_deleted_text_leaves_the_database_and_its_log(start_server, backend):
+    """Issue 27 item 16: after the retention sweep deleted a run's results,
+    a value only they held is in neither the SQLite database file nor its
+    write-ahead log (secure_delete zeroes the deleted rows; the sweep
+    checkpoints and truncates the log).  Before, it stayed in the log's
+    frames until some later checkpoint, and in free pages after it."""
+    if backend != "sqlite":
+        pytest.skip("SQLite's files; PostgreSQL's storage is the operator's")
+    srv = start_server(env=SHORT)
+    marker = "RETMARK-7Q4Z"
+    recs = rows(5, job="RET-M")
+    recs[1]["loadDate"] = marker                # a failed row: its value is only in the results
+    run, _ = import_file(srv, csv_bytes(recs))
+    assert run["counts"]["failed"] == 1, run
+    path = srv.db_url.split(":", 1)[1]
+    wait_for(lambda: stored_results(srv, run["id"]) == 0, timeout=15, what="results deleted by the sweeper")
+
+    def holds_marker():
+        found = []
+        for p in (path, path + "-wal"):
+            try:
+                with open(p, "rb") as f:
+                    if marker.encode() in f.read():
+                        found.append(p)
+            except FileNotFoundError:
+                pass
+        return found
+    wait_for(lambda: not holds_marker(), timeout=10, what="the deleted value gone from the files")
+
+
+def test_webhook_attempts_are_kept_like_results(start_server, backend):
+    """Issue 27 item 12: webhook attempts, deliveries and events are deleted
+    by the retention sweep once older than LOADLINE_KEEP_RESULTS."""
+    import http.server
+    import threading
+
+    class Ok(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Ok)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        env = dict(SHORT, LOADLINE_WEBHOOK_ALLOW_HTTP="1", LOADLINE_WEBHOOK_ALLOW_PRIVATE="1")
+        srv = start_server(env=env)
+        r = srv.post("/api/v1/webhook-endpoints", json={"url": "http://127.0.0.1:%d/h" % httpd.server_address[1],
+                                                        "events": ["import_run.completed"]})
+        assert r.status_code == 201, r.text
+        import_file(srv, mixed_file(3, salt="W"))
+        count = lambda t: db_int(srv.db_url, "SELECT COUNT(*) FROM %s" % t)  # noqa: E731
+        wait_for(lambda: count("webhook_attempts") == 1, timeout=15, what="the delivery attempted")
+        wait_for(lambda: count("webhook_attempts") == 0 and count("webhook_deliveries") == 0
+                 and count("webhook_events") == 0, timeout=20, what="webhook rows deleted by the sweeper")
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

@@ -6,6 +6,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from harness.server import start_workers, stop_workers
 from harness.smtp import Smtp
 
 TEMPLATE = "jobCode,loadNo,loadDate\n"
@@ -47,6 +48,12 @@ def terminal(run):
     return run["state"] in ("SUCCEEDED", "PARTIAL", "SKIPPED", "FAILED", "CANCELLED")
 
 
+def awaiting_review(srv, run):
+    """The run once a worker has read its file: only then does a staged run
+    show nextAction (issue 27 item 9)."""
+    return wait_run(srv, run["id"], lambda r: "nextAction" in r or terminal(r))
+
+
 def custom_file(n=2, salt=""):
     return CUSTOM + "".join("JOB1,L%d%s,2026-11-0%d,note %d\n" % (i, salt, 1 + i % 9, i) for i in range(n))
 
@@ -79,7 +86,7 @@ def test_unmapped_shape_stages_run_with_next_action(start_server, smtp):
     72 h}; its results are RUN_NOT_TERMINAL; re-pushing the same file while it
     waits is 409 IMPORT_IN_PROGRESS."""
     srv = start_server(env=env_for(smtp))
-    run = upload(srv, custom_file())
+    run = awaiting_review(srv, upload(srv, custom_file()))
     assert run["state"] == "QUEUED"
     na = run["nextAction"]
     assert na["type"] == "review_in_app"
@@ -110,6 +117,7 @@ def test_one_mail_per_staged_run_to_all_admins_not_members(start_server, smtp):
     a = upload(srv, custom_file(3), name="week-47.csv")
     b = upload(srv, custom_file(2, salt="b"), name="week-48.csv")
     msgs = smtp.inbox.wait(2)
+    a = awaiting_review(srv, a)
     assert len(outbox(srv)) == 2, "exactly one mail per staged run"
     by_run = {m["X-Loadline-Run"]: (rcpt, m) for rcpt, m in msgs}
     assert set(by_run) == {a["id"], b["id"]}
@@ -192,7 +200,7 @@ def test_staging_expires_to_failed(start_server, smtp):
     """SPEC States: nobody confirms before expiresAt -> FAILED with
     error.code STAGING_EXPIRED; confirming afterwards is refused."""
     srv = start_server(env=env_for(smtp, LOADLINE_STAGING_TTL="2s"))
-    run = upload(srv, custom_file())
+    run = awaiting_review(srv, upload(srv, custom_file()))
     assert parse_ts(run["nextAction"]["expiresAt"]) - parse_ts(run["createdAt"]) == timedelta(seconds=2)
     run = wait_run(srv, run["id"], terminal, timeout=15)
     assert run["state"] == "FAILED" and run["error"]["code"] == "STAGING_EXPIRED"
@@ -266,16 +274,36 @@ def test_uploaded_text_cannot_add_lines_or_headers_to_the_mail(start_server, smt
 def test_staged_run_is_triaged_off_the_http_thread(start_server, smtp):
     """Issue 12/11: the upload reads only the header row to stage a run
     (rowCount null in the 202); a worker reads the whole file, records its
-    row count while the run keeps waiting for review, then queues the mail."""
+    row count while the run keeps waiting for review, then queues the mail.
+    Issue 27 item 9: nextAction only once the worker has read the file — not
+    in the 202, nor while no worker has read it (a file that then fails, an
+    expansion bomb, was shown as awaiting review)."""
     srv = start_server(env=env_for(smtp))
     run = upload(srv, custom_file(7), name="seven.csv")
-    assert run["state"] == "QUEUED" and run["nextAction"]["type"] == "review_in_app"
+    assert run["state"] == "QUEUED" and "nextAction" not in run, run
     assert run["rowCount"] is None, "the HTTP thread read only the header row"
     triaged = wait_run(srv, run["id"], lambda r: r["rowCount"] is not None)
     assert triaged["rowCount"] == 7
-    assert triaged["state"] == "QUEUED" and triaged["nextAction"] == run["nextAction"]
+    assert triaged["state"] == "QUEUED" and triaged["nextAction"]["type"] == "review_in_app"
     (_, m), = smtp.inbox.wait(1)
     assert m["X-Loadline-Run"] == run["id"] and "7 rows" in m["Subject"]
+
+
+def test_no_next_action_until_a_worker_has_read_the_file(start_server, smtp):
+    """Issue 27 item 9 (docs/design.md): with no worker to read it, a staged
+    run stays QUEUED without nextAction, on the API and on the run page's
+    review link; a worker process that reads it makes nextAction appear."""
+    srv = start_server(env=env_for(smtp), workers=0)
+    run = upload(srv, custom_file(3))
+    time.sleep(0.5)
+    got = srv.get("/api/v1/imports/runs/" + run["id"]).json()
+    assert got["state"] == "QUEUED" and got["rowCount"] is None and "nextAction" not in got, got
+    procs = start_workers(srv.db_url, 1, 1, env=env_for(smtp))
+    try:
+        got = awaiting_review(srv, run)
+        assert got["rowCount"] == 3 and got["nextAction"]["type"] == "review_in_app", got
+    finally:
+        stop_workers(procs)
 
 
 @pytest.mark.parametrize("case", ["too_many_rows", "malformed"])

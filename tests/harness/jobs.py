@@ -139,6 +139,12 @@ def accepted_run(resp):
     return resp.json()
 
 
+def awaiting_review(srv, run_id, timeout=30.0):
+    """The staged run once a worker has read its file and it shows
+    nextAction (issue 27 item 9: not before)."""
+    return wait_run(srv, run_id, timeout=timeout, confirm_staged=False)
+
+
 def wait_run(srv, run_id, timeout=30.0, token=None, confirm_staged=True):
     """Polls GET /api/v1/imports/runs/{id} until terminal.  A run staged for
     mapping review (nextAction, a column shape the org has not confirmed) is

@@ -488,14 +488,15 @@ static void test_pool_wait_is_bounded(void **state)
 		store_release(st, held[i]);
 	store_close(st);
 
-	/* HTTP threads + workers + heartbeat and sweeper + webhook deliverer +
+	/* HTTP threads + workers + heartbeat and sweeper + webhook senders +
 	 * main (+ metrics listener, + mailer). */
 	struct config c = {.workers = 2};
-	assert_int_equal(app_store_pool_size(&c, 8), 8 + 2 + 2 + 1 + 1);
+	const int senders = WEBHOOK_SENDERS;
+	assert_int_equal(app_store_pool_size(&c, 8), 8 + 2 + 2 + senders + 1);
 	snprintf(c.smtp_url, sizeof c.smtp_url, "smtp://127.0.0.1:25");
 	snprintf(c.metrics_listen, sizeof c.metrics_listen, "127.0.0.1:9100");
-	assert_int_equal(app_store_pool_size(&c, 8), 8 + 1 + 2 + 2 + 1 + 1 + 1);
-	assert_int_equal(app_store_pool_size(&c, 0), 1 + 2 + 2 + 1 + 1 + 1);
+	assert_int_equal(app_store_pool_size(&c, 8), 8 + 1 + 2 + 2 + 1 + senders + 1);
+	assert_int_equal(app_store_pool_size(&c, 0), 1 + 2 + 2 + 1 + senders + 1);
 }
 
 static void test_mailer_delivers_over_smtp(void **state)

@@ -65,6 +65,20 @@ static void test_only_public_addresses(void **state)
 		assert_false(public6(refused6[i]));
 	assert_true(public6("2606:4700:4700::1111"));
 	assert_true(public6("::ffff:8.8.8.8"));
+	/* Issue 27 item 14: every IANA special-purpose range, and any address
+	 * embedding a refused IPv4 address (NAT64, 6to4, SIIT). */
+	const char *special6[] = {"64:ff9b:1::808:808", "64:ff9b:1::1", "::ffff:0:7f00:1", "::ffff:0:a00:1",
+				  "2002:7f00:1::1", "2002:a00:1::1", "2002:c0a8:101::1", "fec0::1", "feff::1",
+				  "100::1", "100::ffff:ffff:ffff:ffff", "2001::1", "2001:0:4136:e378::1",
+				  "2001:2::1", "2001:10::1", "2001:1ff::1", "3fff::1", "5f00::1", "4000::1",
+				  "1000::1", "e000::1", "64:ff9b::7f00:1", "::7f00:1"};
+	for (size_t i = 0; i < sizeof special6 / sizeof special6[0]; i++)
+		if (public6(special6[i]))
+			fail_msg("%s should be refused", special6[i]);
+	assert_true(public6("64:ff9b::808:808"));     /* NAT64 of a public address */
+	assert_true(public6("2002:808:808::1"));      /* 6to4 of a public address */
+	assert_true(public6("2001:200::1"));          /* past 2001::/23: allocated, global */
+	assert_true(public6("2a00:1450:4001::200e"));
 }
 
 static void test_url_check(void **state)

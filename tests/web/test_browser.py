@@ -19,6 +19,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from harness.server import OUT_DIR
 from web.conftest import start_sso_server
+from harness.jobs import awaiting_review
 from web.webtools import custom_csv, login_link, upload, wait_for
 
 pytestmark = pytest.mark.parametrize("backend", ["sqlite"])
@@ -100,6 +101,7 @@ def test_sign_in_review_from_email_confirm_and_see_results(start_server, oidc_pr
     run = upload(srv, custom_csv(3), name="week-47.csv")
     _, mail = smtp.inbox.wait(1)[0]
     link = re.search(r"(http://\S+/imports/runs/\S+/review)", mail.get_content()).group(1)
+    run = awaiting_review(srv, run["id"])
     assert link == run["nextAction"]["url"]
 
     d = browser
@@ -209,7 +211,7 @@ def test_keyboard_only_confirm(start_server, browser):
     the confirm button and press Enter."""
     from selenium.webdriver.common.keys import Keys
     srv = start_server()
-    run = upload(srv, custom_csv(2))
+    run = awaiting_review(srv, upload(srv, custom_csv(2))["id"])
     d = browser
     link = login_link(srv, srv.org.admin_email)
     d.get(srv.base_url + link[link.index("/login/link"):])

@@ -14,7 +14,7 @@ import tempfile
 import pytest
 from selenium.webdriver.common.by import By
 
-from harness.jobs import csv_bytes, rows, wait_run
+from harness.jobs import awaiting_review, csv_bytes, rows, wait_run
 from web.test_browser import browser, shot, wait  # noqa: F401  (the fixture)
 from web.webtools import add_member, forms, login_link, signin, text_of
 
@@ -76,7 +76,7 @@ def test_new_shape_waits_for_review(server):
     w = signin(server)
     data = csv_bytes(rows(2, job="WEB-4")).replace(b"jobCode", b"Job Number", 1)
     rid, _ = run_id_of(post_file(w, data))
-    run = server.get("/api/v1/imports/runs/%s" % rid).json()
+    run = awaiting_review(server, rid)
     assert run["nextAction"]["type"] == "review_in_app"
     assert "Review columns" in text_of(w.get("/imports/runs/%s" % rid).text)
 
@@ -154,3 +154,40 @@ def test_browser_drop_a_file(server, browser):  # noqa: F811
     wait(browser, lambda d: re.search(r"/imports/runs/run_\w+$", d.current_url))
     run = wait_run(server, browser.current_url.rsplit("/", 1)[1])
     assert run["fileName"] == "dropped.csv" and run["counts"]["succeeded"] == 2
+
+
+def _post_headers_only(srv, cookie=None, origin=None, size=5_000_000):
+    """POST /imports announcing a large multipart body and sending only its
+    first KB; the status line of the answer, or None when the server waits
+    for the rest (2 s)."""
+    import socket
+    head = ["POST /imports HTTP/1.1", "Host: 127.0.0.1:%d" % srv.port,
+            "Content-Type: multipart/form-data; boundary=XyZ", "Content-Length: %d" % size]
+    if cookie:
+        head.append("Cookie: " + cookie)
+    if origin:
+        head.append("Origin: " + origin)
+    c = socket.create_connection(("127.0.0.1", srv.port))
+    try:
+        c.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + b"--XyZ\r\n" + b"x" * 1024)
+        c.settimeout(2)
+        try:
+            data = c.recv(4096)
+        except socket.timeout:
+            return None
+        return data.split(b"\r\n", 1)[0].decode()
+    finally:
+        c.close()
+
+
+def test_upload_gates_come_before_the_body(server):
+    """Issue 27 item 7: POST /imports checks the session, and that it was not
+    posted from another site, before it reads the file: an anonymous or
+    cross-site upload announcing 5 MB is answered after its first KB (it
+    used to be read, and spooled, to the end first).  A signed-in
+    same-site upload is still read."""
+    assert (_post_headers_only(server) or "").endswith("303 See Other")
+    w = signin(server)
+    cookie = "; ".join("%s=%s" % (k, v) for k, v in w.cookies.items())
+    assert (_post_headers_only(server, cookie, origin="https://evil.example") or "").endswith("403 Forbidden")
+    assert _post_headers_only(server, cookie, origin=server.base_url) is None, "a member's upload is read"

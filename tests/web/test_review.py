@@ -4,7 +4,7 @@ import re
 import time
 
 from harness.db import db_exec
-from harness.jobs import wait_run
+from harness.jobs import awaiting_review, wait_run
 from web.webtools import Web, add_member, custom_csv, forms, signin, text_of, upload
 
 BUTTON = "Confirm mapping and import"
@@ -15,7 +15,7 @@ def review_path(run):
 
 
 def staged(srv, text=None, name="week-47.csv"):
-    run = upload(srv, text or custom_csv(3), name=name)
+    run = awaiting_review(srv, upload(srv, text or custom_csv(3), name=name)["id"])
     assert run["state"] == "QUEUED" and "nextAction" in run, run
     return run
 

@@ -166,6 +166,12 @@ static void test_reference_keys_fold_look_alikes(void **state)
 			differ(a, looks[i], "Acme Paving");   /* the location rule is unchanged */
 	}
 	assert_string_equal(name_ref_key(a, "\ufb01ne", 5), "fine");
+	/* Issue 27 item 16: the Turkish dotted capital I (U+0130) folds to
+	 * "i" + U+0307, which composes with nothing: "\u0130stanbul" looked
+	 * like "Istanbul" and keyed differently. */
+	static const char dotted[] = "\u0130STANBUL Freight", plain[] = "Istanbul Freight";
+	assert_string_equal(name_ref_key(a, dotted, strlen(dotted)), name_ref_key(a, plain, strlen(plain)));
+	assert_string_equal(name_ref_key(a, "\u0117", strlen("\u0117")), "\u0117");   /* other dots stay (e with dot above) */
 	assert_string_not_equal(name_ref_key(a, "Acme  Paving", 12), want);
 	assert_string_not_equal(name_ref_key(a, "Acme-Paving", 11), want);
 	assert_null(name_ref_key(a, "\xff", 1));
