@@ -23,6 +23,7 @@ int cli_run_view(struct app *app, int argc, char **argv);   /* `runs view ID` */
 int cli_results(struct app *app, int argc, char **argv);
 int cli_failed_rows(struct app *app, int argc, char **argv);
 int cli_rerun(struct app *app, int argc, char **argv);
+int cli_revert(struct app *app, int argc, char **argv);
 int cli_whoami(struct app *app, int argc, char **argv);
 int cli_webhooks(struct app *app, int argc, char **argv);
 

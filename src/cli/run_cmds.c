@@ -4,6 +4,7 @@
  *   loadline results ID        the per-row results, a bucket or all
  *   loadline failed-rows ID    the fix-up file, format from -o's extension
  *   loadline rerun ID          a new run of the stored upload
+ *   loadline revert ID         undo the run (a revert run)
  *   loadline whoami            the token's organization and key
  * Everything from the server is printed through term_clean; results go to
  * stdout, problems to stderr, exit 0 or 1 (rerun: push's statuses). */
@@ -84,6 +85,10 @@ static void print_view(const struct client *c, json_t *run, json_t *problems)
 	printf("file:         %s (%s, %s)\n", T(jstr(run, "fileName"), t2), T(jstr(f, "format"), t1),
 	       T(jstr(f, "encoding"), t3));
 	printf("created:      %s\n", T(jstr(run, "createdAt"), t1));
+	json_t *by = json_object_get(run, "createdBy");
+	if (json_is_object(by))
+		printf("by:           %s %s\n", T(jstr(by, "type"), t3), *jstr(by, "email") ? T(jstr(by, "email"), t2)
+		       : T(jstr(by, "name"), t2));
 	if (*jstr(run, "finishedAt"))
 		printf("finished:     %s\n", T(jstr(run, "finishedAt"), t1));
 	printf("counts:       %d succeeded, %d warnings, %d failed, %d skipped\n", jint(n, "succeeded"),
@@ -353,6 +358,51 @@ int cli_rerun(struct app *app, int argc, char **argv)
 	} else {
 		printf("%s %s\n", T(jstr(run, "id"), t1), T(jstr(run, "state"), t2));
 		char shown[1300];
+		snprintf(t3, sizeof t3, "%s/imports/runs/%s", c.app, jstr(run, "id"));
+		printf("run page: %s\n", T(t3, shown));
+	}
+	json_decref(run);
+	return EXIT_OK;
+}
+
+/* ---- revert ---- */
+
+static const char revert_usage[] =
+	"loadline revert ID [--dry-run] [--json] [--url URL]\n"
+	"  Undoes the run (POST /api/v1/imports/runs/ID/revert): a new run removes the Loads it created\n"
+	"  and gives what it updated its prior values back, except records a later run changed since\n"
+	"  (skipped, changed_since). --dry-run makes the revert run without writing anything: its\n"
+	"  counts say what the undo would do. Prints the new run's id, state and page.\n";
+
+int cli_revert(struct app *app, int argc, char **argv)
+{
+	(void)app;
+	static const char *const allowed[] = {"--url", "--token", "--timeout", NULL};
+	static const char *const bools[] = {"--json", "--dry-run", NULL};
+	struct client c = {0};
+	int rc;
+	if (client_start(&c, "revert", revert_usage, argc, argv, allowed, bools, &rc))
+		return rc;
+	const char *id = run_id_arg(&c, argc, argv, allowed, 0, revert_usage);
+	char path[256], url[2048];
+	if (!id || (snprintf(path, sizeof path, "/api/v1/imports/runs/%s/revert", id), client_url(&c, path, url,
+											sizeof url)))
+		return EXIT_ERROR;
+	struct hc_request rq = {.method = "POST", .url = url, .token = c.token, .dry_run = flag(argc, argv, "--dry-run")};
+	struct hc_response res;
+	if (client_request(&c, &rq, &res))
+		return EXIT_ERROR;
+	json_t *run = res.status == 202 ? json_loads(buf_str(&res.body), 0, NULL) : NULL;
+	if (!run)
+		client_problem(&c, &res);
+	hc_response_done(&res);
+	if (!run)
+		return EXIT_ERROR;
+	char t1[128], t2[64], t3[1200], shown[1300];
+	if (c.json) {
+		client_print_json(run);
+	} else {
+		printf("%s %s%s\n", T(jstr(run, "id"), t1), T(jstr(run, "state"), t2), rq.dry_run ? " (dry run)" : "");
 		snprintf(t3, sizeof t3, "%s/imports/runs/%s", c.app, jstr(run, "id"));
 		printf("run page: %s\n", T(t3, shown));
 	}

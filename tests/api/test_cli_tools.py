@@ -8,7 +8,7 @@ import io
 import json
 import subprocess
 
-from harness.jobs import csv_bytes, row, rows
+from harness.jobs import csv_bytes, row, rows, wait_run
 from harness.server import loadline_bin, sanitizer_reports
 from .test_push import _env, push
 
@@ -117,6 +117,33 @@ def test_rerun_makes_a_new_run_of_the_stored_file(server, tmp_path):
     assert rc == 0 or "409 IMPORT_IN_PROGRESS" in err, err
 
 
+def test_revert_undoes_a_run_and_runs_view_says_who(server, tmp_path):
+    """`loadline revert ID` (PRODUCT §17): a revert run removes the Loads
+    the run created; --dry-run writes nothing; `runs view` names who made
+    the run (createdBy)."""
+    org = server.new_org("Revert CLI")
+    rc, out, err = push(server, tmp_path, csv_bytes(rows(3, job="J-REV")), "--json", token=org.token)
+    assert rc == 0, err
+    run_id = json.loads(out)["id"]
+    assert server.get("/api/v1/imports/runs/%s/results/succeeded" % run_id, token=org.token).json()["data"]
+    rc, out, err = ll(server, "runs", "view", run_id, token=org.token)
+    assert rc == 0 and "by:           token " in out.decode(), out
+    rc, out, err = ll(server, "revert", run_id, "--dry-run", "--json", token=org.token)
+    assert rc == 0, err
+    dry = json.loads(out)
+    assert dry["revertOf"] == run_id and dry["dryRun"] is True, dry
+    wait_run(server, dry["id"], token=org.token)
+    loads = [e["createdRecordIds"][0] for e in
+             server.get("/api/v1/imports/runs/%s/results/succeeded" % run_id, token=org.token).json()["data"]]
+    assert all(server.get("/api/v1/loads/" + l, token=org.token).status_code == 200 for l in loads)
+    rc, out, err = ll(server, "revert", run_id, token=org.token)
+    assert rc == 0 and out.decode().startswith("run_"), (out, err)
+    wait_run(server, out.decode().split()[0], token=org.token)
+    assert all(server.get("/api/v1/loads/" + l, token=org.token).status_code == 404 for l in loads)
+    rc, _, err = ll(server, "revert", "run_doesnotexist", token=org.token)
+    assert rc == 1 and "404 NOT_FOUND" in err, err
+
+
 def test_whoami_names_the_organization_and_key(server, foreign_token):
     rc, out, err = ll(server, "whoami")
     assert rc == 0, err
@@ -190,7 +217,7 @@ def test_bash_completion_offers_commands_subcommands_and_options():
     `runs view`, `webhooks` verbs, options, buckets and admin commands."""
     import os
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-    assert complete("loadline re", root) == ["results", "rerun"]
+    assert complete("loadline re", root) == ["results", "rerun", "revert"]
     assert complete("loadline runs ", root) == ["view"]
     assert complete("loadline webhooks ", root) == ["list", "add", "delete", "test"]
     assert complete("loadline results run_x --bucket f", root) == ["failed"]
