@@ -99,11 +99,12 @@ int store_retention_webhooks(struct store *st, int64_t cutoff)
 	static const char *const sql[] = {
 		"DELETE FROM webhook_attempts WHERE at < $1",
 		/* Attempts first: a delivery goes with its last attempt. */
-		"DELETE FROM webhook_deliveries WHERE state <> 'queued' AND created_at < $1 AND NOT EXISTS (SELECT 1 "
-		"FROM webhook_attempts a WHERE a.event_id = webhook_deliveries.event_id AND a.endpoint_id = "
-		"webhook_deliveries.endpoint_id)",
-		"DELETE FROM webhook_events WHERE created_at < $1 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d "
-		"WHERE d.event_id = webhook_events.id)",
+		/* Parenthesized: one element each (clang's -Wstring-concatenation). */
+		("DELETE FROM webhook_deliveries WHERE state <> 'queued' AND created_at < $1 AND NOT EXISTS (SELECT 1 "
+		 "FROM webhook_attempts a WHERE a.event_id = webhook_deliveries.event_id AND a.endpoint_id = "
+		 "webhook_deliveries.endpoint_id)"),
+		("DELETE FROM webhook_events WHERE created_at < $1 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d "
+		 "WHERE d.event_id = webhook_events.id)"),
 	};
 	struct db *db = store_acquire(st);
 	if (!db)
