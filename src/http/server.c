@@ -68,6 +68,10 @@ struct conn_state {
 	double t_headers;          /* mono_ms() when the headers were in */
 	struct http_server *srv;
 	int hold;                  /* http_hold's registration, or NOTIFY_HOLD_NONE */
+	/* The request as it was when it registered its hold: what the
+	 * handler built after it is dropped while the request is parked. */
+	struct arena_mark hold_mark;
+	int hold_nheaders;
 };
 
 const char *http_header(const struct http_request *req, const char *name)
@@ -423,15 +427,22 @@ static struct spare *thread_spare(void)
 	return sp; /* NULL: nothing is kept on this thread */
 }
 
-static struct conn_state *conn_state_new(void)
+/* A request that may be held (a GET with a Prefer header: a long poll)
+ * gets its own small arena rather than the thread's 16 KiB one: while it
+ * is parked it keeps only what it had when it registered (issue 27: 10,000
+ * held requests in ≤ 100 MB). */
+static struct conn_state *conn_state_new(bool may_hold)
 {
 	struct spare *sp = thread_spare();
 	struct conn_state *cs = sp ? sp->cs : NULL;
-	struct arena *a = sp ? sp->arena : NULL;
+	struct arena *a = sp && !may_hold ? sp->arena : NULL;
 	if (sp) {
 		sp->cs = NULL;
-		sp->arena = NULL;
+		if (!may_hold)
+			sp->arena = NULL;
 	}
+	if (may_hold)
+		a = arena_new_sized(HTTP_HOLD_ARENA);
 	if (cs) {
 		memset(cs, 0, sizeof(*cs));
 	} else if (!(cs = calloc(1, sizeof(*cs)))) {
@@ -475,6 +486,8 @@ static enum MHD_Result complete(struct MHD_Connection *c, struct conn_state *cs)
 	if (cs->hold != NOTIFY_HOLD_NONE && cs->res.answered) {
 		notify_hold_cancel(n, cs->hold);
 	} else if (cs->hold != NOTIFY_HOLD_NONE) {
+		arena_rewind(cs->req.arena, cs->hold_mark);
+		cs->res.nheaders = cs->hold_nheaders;
 		MHD_suspend_connection(c);
 		if (!notify_hold_park(n, cs->hold))
 			MHD_resume_connection(c);   /* on_complete again, soon */
@@ -495,6 +508,8 @@ bool http_hold(struct http_request *req, const char *topic, int64_t deadline_ms)
 	struct conn_state *cs = (struct conn_state *)req;
 	if (!cs->srv->notify || cs->hold != NOTIFY_HOLD_NONE)
 		return false;
+	cs->hold_mark = arena_mark(req->arena);
+	cs->hold_nheaders = cs->res.nheaders;
 	cs->hold = notify_hold_add(cs->srv->notify, topic, req->org_id, deadline_ms, resume_connection, req->conn);
 	return cs->hold != NOTIFY_HOLD_NONE;
 }
@@ -523,7 +538,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	const struct http_app *app = srv->app;
 	struct conn_state *cs = *con_cls;
 	if (!cs) {
-		cs = conn_state_new();
+		cs = conn_state_new(!strcmp(method, "GET") && MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Prefer"));
 		if (!cs)
 			return MHD_NO;
 		atomic_fetch_add(&srv->active, 1);
