@@ -707,21 +707,36 @@ static int by_rows(const void *x, const void *y)
 	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
-enum code results_problems(struct store *st, struct arena *a, const char *run_id, const char *docs_url,
-			   struct run_problem ***ret, int *ret_n)
+/* The groups of run_id's stored rows, read on st, or in tx when given. */
+static enum code problems_of(struct store *st, struct store_tx *tx, struct arena *a, const char *run_id,
+			     const char *docs_url, struct run_problem ***ret, int *ret_n)
 {
 	char *columns = NULL;
-	enum code rc = store_run_result_columns(st, run_id, &columns);
+	enum code rc = tx ? store_run_result_columns_tx(tx, run_id, &columns)
+			  : store_run_result_columns(st, run_id, &columns);
 	if (rc)
 		return rc;
 	struct groups g = {.a = a, .columns = columns ? json_loads(columns, 0, NULL) : NULL, .docs_url = docs_url,
 			   .by_key = strmap_new(a)};
 	free(columns);
-	rc = store_results_problem_rows(st, run_id, on_problem_row, &g);
+	rc = tx ? store_results_problem_rows_tx(tx, run_id, on_problem_row, &g)
+		: store_results_problem_rows(st, run_id, on_problem_row, &g);
 	json_decref(g.columns);
 	if (g.n)
 		qsort(g.list, (size_t)g.n, sizeof(*g.list), by_rows);
 	*ret = g.list;
 	*ret_n = g.n;
 	return rc;
+}
+
+enum code results_problems(struct store *st, struct arena *a, const char *run_id, const char *docs_url,
+			   struct run_problem ***ret, int *ret_n)
+{
+	return problems_of(st, NULL, a, run_id, docs_url, ret, ret_n);
+}
+
+enum code results_problems_tx(struct store_tx *tx, struct arena *a, const char *run_id, const char *docs_url,
+			      struct run_problem ***ret, int *ret_n)
+{
+	return problems_of(NULL, tx, a, run_id, docs_url, ret, ret_n);
 }

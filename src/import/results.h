@@ -71,5 +71,9 @@ struct run_problem {
  * a message is rendered once per group. */
 enum code results_problems(struct store *st, struct arena *a, const char *run_id, const char *docs_url,
 			   struct run_problem ***ret, int *ret_n);
+/* The same, read in the transaction tx (import/problems.c stores them as
+ * the run ends). */
+enum code results_problems_tx(struct store_tx *tx, struct arena *a, const char *run_id, const char *docs_url,
+			      struct run_problem ***ret, int *ret_n);
 
 #endif

@@ -392,6 +392,15 @@ enum code store_run_move(struct store *st, const char *id, const struct run_move
 	return rc;
 }
 
+enum code store_run_cancel(struct store *st, const char *id, bool *ret_moved)
+{
+	struct run_move m = {.to = RUN_CANCELLED, .row_count = -1, .finish = true};
+	enum code rc = store_run_move(st, id, &m, ret_moved);
+	if (!rc && *ret_moved)
+		store_run_changed(st, id);
+	return rc;
+}
+
 enum code store_run_ids(struct store *st, const char *sql, int64_t t, char (*ret_ids)[ID_MAX], int n, int *ret_n)
 {
 	struct db_res *r;
@@ -531,13 +540,16 @@ enum code store_results_page(struct store *st, const char *run_id, const char *b
 			     bool *ret_more)
 {
 	struct db_res *r;
-	bool warnings = !strcmp(bucket, "warnings");
-	struct db_param p[] = {P_TXT(run_id), P_TXT(warnings ? "succeeded" : bucket), P_INT(after), P_INT(limit + 1),
-			       P_INT(warnings)};
-	/* The warnings bucket is the flagged succeeded rows: a committed row
-	 * with warnings is stored once. */
-	enum code rc = store_exec1(st, "SELECT row_index, body FROM run_results WHERE run_id = $1 AND bucket = $2 "
-				   "AND row_index > $3 AND warned >= $5 ORDER BY row_index LIMIT $4", p, 5, &r);
+	struct db_param p[] = {P_TXT(run_id), P_INT(after), P_INT(limit + 1), P_TXT(bucket)};
+	/* The warnings bucket is the flagged succeeded rows (a committed row
+	 * with warnings is stored once), read through their own partial index
+	 * (migration 19): SQLite uses it only for a term written as its own,
+	 * warned = 1. */
+	enum code rc = !strcmp(bucket, "warnings")
+		? store_exec1(st, "SELECT row_index, body FROM run_results WHERE run_id = $1 AND warned = 1 "
+			      "AND row_index > $2 ORDER BY row_index LIMIT $3", p, 3, &r)
+		: store_exec1(st, "SELECT row_index, body FROM run_results WHERE run_id = $1 AND bucket = $4 "
+			      "AND row_index > $2 ORDER BY row_index LIMIT $3", p, 4, &r);
 	if (rc)
 		return rc;
 	int n = db_res_rows(r);
@@ -550,18 +562,25 @@ enum code store_results_page(struct store *st, const char *run_id, const char *b
 
 #define PROBLEM_BATCH 500
 
-enum code store_results_problem_rows(struct store *st, const char *run_id,
-				     void (*fn)(int row_index, bool failed, const char *body, void *ctx), void *ctx)
+/* One batch of the rows with problems after row_index after: on db (a
+ * transaction's connection) when given, else on a pooled one. */
+static enum code problem_batch(struct store *st, struct db *db, const char *run_id, int after, struct db_res **r)
+{
+	static const char sql[] = "SELECT row_index, bucket, body FROM run_results WHERE run_id = $1 AND row_index > $2 "
+				  "AND (bucket = 'failed' OR (bucket = 'succeeded' AND warned = 1)) ORDER BY row_index LIMIT $3";
+	struct db_param p[] = {P_TXT(run_id), P_INT(after), P_INT(PROBLEM_BATCH)};
+	return db ? db_exec(db, sql, p, 3, r) : store_exec1(st, sql, p, 3, r);
+}
+
+static enum code problem_rows(struct store *st, struct db *db, const char *run_id,
+			      void (*fn)(int row_index, bool failed, const char *body, void *ctx), void *ctx)
 {
 	/* Row numbers are unique within a run (a row is stored once, in its
 	 * bucket), so one keyset over row_index walks both kinds in order. */
 	int after = 0;
 	for (;;) {
 		struct db_res *r;
-		struct db_param p[] = {P_TXT(run_id), P_INT(after), P_INT(PROBLEM_BATCH)};
-		enum code rc = store_exec1(st, "SELECT row_index, bucket, body FROM run_results WHERE run_id = $1 "
-					   "AND row_index > $2 AND (bucket = 'failed' OR (bucket = 'succeeded' AND warned = 1)) "
-					   "ORDER BY row_index LIMIT $3", p, 3, &r);
+		enum code rc = problem_batch(st, db, run_id, after, &r);
 		if (rc)
 			return rc;
 		int n = db_res_rows(r);
@@ -575,18 +594,31 @@ enum code store_results_problem_rows(struct store *st, const char *run_id,
 	}
 }
 
+enum code store_results_problem_rows(struct store *st, const char *run_id,
+				     void (*fn)(int row_index, bool failed, const char *body, void *ctx), void *ctx)
+{
+	return problem_rows(st, NULL, run_id, fn, ctx);
+}
+
+enum code store_results_problem_rows_tx(struct store_tx *tx, const char *run_id,
+					void (*fn)(int row_index, bool failed, const char *body, void *ctx), void *ctx)
+{
+	return problem_rows(tx->st, tx->db, run_id, fn, ctx);
+}
+
 enum code store_run_set_result_columns(struct store_tx *tx, const char *run_id, const char *columns)
 {
 	struct db_param p[] = {P_TXT(run_id), P_TXT(columns)};
 	return db_exec(tx->db, "UPDATE runs SET result_columns = $2 WHERE id = $1", p, 2, NULL);
 }
 
-enum code store_run_result_columns(struct store *st, const char *run_id, char **ret)
+static enum code result_columns(struct store *st, struct db *db, const char *run_id, char **ret)
 {
 	*ret = NULL;
 	struct db_res *r;
+	static const char sql[] = "SELECT result_columns FROM runs WHERE id = $1";
 	struct db_param p[] = {P_TXT(run_id)};
-	enum code rc = store_exec1(st, "SELECT result_columns FROM runs WHERE id = $1", p, 1, &r);
+	enum code rc = db ? db_exec(db, sql, p, 1, &r) : store_exec1(st, sql, p, 1, &r);
 	if (rc)
 		return rc;
 	const char *s = db_res_rows(r) && !db_res_null(r, 0, 0) ? db_res_get(r, 0, 0) : NULL;
@@ -594,6 +626,16 @@ enum code store_run_result_columns(struct store *st, const char *run_id, char **
 		abort();
 	db_res_free(r);
 	return CODE_OK;
+}
+
+enum code store_run_result_columns(struct store *st, const char *run_id, char **ret)
+{
+	return result_columns(st, NULL, run_id, ret);
+}
+
+enum code store_run_result_columns_tx(struct store_tx *tx, const char *run_id, char **ret)
+{
+	return result_columns(tx->st, tx->db, run_id, ret);
 }
 
 int64_t store_key_hash(const char *org_id, char kind, const char *key)

@@ -8,6 +8,7 @@
 #include "base/clock.h"
 #include "base/url.h"
 #include "import/fixup.h"
+#include "import/problems.h"
 #include "import/results.h"
 #include "store/reference.h"
 #include "store/runs.h"
@@ -349,11 +350,11 @@ static const struct html *problem_item(struct web_req *w, const struct run *r, c
 static bool problem_list(struct web_req *w, const struct run *r, bool upload_kept, const struct html **ret, int *ret_n)
 {
 	struct run_problem **groups;
-	int n = 0;
-	if (results_problems(w->app->store, w->a, r->id, w->app->cfg.docs_url, &groups, &n))
+	int k = 0, n = 0;
+	if (problems_page(w->app->store, w->a, r->id, w->app->cfg.docs_url, 0, GROUPS_SHOWN, &groups, &k, &n))
 		return false;
 	struct html_list *l = html_list_new(w->a);
-	for (int i = 0; i < n && i < GROUPS_SHOWN; i++)
+	for (int i = 0; i < k; i++)
 		html_list_add(l, problem_item(w, r, groups[i], upload_kept));
 	*ret = html_list_done(l);
 	*ret_n = n;
@@ -370,6 +371,12 @@ static const char *fix_note(struct web_req *w)
 	if (!strcmp(fixed, "added"))
 		return arena_printf(w->a, "Added %s “%s”. Rows naming it match it from now on. %s.", kind, name, again);
 	return arena_printf(w->a, "A %s named “%s” exists already. %s.", kind, name, again);
+}
+
+/* Whether a run has results to show: any row counted. */
+static bool committed_any(const struct run *r)
+{
+	return r->counts[COUNT_SUCCEEDED] + r->counts[COUNT_FAILED] + r->counts[COUNT_SKIPPED] > 0;
 }
 
 /* Loads the run of the session's org; answers 404/503 and returns false. */
@@ -403,7 +410,8 @@ static void run_page(struct web_req *w)
 		return;
 	struct arena *a = w->a;
 	bool terminal = run_state_terminal(r.state);
-	bool had_results = terminal && r.state != RUN_FAILED && r.state != RUN_CANCELLED;
+	/* A cancelled run keeps what it committed before it stopped (§16). */
+	bool had_results = terminal && r.state != RUN_FAILED && (r.state != RUN_CANCELLED || committed_any(&r));
 	bool expired = had_results && run_results_expired(&r, w->app->cfg.keep_results_ms, now_ms());
 	bool results = had_results && !expired;
 	bool upload_gone = run_upload_expired(&r, w->app->cfg.keep_uploads_ms, now_ms());
@@ -469,6 +477,8 @@ static void run_page(struct web_req *w)
 		/* Undo (admins): a finished run that wrote something, while its
 		 * results (and before-images) are kept. */
 		T_FLAG("undo", web_is_admin(w) && results && !r.dry_run && r.counts[COUNT_SUCCEEDED] > 0),
+		/* Cancel (admins): a run not finished yet, also one awaiting review. */
+		T_FLAG("cancel", web_is_admin(w) && !terminal),
 	};
 	struct web_page_opts o = {.nav = NAV_IMPORTS, .refresh_s = !terminal && !awaits_review(&r) ? REFRESH_S : 0};
 	web_page(w, 200, r.file_name, tmpl_render(a, "run.html", v, sizeof v / sizeof v[0]), &o);
