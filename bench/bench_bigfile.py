@@ -29,9 +29,11 @@ have) and prints, each with its verdict:
 --rows 50000 runs it small (the XLSX then has N/5 rows).
 """
 import argparse
+import itertools
 import json
 import os
 import re
+import signal
 import sqlite3
 import statistics
 import subprocess
@@ -170,6 +172,9 @@ def wait_terminal(s, base, run_id, pause):
         time.sleep(pause)
 
 
+SMALL_FILES = itertools.count(1)   # new loads in every small file, across imports
+
+
 class SmallPusher(threading.Thread):
     """Another organization pushing 750-row files (new loads each time) for
     as long as the big import runs; the client's time from upload to a
@@ -179,14 +184,14 @@ class SmallPusher(threading.Thread):
         super().__init__(daemon=True)
         self.base, self.s = base, requests.Session()
         self.s.headers["Authorization"] = "Bearer " + token
-        self.stop, self.times, self.i = threading.Event(), [], 0
+        self.stop, self.times = threading.Event(), []
 
     def run(self):
         while not self.stop.is_set():
-            self.i += 1
+            i = next(SMALL_FILES)
             t0 = time.perf_counter()
             r = self.s.post(self.base + "/api/v1/imports/jobs",
-                            files={"file": ("small-%d.csv" % self.i, jobs_file(100000 + self.i), "text/csv")})
+                            files={"file": ("small-%d.csv" % i, jobs_file(100000 + i), "text/csv")})
             assert r.status_code == 202, r.text
             run = wait_terminal(self.s, self.base, r.json()["id"], 0.01)
             self.times.append(time.perf_counter() - t0)
@@ -324,7 +329,7 @@ def pages(ctx, run_id, target):
         checks.append(("results %s, first page" % bucket, ctx["s"], first))
         later = ctx["s"].get(first, timeout=600).json()["nextPageUrl"]
         if later:
-            checks.append(("results %s, next page" % bucket, ctx["s"], later))
+            checks.append(("results %s, next page" % bucket, ctx["s"], ctx["base"] + later))
     checks += [("problems", ctx["s"], api + "/problems"),
                ("run page", w, ctx["base"] + "/imports/runs/" + run_id),
                ("run page, succeeded after row %d" % (n * 9 // 10), w,
@@ -394,6 +399,7 @@ def main():
     ap.add_argument("binary", nargs="?", default=os.path.join(ROOT, "build", "loadline"))
     a = ap.parse_args()
     a.xlsx_rows = a.rows // 5 if a.xlsx_rows is None else a.xlsx_rows
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))   # servers and files are cleaned up
     tmp = tempfile.mkdtemp(prefix="ll-bigfile-")
     try:
         csv_path, xlsx_path = os.path.join(tmp, "big.csv"), os.path.join(tmp, "big.xlsx")
