@@ -24,14 +24,9 @@ static const char *rows_json(struct arena *a, const struct run_problem *p)
 	return s;
 }
 
-enum code problems_store(struct store_tx *tx, struct arena *a, const char *run_id)
+static enum code put_groups(struct store_tx *tx, struct arena *a, const char *run_id, struct run_problem **groups,
+			    int n)
 {
-	struct run_problem **groups;
-	int n = 0;
-	/* docUrl is made when read, under the docs URL of that moment. */
-	enum code rc = results_problems_tx(tx, a, run_id, "", &groups, &n);
-	if (rc)
-		return rc;
 	struct stored_problem *s = arena_alloc(a, sizeof(*s) * (size_t)(n + 1));
 	for (int i = 0; i < n; i++) {
 		const struct run_problem *p = groups[i];
@@ -39,6 +34,24 @@ enum code problems_store(struct store_tx *tx, struct arena *a, const char *run_i
 					       rows_json(a, p), p->message, p->fix_type, p->fix_name};
 	}
 	return store_problems_put(tx, run_id, s, n);
+}
+
+/* docUrl is made when read, under the docs URL of that moment: "" here. */
+
+enum code problems_store(struct store_tx *tx, struct arena *a, const char *run_id)
+{
+	struct run_problem **groups;
+	int n = 0;
+	enum code rc = results_problems_tx(tx, a, run_id, "", &groups, &n);
+	return rc ? rc : put_groups(tx, a, run_id, groups, n);
+}
+
+enum code problems_store_rows(struct store_tx *tx, struct arena *a, const char *run_id, const struct colmap *map,
+			      const struct row *rows, int nrows)
+{
+	struct run_problem **groups;
+	int n = results_problems_rows(a, map, rows, nrows, "", &groups);
+	return put_groups(tx, a, run_id, groups, n);
 }
 
 struct page {

@@ -14,6 +14,13 @@ struct store_tx;
  * in tx (the run's final transaction, after its results are written), and
  * stores them there.  Call it once the run's last results are in. */
 enum code problems_store(struct store_tx *tx, struct arena *a, const char *run_id);
+/* The same for a run whose results are exactly rows (results_save's), grouped
+ * in memory rather than read back: what a run written in one transaction
+ * calls (a 750-row run's final step would spend ~3 ms reading back and
+ * parsing its results).  A run written in batches groups what it stored
+ * with problems_store. */
+enum code problems_store_rows(struct store_tx *tx, struct arena *a, const char *run_id, const struct colmap *map,
+			      const struct row *rows, int nrows);
 
 /* The groups at positions after .. after+limit-1 (*ret in a, *ret_n of
  * them) and *ret_total, how many the run has: the stored ones, or for a

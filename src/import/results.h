@@ -71,6 +71,11 @@ struct run_problem {
  * a message is rendered once per group. */
 enum code results_problems(struct store *st, struct arena *a, const char *run_id, const char *docs_url,
 			   struct run_problem ***ret, int *ret_n);
+/* The groups of rows in memory, the ones results_save stores (in a;
+ * returns how many): the same groups results_problems makes of them once
+ * stored, without reading them back. */
+int results_problems_rows(struct arena *a, const struct colmap *map, const struct row *rows, int nrows,
+			  const char *docs_url, struct run_problem ***ret);
 /* The same, read in the transaction tx (import/problems.c stores them as
  * the run ends). */
 enum code results_problems_tx(struct store_tx *tx, struct arena *a, const char *run_id, const char *docs_url,
