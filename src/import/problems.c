@@ -46,6 +46,13 @@ enum code problems_store(struct store_tx *tx, struct arena *a, const char *run_i
 	return rc ? rc : put_groups(tx, a, run_id, groups, n);
 }
 
+enum code problems_store_tally(struct store_tx *tx, struct arena *a, const char *run_id, struct problem_tally *t)
+{
+	struct run_problem **groups;
+	int n = results_tally_done(t, &groups);
+	return put_groups(tx, a, run_id, groups, n);
+}
+
 enum code problems_store_rows(struct store_tx *tx, struct arena *a, const char *run_id, const struct colmap *map,
 			      const struct row *rows, int nrows)
 {

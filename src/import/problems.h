@@ -21,6 +21,11 @@ enum code problems_store(struct store_tx *tx, struct arena *a, const char *run_i
  * with problems_store. */
 enum code problems_store_rows(struct store_tx *tx, struct arena *a, const char *run_id, const struct colmap *map,
 			      const struct row *rows, int nrows);
+/* The groups a run written in batches tallied as it went
+ * (results_tally_new with docs_url "", results_tally_rows per batch),
+ * stored in its final transaction: grouping a million stored results
+ * back takes ~4 s (docs/benchmarks.md), too long to hold the write lock. */
+enum code problems_store_tally(struct store_tx *tx, struct arena *a, const char *run_id, struct problem_tally *t);
 
 /* The groups at positions after .. after+limit-1 (*ret in a, *ret_n of
  * them) and *ret_total, how many the run has: the stored ones, or for a

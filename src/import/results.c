@@ -788,16 +788,34 @@ enum code results_problems_tx(struct store_tx *tx, struct arena *a, const char *
 	return problems_of(NULL, tx, a, run_id, docs_url, ret, ret_n);
 }
 
+struct problem_tally *results_tally_new(struct arena *a, const struct colmap *map, const char *docs_url)
+{
+	struct groups *g = arena_alloc(a, sizeof(*g));
+	*g = (struct groups){.a = a, .map = map, .column = arena_alloc(a, sizeof(char *) * (size_t)(map->ncols + 1)),
+			     .docs_url = docs_url, .by_key = strmap_new(a)};
+	memset(g->column, 0, sizeof(char *) * (size_t)(map->ncols + 1));
+	return (struct problem_tally *)g;
+}
+
+void results_tally_rows(struct problem_tally *t, const struct row *rows, int nrows)
+{
+	for (int i = 0; i < nrows; i++)
+		group_row((struct groups *)t, &rows[i]);
+}
+
+int results_tally_done(struct problem_tally *t, struct run_problem ***ret)
+{
+	struct groups *g = (struct groups *)t;
+	if (g->n)
+		qsort(g->list, (size_t)g->n, sizeof(*g->list), by_rows);
+	*ret = g->list;
+	return g->n;
+}
+
 int results_problems_rows(struct arena *a, const struct colmap *map, const struct row *rows, int nrows,
 			  const char *docs_url, struct run_problem ***ret)
 {
-	struct groups g = {.a = a, .map = map, .column = arena_alloc(a, sizeof(char *) * (size_t)(map->ncols + 1)),
-			   .docs_url = docs_url, .by_key = strmap_new(a)};
-	memset(g.column, 0, sizeof(char *) * (size_t)(map->ncols + 1));
-	for (int i = 0; i < nrows; i++)
-		group_row(&g, &rows[i]);
-	if (g.n)
-		qsort(g.list, (size_t)g.n, sizeof(*g.list), by_rows);
-	*ret = g.list;
-	return g.n;
+	struct problem_tally *t = results_tally_new(a, map, docs_url);
+	results_tally_rows(t, rows, nrows);
+	return results_tally_done(t, ret);
 }
