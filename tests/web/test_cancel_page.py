@@ -39,9 +39,16 @@ def test_members_cannot_cancel(start_server):
 
 
 def test_a_cancelled_run_shows_what_it_committed_and_can_be_undone(server):
-    run = wait_run(server, accepted_run(upload(server, csv_bytes(rows(3, job="WEB-CAN-R"))))["id"])
-    db_exec(server.db_url, "UPDATE runs SET state = 'CANCELLED' WHERE id = '%s'" % run["id"])
+    recs = rows(3, job="WEB-CAN-R")
+    recs[2]["loadDate"] = "31/31/2026"
+    run = wait_run(server, accepted_run(upload(server, csv_bytes(recs)))["id"])
+    assert run["counts"]["failed"] == 1, run
     w = signin(server)
+    assert "/failed-rows" in w.get("/imports/runs/" + run["id"]).text
+    db_exec(server.db_url, "UPDATE runs SET state = 'CANCELLED' WHERE id = '%s'" % run["id"])
     page = w.get("/imports/runs/" + run["id"]).text
     assert 'id="undo"' in page and "/cancel" not in page, page
     assert "WEB-CAN-R" in text_of(page)   # its results are shown
+    # ... but not offered to fix: it did not read its whole file.
+    assert "/failed-rows" not in page
+    assert "WEB-CAN-R" in text_of(w.get("/imports/runs/%s?bucket=failed" % run["id"]).text)
