@@ -51,6 +51,7 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 import requests  # noqa: E402
 
 from bench_growth import PgDb, SqliteDb, bootstrap_token, iso_s, jobs_file, serve  # noqa: E402
+from harness.jobs import col_letter, xlsx_package_parts  # noqa: E402
 
 GOAL_ROWS_S = {"sqlite": 100000, "postgres": 80000}
 GOAL_MEM_MIB = 64
@@ -87,43 +88,6 @@ def write_csv(path, rows, tag):
             f.write(csv_line(cells(n, jobs, tag)))
 
 
-def col(i):
-    s = ""
-    i += 1
-    while i:
-        i, r = divmod(i - 1, 26)
-        s = chr(65 + r) + s
-    return s
-
-
-XLSX_PARTS = {
-    "[Content_Types].xml":
-        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
-        '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
-        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
-        '<Default Extension="xml" ContentType="application/xml"/>'
-        '<Override PartName="/xl/workbook.xml" '
-        'ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>'
-        '<Override PartName="/xl/worksheets/sheet1.xml" '
-        'ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>',
-    "_rels/.rels":
-        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
-        '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
-        '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/'
-        'officeDocument" Target="xl/workbook.xml"/></Relationships>',
-    "xl/workbook.xml":
-        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
-        '<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" '
-        'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">'
-        '<sheets><sheet name="Loads" sheetId="1" r:id="rId1"/></sheets></workbook>',
-    "xl/_rels/workbook.xml.rels":
-        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
-        '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
-        '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/'
-        'worksheet" Target="worksheets/sheet1.xml"/></Relationships>',
-}
-
-
 def write_xlsx(path, rows, tag):
     """One sheet of inline strings, written as a stream (a 200,000-row sheet
     never sits in memory)."""
@@ -131,9 +95,9 @@ def write_xlsx(path, rows, tag):
 
     def row_xml(ri, c):
         return '<row r="%d">%s</row>' % (ri, "".join(
-            '<c r="%s%d" t="inlineStr"><is><t>%s</t></is></c>' % (col(ci), ri, escape(v)) for ci, v in enumerate(c)))
+            '<c r="%s%d" t="inlineStr"><is><t>%s</t></is></c>' % (col_letter(ci), ri, escape(v)) for ci, v in enumerate(c)))
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
-        for name, text in XLSX_PARTS.items():
+        for name, text in xlsx_package_parts().items():
             z.writestr(name, text)
         with z.open("xl/worksheets/sheet1.xml", "w", force_zip64=True) as w:
             w.write(b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><worksheet '

@@ -338,30 +338,45 @@ static const char rerun_usage[] =
 	"  pushing the same file would be. Prints the new run's id and page; `loadline runs view`\n"
 	"  follows it.\n";
 
+/* `loadline NAME ID`: POST /api/v1/imports/runs/ID/NAME, the run it
+ * answers (printed as JSON with --json, then NULL: nothing left to print),
+ * or NULL with *ret_rc set. */
+static json_t *run_action(struct client *c, const char *name, const char *usage, int argc, char **argv,
+			  int *ret_rc)
+{
+	static const char *const allowed[] = {"--url", "--token", "--timeout", NULL};
+	*ret_rc = EXIT_ERROR;
+	if (client_start(c, name, usage, argc, argv, allowed, json_bool, ret_rc))
+		return NULL;
+	*ret_rc = EXIT_ERROR;
+	const char *id = run_id_arg(c, argc, argv, allowed, 0, usage);
+	if (!id)
+		return NULL;
+	char path[256];
+	snprintf(path, sizeof path, "/api/v1/imports/runs/%s/%s", id, name);
+	json_t *run = client_call(c, "POST", path, NULL, NULL);
+	if (!run)
+		return NULL;
+	*ret_rc = EXIT_OK;
+	if (!c->json)
+		return run;
+	client_print_json(run);
+	json_decref(run);
+	return NULL;
+}
+
 int cli_rerun(struct app *app, int argc, char **argv)
 {
 	(void)app;
-	static const char *const allowed[] = {"--url", "--token", "--timeout", NULL};
 	struct client c = {0};
 	int rc;
-	if (client_start(&c, "rerun", rerun_usage, argc, argv, allowed, json_bool, &rc))
-		return rc;
-	const char *id = run_id_arg(&c, argc, argv, allowed, 0, rerun_usage);
-	if (!id)
-		return EXIT_ERROR;
-	char path[256], t1[128], t2[64], t3[1200];
-	snprintf(path, sizeof path, "/api/v1/imports/runs/%s/rerun", id);
-	json_t *run = client_call(&c, "POST", path, NULL, NULL);
+	json_t *run = run_action(&c, "rerun", rerun_usage, argc, argv, &rc);
 	if (!run)
-		return EXIT_ERROR;
-	if (c.json) {
-		client_print_json(run);
-	} else {
-		printf("%s %s\n", T(jstr(run, "id"), t1), T(jstr(run, "state"), t2));
-		char shown[1300];
-		snprintf(t3, sizeof t3, "%s/imports/runs/%s", c.app, jstr(run, "id"));
-		printf("run page: %s\n", T(t3, shown));
-	}
+		return rc;
+	char t1[128], t2[64], t3[1200], shown[1300];
+	printf("%s %s\n", T(jstr(run, "id"), t1), T(jstr(run, "state"), t2));
+	snprintf(t3, sizeof t3, "%s/imports/runs/%s", c.app, jstr(run, "id"));
+	printf("run page: %s\n", T(t3, shown));
 	json_decref(run);
 	return EXIT_OK;
 }
@@ -422,29 +437,18 @@ static const char cancel_usage[] =
 int cli_cancel(struct app *app, int argc, char **argv)
 {
 	(void)app;
-	static const char *const allowed[] = {"--url", "--token", "--timeout", NULL};
 	struct client c = {0};
 	int rc;
-	if (client_start(&c, "cancel", cancel_usage, argc, argv, allowed, json_bool, &rc))
-		return rc;
-	const char *id = run_id_arg(&c, argc, argv, allowed, 0, cancel_usage);
-	if (!id)
-		return EXIT_ERROR;
-	char path[256], t1[128], t2[64];
-	snprintf(path, sizeof path, "/api/v1/imports/runs/%s/cancel", id);
-	json_t *run = client_call(&c, "POST", path, NULL, NULL);
+	json_t *run = run_action(&c, "cancel", cancel_usage, argc, argv, &rc);
 	if (!run)
-		return EXIT_ERROR;
-	if (c.json) {
-		client_print_json(run);
-	} else {
-		json_t *n = json_object_get(run, "counts");
-		printf("%s %s\n", T(jstr(run, "id"), t1), T(jstr(run, "state"), t2));
-		printf("committed before it stopped: %d succeeded, %d failed, %d skipped\n", jint(n, "succeeded"),
-		       jint(n, "failed"), jint(n, "skipped"));
-		if (jint(n, "succeeded") > 0)
-			printf("to undo them: loadline revert %s\n", t1);
-	}
+		return rc;
+	char t1[128], t2[64];
+	json_t *n = json_object_get(run, "counts");
+	printf("%s %s\n", T(jstr(run, "id"), t1), T(jstr(run, "state"), t2));
+	printf("committed before it stopped: %d succeeded, %d failed, %d skipped\n", jint(n, "succeeded"),
+	       jint(n, "failed"), jint(n, "skipped"));
+	if (jint(n, "succeeded") > 0)
+		printf("to undo them: loadline revert %s\n", t1);
 	json_decref(run);
 	return EXIT_OK;
 }

@@ -75,17 +75,10 @@ WORKBOOK_CT = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet
 MACRO_WORKBOOK_CT = "application/vnd.ms-excel.sheet.macroEnabled.main+xml"
 
 
-def xlsx_bytes(table, workbook_ct=WORKBOOK_CT, extra_files=None, sheet_xml=None):
-    """A minimal valid XLSX workbook (one sheet, inline strings) of a list of
-    rows of strings; the first row is the header.  `extra_files` adds parts,
-    `sheet_xml` replaces the worksheet text (to corrupt it)."""
-    def cell(ci, ri, v):
-        return ('<c r="%s%d" t="inlineStr"><is><t xml:space="preserve">%s</t></is></c>'
-                % (col_letter(ci), ri, escape(v)))
-    rows_xml = "".join(
-        '<row r="%d">%s</row>' % (ri, "".join(cell(ci, ri, v) for ci, v in enumerate(r)))
-        for ri, r in enumerate(table, start=1))
-    files = {
+def xlsx_package_parts(workbook_ct=WORKBOOK_CT):
+    """The parts of a one-sheet workbook but the sheet itself
+    (xl/worksheets/sheet1.xml): for writers that stream the sheet."""
+    return {
         "[Content_Types].xml":
             '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
             '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
@@ -109,11 +102,26 @@ def xlsx_bytes(table, workbook_ct=WORKBOOK_CT, extra_files=None, sheet_xml=None)
             '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
             '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/>'
             '</Relationships>',
+    }
+
+
+def xlsx_bytes(table, workbook_ct=WORKBOOK_CT, extra_files=None, sheet_xml=None):
+    """A minimal valid XLSX workbook (one sheet, inline strings) of a list of
+    rows of strings; the first row is the header.  `extra_files` adds parts,
+    `sheet_xml` replaces the worksheet text (to corrupt it)."""
+    def cell(ci, ri, v):
+        return ('<c r="%s%d" t="inlineStr"><is><t xml:space="preserve">%s</t></is></c>'
+                % (col_letter(ci), ri, escape(v)))
+    rows_xml = "".join(
+        '<row r="%d">%s</row>' % (ri, "".join(cell(ci, ri, v) for ci, v in enumerate(r)))
+        for ri, r in enumerate(table, start=1))
+    files = xlsx_package_parts(workbook_ct)
+    files.update({
         "xl/worksheets/sheet1.xml":
             '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
             '<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
             '<sheetData>%s</sheetData></worksheet>' % rows_xml,
-    }
+    })
     if sheet_xml is not None:
         files["xl/worksheets/sheet1.xml"] = sheet_xml
     files.update(extra_files or {})

@@ -19,6 +19,8 @@ import zipfile
 
 import pytest
 
+from harness.jobs import col_letter
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
 BIN = os.environ.get("LOADLINE_BIN", str(REPO / "build" / "loadline"))
 
@@ -176,18 +178,9 @@ def test_one_row_of_inline_text_near_the_budget(tmp_path):
     rendered and printed within the bound."""
     path = tmp_path / "row.xlsx"
     text = "x" * 30000
-    cells = "".join('<c r="%s2" t="inlineStr"><is><t>%s</t></is></c>' % (col(i), text) for i in range(1600))
+    cells = "".join('<c r="%s2" t="inlineStr"><is><t>%s</t></is></c>' % (col_letter(i), text) for i in range(1600))
     write_workbook(path, ["jobCode"], ['<row r="1"><c r="A1" t="s"><v>0</v></c></row>', '<row r="2">%s</row>' % cells])
     out, mb = peak_mb(path)
     assert "error" not in out, out.get("error")
     assert len(out["rows"][0]["cells"]) == 1600
     assert mb < bound(), "peak %.0f MB for a %d-byte file" % (mb, path.stat().st_size)
-
-
-def col(i):
-    name = ""
-    i += 1
-    while i:
-        i, r = divmod(i - 1, 26)
-        name = chr(65 + r) + name
-    return name
