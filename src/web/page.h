@@ -25,6 +25,7 @@ struct web_req {
 	struct arena *a;                   /* the request's */
 	struct route_params params;
 	const struct web_handler *handler;
+	const char *route;                 /* the matched pattern, or NULL */
 	enum web_access access;
 	struct web_session *session;       /* NULL when signed out */
 	char session_id[SESSION_SECRET_LEN + 1];

@@ -338,6 +338,8 @@ struct web_req *web_begin(struct http_request *req, struct http_response *res)
 	char allow[64];
 	enum route_result m = router_match(routes, sizeof routes / sizeof routes[0], method,
 					   route_path(w->a, req->path), &r, &w->params, allow, sizeof allow);
+	if (m == ROUTE_FOUND)
+		w->route = r->pattern;
 	/* A page of failed rows to correct is the one larger form. */
 	if (m == ROUTE_FOUND && r->handler == (const void *)&page_run_corrections)
 		w->body.max = FAILED_EDIT_FORM_MAX;
@@ -371,6 +373,11 @@ struct web_req *web_begin(struct http_request *req, struct http_response *res)
 		web_error(w, 415, "Unsupported form", "Forms are posted as application/x-www-form-urlencoded.");
 	}
 	return w;
+}
+
+const char *web_route(const struct web_req *w)
+{
+	return w->route ? w->route : "unmatched";
 }
 
 void web_body(struct web_req *w, const char *data, size_t size)
