@@ -251,10 +251,6 @@ static void patch_one(struct api_ctx *ctx, struct http_request *req, struct http
 
 const struct endpoint ep_webhook_patch = {.body = api_collect_body, .finish = patch_one};
 
-/* How long a rotated-out secret keeps signing (PRODUCT §17): receivers
- * have a day to take the new one. */
-#define SECRET_OVERLAP_MS (24LL * 3600 * 1000)
-
 /* POST /api/v1/webhook-endpoints/{id}/rotate-secret: a new secret, shown
  * this once; the old one signs beside it for 24 h. */
 static void rotate_one(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
@@ -264,7 +260,7 @@ static void rotate_one(struct api_ctx *ctx, struct http_request *req, struct htt
 		return;
 	char secret[WEBHOOK_SECRET_MAX];
 	webhook_new_secret(secret);
-	int64_t until = now_ms() + SECRET_OVERLAP_MS;
+	int64_t until = now_ms() + WEBHOOK_SECRET_OVERLAP_MS;
 	struct webhook_endpoint e;
 	enum code rc = store_webhook_rotate_secret(ctx->app->store, ctx->org.id, id, secret, until);
 	if (!rc)

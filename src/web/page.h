@@ -108,7 +108,7 @@ extern const struct web_handler page_keys, page_keys_mint, page_keys_revoke, pag
 	page_comms, page_comms_post;
 extern const struct web_handler page_learned, page_learned_forget;
 extern const struct web_handler page_webhooks, page_webhooks_add, page_webhooks_delete, page_webhooks_test,
-	page_webhooks_resend;
+	page_webhooks_resend, page_webhooks_enable, page_webhooks_disable, page_webhooks_edit, page_webhooks_rotate;
 /* The Settings tabs, current being "keys", "comms", "learned", "hooks" or "imports". */
 const struct html *settings_tabs(struct web_req *w, const char *current);
 extern const struct web_handler page_locations;
