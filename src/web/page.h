@@ -107,6 +107,9 @@ extern const struct web_handler page_review_get, page_review_post;
 extern const struct web_handler page_keys, page_keys_mint, page_keys_revoke, page_settings,
 	page_comms, page_comms_post;
 extern const struct web_handler page_learned, page_learned_forget;
+/* The Imports page answered with status after "Import a file" was refused
+ * (issue 30): error next to the file input, the dry-run choice kept. */
+void web_imports_refused(struct web_req *w, int status, const char *error);
 extern const struct web_handler page_webhooks, page_webhooks_add, page_webhooks_delete, page_webhooks_test,
 	page_webhooks_resend, page_webhooks_enable, page_webhooks_disable, page_webhooks_edit, page_webhooks_rotate;
 /* The Settings tabs, current being "keys", "comms", "learned", "hooks" or "imports". */

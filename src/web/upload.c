@@ -161,24 +161,33 @@ static void create(struct web_req *w, struct web_upload *up, enum sheet_format f
 static void import_file(struct web_req *w)
 {
 	struct web_upload *up = w->upload;
+	/* A refusal the user can fix on the form is answered on the form
+	 * (issue 30): the Imports page, the error next to the file input. */
 	if (!up) {
-		web_error(w, 400, "No file (MISSING_FILE)", "Choose a CSV or XLSX file, then press Import.");
+		web_imports_refused(w, 400, "No file was sent (MISSING_FILE): choose a CSV or XLSX file, then press "
+				    "Import.");
 		return;
 	}
 	if (up->too_large) {
 		too_large(w);
 		return;
 	}
-	if (up->file_parts != 1 || up->file.error || spool_map(&up->file)) {
-		web_error(w, up->file.error ? 503 : 400, up->file.error ? "Cannot store the file" : "No file (MISSING_FILE)",
-			  up->file.error ? "The service cannot store uploads right now; try again in a minute."
-					 : "Choose one CSV or XLSX file, then press Import.");
+	if (up->file.error || (up->file_parts == 1 && spool_map(&up->file))) {
+		web_error(w, 503, "Cannot store the file", "The service cannot store uploads right now; try again in "
+			  "a minute.");
+		return;
+	}
+	if (up->file_parts != 1) {
+		web_imports_refused(w, 400, "Send one file (MISSING_FILE): choose one CSV or XLSX file, then press "
+				    "Import.");
 		return;
 	}
 	const char *why;
 	enum sheet_format fmt = intake_sniff(w->a, up->file.map, up->file.len, &why);
 	if (fmt == SHEET_UNKNOWN) {
-		web_error(w, 415, "Not a CSV or XLSX file (UNSUPPORTED_MIME)", why);
+		web_imports_refused(w, 415, arena_printf(w->a, "%s is not a CSV or XLSX file (UNSUPPORTED_MIME). %s",
+							 up->file_name && *up->file_name ? up->file_name : "This file",
+							 why));
 		return;
 	}
 	create(w, up, fmt);
