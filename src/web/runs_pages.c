@@ -445,6 +445,7 @@ static void run_page(struct web_req *w)
 		T_TEXT("correction_of", *r.correction_of ? r.correction_of : NULL),
 		T_FLAG("review", awaits_review(&r)),
 		T_FLAG("working", !terminal && !awaits_review(&r)),
+		T_TEXT("wait_token", !terminal && !awaits_review(&r) ? web_run_token(w, &r) : NULL),
 		T_TEXT("expires", web_time(a, r.expires_at)),
 		T_TEXT("expires_iso", r.expires_at ? web_time_iso(a, r.expires_at) : NULL),
 		T_TEXT("error_code", r.state == RUN_FAILED ? r.error_code : NULL),

@@ -38,6 +38,7 @@ static const struct route routes[] = {
 	R("POST", "/imports", page_import_upload, WEB_MEMBER),
 	R("GET", "/imports/template", page_template, WEB_MEMBER),
 	R("GET", "/imports/runs/{id}", page_run, WEB_MEMBER),
+	R("GET", "/imports/runs/{id}/wait", page_run_wait, WEB_MEMBER),
 	R("POST", "/imports/runs/{id}/rerun", page_run_rerun, WEB_MEMBER),
 	R("POST", "/imports/runs/{id}/corrections", page_run_corrections, WEB_MEMBER),
 	R("GET", "/imports/runs/{id}/undo", page_run_undo_get, WEB_ADMIN),
