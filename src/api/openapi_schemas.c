@@ -725,6 +725,32 @@ static void put(json_t *s, const char *name, json_t *schema)
 	json_object_set_new(s, name, schema);
 }
 
+/* The webhook endpoints' schemas (PRODUCT §12, §17). */
+static void webhook_schemas(json_t *s)
+{
+	put(s, "WebhookEndpoint", webhook_endpoint(false));
+	put(s, "WebhookEndpointCreated", webhook_endpoint(true));
+	put(s, "WebhookEndpointList", list_of("WebhookEndpoint", "The organization's webhook endpoints, oldest "
+					      "first (one page: nextPageUrl is null)."));
+	put(s, "WebhookAttempt", webhook_attempt());
+	put(s, "WebhookAttemptList", list_of("WebhookAttempt", "A page of the endpoint's delivery attempts, newest "
+					     "first."));
+	put(s, "WebhookEndpointPatch", closed(object_of("What to change; members left out stay as they are.", "",
+		"url", desc(text(WEBHOOK_URL_MAX, false), "A new https:// URL, validated as when the endpoint is "
+			    "added (400 INVALID_WEBHOOK_URL)."),
+		"events", desc(oa_with(array_of(event_types()), "minItems", json_integer(1)), "The event types to "
+			       "send from now on (400 INVALID_WEBHOOK_EVENTS when empty or unknown)."),
+		"enabled", desc(oa_type("boolean"), "true re-enables a disabled endpoint (a fresh 3-day retry "
+				"window); false disables it and drops its queued deliveries."),
+		NULL)));
+	put(s, "WebhookEndpointInput", closed(object_of("A new webhook endpoint.", "url events",
+		"url", desc(text(WEBHOOK_URL_MAX, false), "https:// URL of your receiver; anything else is 400 "
+			    "INVALID_WEBHOOK_URL."),
+		"events", desc(oa_with(array_of(event_types()), "minItems", json_integer(1)), "The event types to "
+			       "send; an empty or unknown list is 400 INVALID_WEBHOOK_EVENTS."),
+		NULL)));
+}
+
 json_t *openapi_schemas(void)
 {
 	json_t *s = json_object();
@@ -772,27 +798,7 @@ json_t *openapi_schemas(void)
 	put(s, "BranchList", list_of("Branch", "A page of branches matching the search, oldest first."));
 	put(s, "NameInput", object_of("The new record's name.", "name",
 		"name", desc(text(200, false), "1 to 200 characters, not only spaces."), NULL));
-	put(s, "WebhookEndpoint", webhook_endpoint(false));
-	put(s, "WebhookEndpointCreated", webhook_endpoint(true));
-	put(s, "WebhookEndpointList", list_of("WebhookEndpoint", "The organization's webhook endpoints, oldest "
-					      "first (one page: nextPageUrl is null)."));
-	put(s, "WebhookAttempt", webhook_attempt());
-	put(s, "WebhookAttemptList", list_of("WebhookAttempt", "A page of the endpoint's delivery attempts, newest "
-					     "first."));
-	put(s, "WebhookEndpointPatch", closed(object_of("What to change; members left out stay as they are.", "",
-		"url", desc(text(WEBHOOK_URL_MAX, false), "A new https:// URL, validated as when the endpoint is "
-			    "added (400 INVALID_WEBHOOK_URL)."),
-		"events", desc(oa_with(array_of(event_types()), "minItems", json_integer(1)), "The event types to "
-			       "send from now on (400 INVALID_WEBHOOK_EVENTS when empty or unknown)."),
-		"enabled", desc(oa_type("boolean"), "true re-enables a disabled endpoint (a fresh 3-day retry "
-				"window); false disables it and drops its queued deliveries."),
-		NULL)));
-	put(s, "WebhookEndpointInput", closed(object_of("A new webhook endpoint.", "url events",
-		"url", desc(text(WEBHOOK_URL_MAX, false), "https:// URL of your receiver; anything else is 400 "
-			    "INVALID_WEBHOOK_URL."),
-		"events", desc(oa_with(array_of(event_types()), "minItems", json_integer(1)), "The event types to "
-			       "send; an empty or unknown list is 400 INVALID_WEBHOOK_EVENTS."),
-		NULL)));
+	webhook_schemas(s);
 	put(s, "CorrectionsInput", closed(object_of("Corrected failed rows of a run.", "rows",
 		"rows", desc(oa_with(oa_with(array_of(closed(object_of(NULL, "rowIndex cells",
 			"rowIndex", desc(oa_with(oa_type("integer"), "minimum", json_integer(1)), "A failed row's "
