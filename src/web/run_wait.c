@@ -19,7 +19,9 @@
 
 const char *web_run_token(struct web_req *w, const struct run *r)
 {
-	char *s = json_dumps(run_json(r, &w->app->cfg), JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_t *o = run_json(r, &w->app->cfg);
+	char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	json_decref(o);
 	if (!s)
 		return "";
 	struct digest d;
@@ -36,8 +38,9 @@ const char *web_run_token(struct web_req *w, const struct run *r)
  * held: "held" false). */
 static void answer(struct web_req *w, bool changed, const char *token, bool held)
 {
-	char *s = json_dumps(json_pack("{s:b,s:s,s:b}", "changed", changed, "token", token, "held", held),
-			     JSON_COMPACT);
+	json_t *o = json_pack("{s:b,s:s,s:b}", "changed", changed, "token", token, "held", held);
+	char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_decref(o);
 	web_raw(w, 200, "application/json", s ? s : "{}", s ? strlen(s) : 2);
 	free(s);
 	http_add_header(w->req, w->res, "Cache-Control", "no-store");
