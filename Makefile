@@ -7,7 +7,7 @@ FUZZ_BUILD ?= build-fuzz
 TSAN_BUILD ?= build-tsan
 PY         ?= /usr/bin/python3
 FUZZ_SECONDS ?= 300
-SMOKE_SECONDS ?= 30
+SMOKE_SECONDS ?= 10
 
 .PHONY: all deps run check unit lint fuzz fuzz-smoke api bench clean docs tsan tsan-check deb deb-check soak soak-short
 

@@ -28,6 +28,7 @@ static const struct {
 	{"failed-rows", cli_failed_rows, false, "failed-rows ID [-o FILE]                  download the failed rows to fix"},
 	{"rerun", cli_rerun, false, "rerun ID                                  import a run's stored file again"},
 	{"revert", cli_revert, false, "revert ID [--dry-run]                     undo a run (a revert run)"},
+	{"cancel", cli_cancel, false, "cancel ID                                 stop a QUEUED or RUNNING run"},
 	{"whoami", cli_whoami, false, "whoami                                    check the token: organization and key"},
 	{"webhooks", cli_webhooks, false, "webhooks list|add|delete ...              manage webhook endpoints"},
 	{"docs", cli_docs, false, "docs write|check                          generate docs/ from the code table"},

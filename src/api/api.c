@@ -39,6 +39,7 @@ static const struct route routes[] = {
 	{"POST", "/api/v1/imports/runs/{id}/rerun", (void *)&ep_run_rerun, 0},
 	{"POST", "/api/v1/imports/runs/{id}/corrections", (void *)&ep_run_corrections, 0},
 	{"POST", "/api/v1/imports/runs/{id}/revert", (void *)&ep_run_revert, 0},
+	{"POST", "/api/v1/imports/runs/{id}/cancel", (void *)&ep_run_cancel, 0},
 	{"GET", "/api/v1/imports/jobs/template", (void *)&ep_import_template, 0},
 	{"GET", "/api/v1/loads/{id}", (void *)&ep_load_get, 0},
 	{"GET", "/api/v1/loads/{id}/history", (void *)&ep_load_history, 0},

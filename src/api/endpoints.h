@@ -18,6 +18,7 @@ extern const struct endpoint ep_run_problems;
 extern const struct endpoint ep_run_rerun;
 extern const struct endpoint ep_run_corrections;
 extern const struct endpoint ep_run_revert;
+extern const struct endpoint ep_run_cancel;
 extern const struct endpoint ep_import_template;
 extern const struct endpoint ep_load_get;
 extern const struct endpoint ep_load_history;

@@ -167,6 +167,7 @@ static const struct {
 	{"post", "/api/v1/imports/runs/{id}/rerun", NULL, op_run_rerun},
 	{"post", "/api/v1/imports/runs/{id}/corrections", NULL, op_run_corrections},
 	{"post", "/api/v1/imports/runs/{id}/revert", NULL, op_run_revert},
+	{"post", "/api/v1/imports/runs/{id}/cancel", NULL, op_run_cancel},
 	{"get", "/api/v1/imports/jobs/template", NULL, op_import_template},
 	{"get", "/api/v1/loads/{id}", NULL, op_load_get},
 	{"get", "/api/v1/loads/{id}/history", NULL, op_load_history},

@@ -48,6 +48,7 @@ json_t *op_import_upload(void);
 json_t *op_run_rerun(void);
 json_t *op_run_corrections(void);
 json_t *op_run_revert(void);
+json_t *op_run_cancel(void);
 json_t *op_import_template(void);
 json_t *op_run_list(void);
 json_t *op_run_get(void);

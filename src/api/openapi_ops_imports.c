@@ -164,6 +164,20 @@ json_t *op_run_revert(void)
 		"body.", json_pack("[o,o]", param("RunId"), param("ServiceDryRun")), r);
 }
 
+json_t *op_run_cancel(void)
+{
+	json_t *r = json_object();
+	json_object_set_new(r, "200", json_ok("The run, now CANCELLED (finishedAt set).", "ImportRun", OP_AUTH));
+	add_problems(r, "NOT_FOUND RUN_ALREADY_TERMINAL", OP_AUTH | OP_NO_BODY);
+	return operation("cancelImport", "Imports", "Cancel a run",
+		"Stops a QUEUED or RUNNING run (PRODUCT §16): it becomes CANCELLED at once, its long polls wake and "
+		"an import_run.completed event is sent. A run that is being written stops after the batch it is "
+		"committing; what was committed before stays (counts say how much) and can be undone with POST "
+		"/api/v1/imports/runs/{id}/revert. Any token of the organization may cancel; in the web app only "
+		"admins see Cancel import. 409 RUN_ALREADY_TERMINAL when the run had already finished (its "
+		"detail names its state). No request body.", json_pack("[o]", param("RunId")), r);
+}
+
 json_t *op_import_template(void)
 {
 	json_t *ok = json_pack("{s:s,s:o,s:{s:{s:{s:s,s:s}},s:{s:{s:s,s:s}}}}", "description", "The jobs template: "

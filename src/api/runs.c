@@ -15,6 +15,7 @@
 #include "endpoints.h"
 #include "import/fixup.h"
 #include "import/intake.h"
+#include "import/problems.h"
 #include "import/revert.h"
 #include "import/run_json.h"
 #include "import/results.h"
@@ -383,6 +384,37 @@ static void revert(struct api_ctx *ctx, struct http_request *req, struct http_re
 
 const struct endpoint ep_run_revert = {.finish = revert};
 
+/* POST /api/v1/imports/runs/{id}/cancel (PRODUCT §16): a QUEUED or RUNNING
+ * run becomes CANCELLED; its worker stops after the batch it is writing,
+ * and what was committed stays.  Any token of the organization may: an
+ * API token is org-wide (minting one is an admin's act).  Answers the
+ * run. */
+static void cancel(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
+{
+	struct run run;
+	if (!load_run(ctx, req, res, &run))
+		return;
+	bool moved = false;
+	enum code rc = run_state_terminal(run.state) ? CODE_OK : store_run_cancel(ctx->app->store, run.id, &moved);
+	/* Read again: the answer shows the run as cancelled, or the state it
+	 * reached meanwhile. */
+	if (!rc)
+		rc = store_run_get(ctx->app->store, ctx->org.id, run.id, &run);
+	if (rc) {
+		api_store_failed(req, res, rc);
+		return;
+	}
+	if (!moved) {
+		api_problem(req, res, CODE_RUN_ALREADY_TERMINAL, arena_printf(req->arena, "Run %s is already %s; only a "
+			    "QUEUED or RUNNING run can be cancelled. To undo what it wrote, revert it: POST "
+			    "/api/v1/imports/runs/%s/revert.", run.id, run_state_name(run.state), run.id), NULL);
+		return;
+	}
+	api_json(req, res, 200, run_json(&run, &ctx->app->cfg));
+}
+
+const struct endpoint ep_run_cancel = {.finish = cancel};
+
 /* ---- GET /api/v1/imports/runs/{id}/problems (PRODUCT §11) ---- */
 
 static json_t *str_or_null(const char *s)
@@ -432,19 +464,25 @@ static void get_problems(struct api_ctx *ctx, struct http_request *req, struct h
 		results_expired(req, res, &run);
 		return;
 	}
+	if (pos && !position_index(pos, &after)) {
+		cursor_invalid(req, res);
+		return;
+	}
+	/* Stored as the run ended: only this page is read. */
 	struct run_problem **groups;
-	int n;
-	enum code rc = results_problems(ctx->app->store, req->arena, run.id, ctx->app->cfg.docs_url, &groups, &n);
+	int k, n;
+	enum code rc = problems_page(ctx->app->store, req->arena, run.id, ctx->app->cfg.docs_url, after, limit, &groups,
+				     &k, &n);
 	if (rc) {
 		api_store_failed(req, res, rc);
 		return;
 	}
-	if (pos && (!position_index(pos, &after) || after > n)) {
+	if (after > n) {
 		cursor_invalid(req, res);
 		return;
 	}
 	json_t *data = json_array();
-	for (int i = after; i < n && i < after + limit; i++)
+	for (int i = 0; i < k; i++)
 		json_array_append_new(data, problem_json(groups[i]));
 	json_t *next = json_null();
 	if (n - after > limit)

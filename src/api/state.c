@@ -2,7 +2,6 @@
 #include "state.h"
 
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "api.h"
 
@@ -12,10 +11,6 @@ struct api_state *api_state_new(void)
 	if (!s)
 		abort();
 	pthread_mutex_init(&s->etags_mu, NULL);
-	/* Reading an upload's header and storing it take CPU and a few MB
-	 * each; more at once than there are cores only adds memory. */
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	sem_init(&s->finishing, 0, (unsigned)(n < 1 ? 1 : n > 16 ? 16 : n));
 	return s;
 }
 
@@ -23,7 +18,6 @@ void api_state_free(struct api_state *s)
 {
 	if (!s)
 		return;
-	sem_destroy(&s->finishing);
 	pthread_mutex_destroy(&s->etags_mu);
 	free(s);
 }

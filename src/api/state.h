@@ -4,7 +4,6 @@
 #define LOADLINE_API_STATE_H
 
 #include <pthread.h>
-#include <semaphore.h>
 
 #include "base/ids.h"
 
@@ -20,9 +19,6 @@ struct terminal_etag {
 struct api_state {
 	pthread_mutex_t etags_mu;
 	struct terminal_etag etags[TERMINAL_ETAGS];
-	/* Uploads being read and stored at once, at most one per core
-	 * (upload.c, create_run). */
-	sem_t finishing;
 };
 
 #endif

@@ -1,76 +1,33 @@
 /* POST /api/v1/imports/{kind}: the multipart upload, streamed through the
- * multipart parser (src/http/multipart.c) into a spool file capped at the
- * file limit (never whole in memory), fingerprinted as it arrives, then
- * stored with its QUEUED run. */
+ * upload envelope (import/envelope.h: a spool file capped at the file
+ * limit, never whole in memory, fingerprinted as it arrives), then stored
+ * with its QUEUED run. */
 #include <ctype.h>
-#include <pthread.h>
-#include <semaphore.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include "app/app.h"
 #include "base/arena.h"
-#include "base/spool.h"
 #include "base/clock.h"
-#include "base/digest.h"
 #include "base/log.h"
 #include "endpoints.h"
 #include "state.h"
 #include "http/multipart.h"
+#include "import/envelope.h"
 #include "import/intake.h"
 #include "import/template.h"
 #include "sheet/sheet.h"
 #include "store/runs.h"
 
 struct upload {
-	struct multipart *mp;
-	struct http_request *req;
-	struct spool file;
-	struct digest hash;   /* the fingerprint: the kind, then the file */
-	int file_parts;
-	bool in_file;          /* the current part is the (first) file part */
-	bool too_large;
+	struct envelope env;   /* multipart -> spool -> fingerprint (import/envelope.h) */
 	bool dry_run;
-	char *file_name;
 	unsigned header_row;   /* ?headerRow, 0 = detect */
 	const char *sheet;     /* ?sheet, NULL = choose */
 	const char *commit;    /* ?commit: "all" | "partial", NULL = the org's default */
 };
-
-static void upload_cleanup(void *p)
-{
-	struct upload *up = p;
-	multipart_free(up->mp);
-	spool_close(&up->file);
-}
-
-/* Other form fields are ignored; a second `file` part is answered after
- * the body (MALFORMED_MULTIPART). */
-static bool on_part(void *cls, const char *name, const char *filename)
-{
-	struct upload *up = cls;
-	up->in_file = name && !strcmp(name, "file") && ++up->file_parts == 1;
-	if (up->in_file && filename)
-		up->file_name = arena_strndup(up->req->arena, filename, strnlen(filename, RUN_FILE_NAME_MAX));
-	return true;
-}
-
-static bool on_data(void *cls, const char *data, size_t size)
-{
-	struct upload *up = cls;
-	if (!up->in_file)
-		return true;
-	int w = spool_write(&up->file, data, size);
-	if (w) {
-		up->too_large = w > 0;
-		return false;
-	}
-	digest_update(&up->hash, data, size);
-	return true;
-}
 
 bool api_dry_run_header(struct http_request *req, struct http_response *res, bool *ret_dry_run)
 {
@@ -149,7 +106,6 @@ static bool commit_option(struct http_request *req, struct http_response *res, c
 }
 
 static void too_large(struct http_request *req, struct http_response *res);
-static void spool_failed(struct http_request *req, struct http_response *res, struct upload *up);
 
 static void begin(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
@@ -192,35 +148,17 @@ static void begin(struct api_ctx *ctx, struct http_request *req, struct http_res
 	}
 	struct upload *up = arena_alloc(req->arena, sizeof(*up));
 	ctx->state = up;
-	up->req = req;
-	up->file.fd = -1;
-	if (spool_open(&up->file, ctx->app->cfg.spool_dir, ctx->app->cfg.max_file_bytes)) {
-		log_json("error", "cannot open a spool file", json_pack("{s:s,s:s}", "dir", ctx->app->cfg.spool_dir,
-			 "cause", strerror(errno)));
-		api_problem(req, res, CODE_SERVICE_UNAVAILABLE, "The service cannot store uploads right now (its "
-			    "spool directory is not writable); retry later.", NULL);
-		return;
-	}
-	intake_fingerprint_begin(&up->hash);
 	up->dry_run = dry_run;
 	up->header_row = header_row;
 	up->sheet = sheet ? arena_strdup(req->arena, sheet) : NULL;
 	up->commit = commit ? arena_strdup(req->arena, commit) : NULL;
-	arena_cleanup(req->arena, upload_cleanup, up);
-	struct multipart_sink sink = {.part_begin = on_part, .part_data = on_data, .ctx = up};
-	up->mp = multipart_new(ct, &sink);
-	if (!up->mp)
-		api_problem(req, res, CODE_MALFORMED_MULTIPART, "The multipart boundary is missing or invalid.", NULL);
-}
-
-/* A write to the spool failed: the disk is full (most likely) or broken. */
-static void spool_failed(struct http_request *req, struct http_response *res, struct upload *up)
-{
-	log_json("error", "cannot write an upload to the spool", json_pack("{s:s,s:b}", "cause",
-		 strerror(up->file.error), "diskFull", up->file.error == ENOSPC));
-	api_problem(req, res, CODE_SERVICE_UNAVAILABLE, up->file.error == ENOSPC ? "The service is out of disk "
-		    "space for uploads; retry later (nothing was stored)." : "The service cannot store the upload "
-		    "right now; retry later (nothing was stored).", NULL);
+	enum code rc = envelope_open(&up->env, req->arena, ct, ctx->app->cfg.spool_dir, ctx->app->cfg.max_file_bytes,
+				     false);
+	if (rc == CODE_SERVICE_UNAVAILABLE)
+		api_problem(req, res, rc, "The service cannot store uploads right now (its spool directory is not "
+			    "writable); retry later.", NULL);
+	else if (rc)
+		api_problem(req, res, rc, "The multipart boundary is missing or invalid.", NULL);
 }
 
 static void too_large(struct http_request *req, struct http_response *res)
@@ -230,18 +168,25 @@ static void too_large(struct http_request *req, struct http_response *res)
 		    "it into smaller files.", app->cfg.max_file_bytes), NULL);
 }
 
+/* Why the upload cannot be imported, answered (envelope_check's code and
+ * detail); false when it can, with its format. */
+static bool refused(struct api_ctx *ctx, struct http_request *req, struct http_response *res, struct upload *up,
+		    enum sheet_format *ret_fmt)
+{
+	const char *msg = NULL;
+	enum code rc = envelope_check(&up->env, ctx->app->cfg.max_file_bytes, ret_fmt, &msg);
+	if (rc)
+		api_problem(req, res, rc, msg, NULL);
+	return rc != CODE_OK;
+}
+
 static void body(struct api_ctx *ctx, struct http_request *req, struct http_response *res, const char *data,
 		 size_t size)
 {
 	struct upload *up = ctx->state;
-	if (multipart_feed(up->mp, data, size) == MULTIPART_OK)
-		return;
-	if (up->too_large)
-		too_large(req, res);
-	else if (up->file.error)
-		spool_failed(req, res, up);
-	else
-		api_problem(req, res, CODE_MALFORMED_MULTIPART, multipart_error(up->mp), NULL);
+	enum sheet_format fmt;
+	if (!envelope_feed(&up->env, data, size))
+		refused(ctx, req, res, up, &fmt);
 }
 
 static void accepted(struct http_request *req, struct http_response *res, const struct run *run)
@@ -272,47 +217,8 @@ void api_run_created(struct api_ctx *ctx, struct http_request *req, struct http_
 	accepted(req, res, run);
 }
 
-/* Reading an upload's header and storing it take CPU and a few MB each;
- * more of them at once than there are cores only adds memory (32 uploads
- * finishing together on 8 HTTP threads peaked near 100 MB; one per core,
- * near 55 MB).  The other HTTP threads wait here, holding nothing big: the
- * semaphore is app->api's (state.h). */
-
-static void create_run_locked(struct api_ctx *ctx, struct http_request *req, struct http_response *res,
-			      struct upload *up, enum sheet_format fmt);
-
-static void create_run(struct api_ctx *ctx, struct http_request *req, struct http_response *res,
-		       struct upload *up, enum sheet_format fmt)
-{
-	sem_t *finishing = &ctx->app->api->finishing;   /* state.h */
-	while (sem_wait(finishing) && errno == EINTR)
-		;
-	create_run_locked(ctx, req, res, up, fmt);
-	sem_post(finishing);
-}
-
-static void let_go(void *arg)
-{
-	spool_forget(arg);
-}
-
-static void create_run_locked(struct api_ctx *ctx, struct http_request *req, struct http_response *res,
-			      struct upload *up, enum sheet_format fmt)
-{
-	char fingerprint[DIGEST_HEX];
-	digest_final_hex(&up->hash, fingerprint);
-	struct intake in = {.org_id = ctx->org.id, .file_name = up->file_name, .dry_run = up->dry_run,
-			    .format = fmt, .fingerprint = fingerprint, .staging_ttl_ms = ctx->app->cfg.staging_ttl_ms,
-			    .before_store = let_go, .before_store_arg = &up->file, .header_row = up->header_row,
-			    .sheet = up->sheet, .commit_policy = up->commit,
-			    .created_by = intake_who_token(req->arena, ctx->key.id, ctx->key.name)};
-	struct run run;
-	char existing[ID_MAX];
-	enum code rc = intake_create_run(ctx->app->store, req->arena, &in, up->file.map ? up->file.map : "",
-					 up->file.len, &run, existing);
-	api_run_created(ctx, req, res, rc, &run, existing);
-}
-
+/* The run, made under the process's upload slots (one per core, shared
+ * with the web app's form: import/envelope.h). */
 static void finish(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
 	struct upload *up = ctx->state;
@@ -320,43 +226,17 @@ static void finish(struct api_ctx *ctx, struct http_request *req, struct http_re
 		api_problem(req, res, CODE_EMPTY_BODY, NULL, NULL);
 		return;
 	}
-	enum multipart_status st = multipart_finish(up->mp);
-	if (up->too_large) {
-		too_large(req, res);
+	enum sheet_format fmt;
+	if (refused(ctx, req, res, up, &fmt))
 		return;
-	}
-	if (up->file.error) {
-		spool_failed(req, res, up);
-		return;
-	}
-	if (st == MULTIPART_OK && !multipart_parts(up->mp)) {
-		api_problem(req, res, CODE_MALFORMED_MULTIPART, "No part was found between the boundaries the "
-			    "Content-Type announces.", NULL);
-		return;
-	}
-	if (st != MULTIPART_OK || up->file_parts > 1) {
-		api_problem(req, res, CODE_MALFORMED_MULTIPART, up->file_parts > 1 ? "Send exactly one part named `file`."
-			    : multipart_error(up->mp), NULL);
-		return;
-	}
-	if (up->file_parts == 0) {
-		api_problem(req, res, CODE_MISSING_FILE, NULL, NULL);
-		return;
-	}
-	/* Judged by the bytes, not the part's Content-Type: browsers label CSV
-	 * four different ways. A zero-byte file is accepted and fails EMPTY_FILE. */
-	if (spool_map(&up->file)) {
-		up->file.error = errno;
-		spool_failed(req, res, up);
-		return;
-	}
-	const char *why;
-	enum sheet_format fmt = intake_sniff(req->arena, up->file.map, up->file.len, &why);
-	if (fmt == SHEET_UNKNOWN) {
-		api_problem(req, res, CODE_UNSUPPORTED_MIME, why, NULL);
-		return;
-	}
-	create_run(ctx, req, res, up, fmt);
+	struct intake in = {.org_id = ctx->org.id, .dry_run = up->dry_run,
+			    .staging_ttl_ms = ctx->app->cfg.staging_ttl_ms, .header_row = up->header_row,
+			    .sheet = up->sheet, .commit_policy = up->commit,
+			    .created_by = intake_who_token(req->arena, ctx->key.id, ctx->key.name)};
+	struct run run;
+	char existing[ID_MAX];
+	enum code rc = envelope_create_run(&up->env, ctx->app->store, ctx->app->uploads, &in, fmt, &run, existing);
+	api_run_created(ctx, req, res, rc, &run, existing);
 }
 
 const struct endpoint ep_import_upload = {.begin = begin, .body = body, .finish = finish};

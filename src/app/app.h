@@ -18,6 +18,7 @@ struct ratelimit;
 struct oidc;
 struct geocoder;
 struct api_state;
+struct upload_slots;
 struct notify;
 
 /* Wakes a background thread: a run was queued, a mail was queued.  Both
@@ -52,7 +53,10 @@ struct app {
 	struct oidc *oidc;                /* web sign-in's relying party (src/auth/oidc.h) */
 	struct geocoder *geo;             /* geocodes new locations (src/geo); NULL until opened */
 	unsigned char cursor_key[32];     /* page-cursor MAC key, shared through the database */
-	struct api_state *api;            /* the API's ETag cache and upload semaphore (src/api/api.h) */
+	struct api_state *api;            /* the API's ETag cache (src/api/api.h) */
+	/* Uploads read and stored at once, one per core, the API's and the
+	 * web form's alike (src/import/envelope.h); NULL outside serve. */
+	struct upload_slots *uploads;
 	/* Run changes and queued webhook deliveries and mails: built by main
 	 * before anything else, handed to the store as it opens (src/notify). */
 	struct notify *notify;

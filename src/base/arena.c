@@ -68,6 +68,15 @@ struct arena *arena_new(void)
 	return a;
 }
 
+struct arena *arena_new_sized(size_t first_block)
+{
+	struct arena *a = xmalloc(sizeof(*a));
+	a->head = block_new(first_block ? first_block : BLOCK_SIZE);
+	a->cleanups = NULL;
+	a->soft = false;
+	return a;
+}
+
 struct arena *arena_try_new(void)
 {
 	struct arena *a = malloc(sizeof(*a));
@@ -125,6 +134,35 @@ void arena_reset(struct arena *a)
 	keep->next = NULL;
 	keep->used = 0;
 	a->head = keep;
+}
+
+struct arena_mark arena_mark(const struct arena *a)
+{
+	return (struct arena_mark){a->head, a->head->next, a->cleanups, a->head->used};
+}
+
+/* Blocks allocated after the mark: every block before the mark's head in
+ * the chain, and the big one-offs linked right behind the mark's head
+ * (arena_alloc puts them there) before what followed it at the mark. */
+void arena_rewind(struct arena *a, struct arena_mark m)
+{
+	while (a->cleanups && a->cleanups != m.cleanups) {
+		struct cleanup *c = a->cleanups;
+		a->cleanups = c->next;
+		c->fn(c->data);
+	}
+	struct block *head = m.head;
+	for (struct block *b = a->head, *n; b != head; b = n) {
+		n = b->next;
+		free(b);
+	}
+	for (struct block *b = head->next, *n; b != m.after_head; b = n) {
+		n = b->next;
+		free(b);
+	}
+	head->next = m.after_head;
+	head->used = m.used;
+	a->head = head;
 }
 
 size_t arena_reserved(const struct arena *a)

@@ -21,6 +21,21 @@ void arena_free(struct arena *a);
 void arena_reset(struct arena *a);
 
 void *arena_alloc(struct arena *a, size_t size);   /* zeroed, 16-aligned */
+/* A smaller (or larger) first block than arena_new's 16 KiB: for requests
+ * that may be held long with little state (a long poll); later blocks are
+ * the usual size. */
+struct arena *arena_new_sized(size_t first_block);
+
+/* A point to come back to: arena_rewind frees what was allocated after
+ * it (running the cleanups registered after it) and keeps the rest.
+ * Nothing allocated after the mark may be used after the rewind. */
+struct arena_mark {
+	void *head, *after_head, *cleanups;
+	size_t used;
+};
+struct arena_mark arena_mark(const struct arena *a);
+void arena_rewind(struct arena *a, struct arena_mark m);
+
 /* Bytes of memory the arena holds in its blocks (for tests and stats). */
 size_t arena_reserved(const struct arena *a);
 char *arena_strdup(struct arena *a, const char *s); /* NULL stays NULL */

@@ -543,11 +543,8 @@ static int cancel_run(struct app *app, int argc, char **argv)
 	} else if (rc) {
 		ret = fail("cancel-run", rc);
 	} else {
-		struct run_move m = {.to = RUN_CANCELLED, .row_count = -1, .finish = true};
 		bool moved;
-		rc = store_run_move(st, argv[1], &m, &moved);
-		if (!rc && moved)
-			store_run_changed(st, argv[1]);
+		rc = store_run_cancel(st, argv[1], &moved);
 		if (!rc && !moved) {
 			fprintf(stderr, "loadline: run %s is already %s; only QUEUED or RUNNING runs can be cancelled\n",
 				argv[1], run_state_name(run.state));

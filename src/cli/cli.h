@@ -24,6 +24,7 @@ int cli_results(struct app *app, int argc, char **argv);
 int cli_failed_rows(struct app *app, int argc, char **argv);
 int cli_rerun(struct app *app, int argc, char **argv);
 int cli_revert(struct app *app, int argc, char **argv);
+int cli_cancel(struct app *app, int argc, char **argv);
 int cli_whoami(struct app *app, int argc, char **argv);
 int cli_webhooks(struct app *app, int argc, char **argv);
 

@@ -5,6 +5,7 @@
  *   loadline failed-rows ID    the fix-up file, format from -o's extension
  *   loadline rerun ID          a new run of the stored upload
  *   loadline revert ID         undo the run (a revert run)
+ *   loadline cancel ID         stop a QUEUED or RUNNING run
  *   loadline whoami            the token's organization and key
  * Everything from the server is printed through term_clean; results go to
  * stdout, problems to stderr, exit 0 or 1 (rerun: push's statuses). */
@@ -405,6 +406,44 @@ int cli_revert(struct app *app, int argc, char **argv)
 		printf("%s %s%s\n", T(jstr(run, "id"), t1), T(jstr(run, "state"), t2), rq.dry_run ? " (dry run)" : "");
 		snprintf(t3, sizeof t3, "%s/imports/runs/%s", c.app, jstr(run, "id"));
 		printf("run page: %s\n", T(t3, shown));
+	}
+	json_decref(run);
+	return EXIT_OK;
+}
+
+/* ---- cancel ---- */
+
+static const char cancel_usage[] =
+	"loadline cancel ID [--json] [--url URL]\n"
+	"  Stops a QUEUED or RUNNING run (POST /api/v1/imports/runs/ID/cancel): it ends CANCELLED after\n"
+	"  the batch it is writing; what it committed stays and can be undone with `loadline revert ID`.\n"
+	"  Prints the run's id, state and counts. Exit 1 when the run had already finished.\n";
+
+int cli_cancel(struct app *app, int argc, char **argv)
+{
+	(void)app;
+	static const char *const allowed[] = {"--url", "--token", "--timeout", NULL};
+	struct client c = {0};
+	int rc;
+	if (client_start(&c, "cancel", cancel_usage, argc, argv, allowed, json_bool, &rc))
+		return rc;
+	const char *id = run_id_arg(&c, argc, argv, allowed, 0, cancel_usage);
+	if (!id)
+		return EXIT_ERROR;
+	char path[256], t1[128], t2[64];
+	snprintf(path, sizeof path, "/api/v1/imports/runs/%s/cancel", id);
+	json_t *run = client_call(&c, "POST", path, NULL, NULL);
+	if (!run)
+		return EXIT_ERROR;
+	if (c.json) {
+		client_print_json(run);
+	} else {
+		json_t *n = json_object_get(run, "counts");
+		printf("%s %s\n", T(jstr(run, "id"), t1), T(jstr(run, "state"), t2));
+		printf("committed before it stopped: %d succeeded, %d failed, %d skipped\n", jint(n, "succeeded"),
+		       jint(n, "failed"), jint(n, "skipped"));
+		if (jint(n, "succeeded") > 0)
+			printf("to undo them: loadline revert %s\n", t1);
 	}
 	json_decref(run);
 	return EXIT_OK;

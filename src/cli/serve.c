@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "api/api.h"
+#include "import/envelope.h"
 #include "app/app.h"
 #include "auth/oidc.h"
 #include "base/log.h"
@@ -129,6 +130,10 @@ static int serving_parts(struct app *app)
 	}
 	app->rl = ratelimit_new(c->rate_limit, c->rate_window_ms);
 	app->api = api_state_new();
+	app->uploads = malloc(sizeof(*app->uploads));
+	if (!app->uploads)
+		abort();
+	upload_slots_init(app->uploads);
 	/* On PostgreSQL every serve process shares each token's budget. */
 	if (store_is_postgres(app->store))
 		ratelimit_share(app->rl, lease_allowance, app->store);
@@ -245,6 +250,11 @@ out:
 	notify_stop(app->notify);   /* its listener uses the store */
 	ratelimit_free(app->rl);
 	api_state_free(app->api);
+	if (app->uploads) {
+		upload_slots_destroy(app->uploads);
+		free(app->uploads);
+		app->uploads = NULL;
+	}
 	oidc_free(app->oidc);
 	store_close(app->store);
 	geo_close(app->geo);

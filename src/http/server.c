@@ -68,6 +68,10 @@ struct conn_state {
 	double t_headers;          /* mono_ms() when the headers were in */
 	struct http_server *srv;
 	int hold;                  /* http_hold's registration, or NOTIFY_HOLD_NONE */
+	/* The request as it was when it registered its hold: what the
+	 * handler built after it is dropped while the request is parked. */
+	struct arena_mark hold_mark;
+	int hold_nheaders;
 };
 
 const char *http_header(const struct http_request *req, const char *name)
@@ -423,15 +427,22 @@ static struct spare *thread_spare(void)
 	return sp; /* NULL: nothing is kept on this thread */
 }
 
-static struct conn_state *conn_state_new(void)
+/* A request that may be held (a GET with a Prefer header: a long poll)
+ * gets its own small arena rather than the thread's 16 KiB one: while it
+ * is parked it keeps only what it had when it registered (issue 27: 10,000
+ * held requests in ≤ 100 MB). */
+static struct conn_state *conn_state_new(bool may_hold)
 {
 	struct spare *sp = thread_spare();
 	struct conn_state *cs = sp ? sp->cs : NULL;
-	struct arena *a = sp ? sp->arena : NULL;
+	struct arena *a = sp && !may_hold ? sp->arena : NULL;
 	if (sp) {
 		sp->cs = NULL;
-		sp->arena = NULL;
+		if (!may_hold)
+			sp->arena = NULL;
 	}
+	if (may_hold)
+		a = arena_new_sized(HTTP_HOLD_ARENA);
 	if (cs) {
 		memset(cs, 0, sizeof(*cs));
 	} else if (!(cs = calloc(1, sizeof(*cs)))) {
@@ -475,6 +486,8 @@ static enum MHD_Result complete(struct MHD_Connection *c, struct conn_state *cs)
 	if (cs->hold != NOTIFY_HOLD_NONE && cs->res.answered) {
 		notify_hold_cancel(n, cs->hold);
 	} else if (cs->hold != NOTIFY_HOLD_NONE) {
+		arena_rewind(cs->req.arena, cs->hold_mark);
+		cs->res.nheaders = cs->hold_nheaders;
 		MHD_suspend_connection(c);
 		if (!notify_hold_park(n, cs->hold))
 			MHD_resume_connection(c);   /* on_complete again, soon */
@@ -495,6 +508,8 @@ bool http_hold(struct http_request *req, const char *topic, int64_t deadline_ms)
 	struct conn_state *cs = (struct conn_state *)req;
 	if (!cs->srv->notify || cs->hold != NOTIFY_HOLD_NONE)
 		return false;
+	cs->hold_mark = arena_mark(req->arena);
+	cs->hold_nheaders = cs->res.nheaders;
 	cs->hold = notify_hold_add(cs->srv->notify, topic, req->org_id, deadline_ms, resume_connection, req->conn);
 	return cs->hold != NOTIFY_HOLD_NONE;
 }
@@ -523,14 +538,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	const struct http_app *app = srv->app;
 	struct conn_state *cs = *con_cls;
 	if (!cs) {
-		cs = conn_state_new();
+		cs = conn_state_new(!strcmp(method, "GET") && MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Prefer"));
 		if (!cs)
 			return MHD_NO;
 		atomic_fetch_add(&srv->active, 1);
 		*con_cls = cs;
 		struct sock_ctx *sc = sock_ctx(c);
 		if (sc && sc->gc)
-			guard_headers(srv->guard, sc->gc);   /* its header deadline is met */
+			guard_headers(srv->guard, sc->gc, mono_ms());   /* its header deadline is met */
 		cs->req.method = arena_strdup(cs->req.arena, method);
 		cs->req.path = arena_strdup(cs->req.arena, url);
 		cs->req.conn = c;
@@ -539,6 +554,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		cs->srv = srv;
 		request_id_new(cs->req.request_id);
 		app->on_headers(&cs->req, &cs->res);
+		if (sc && sc->gc && cs->req.org_id[0])
+			guard_trust(srv->guard, sc->gc);   /* authenticated: not pushed out for room */
 		/* libmicrohttpd can only send a response before the body is read
 		 * from this first call; do so when the body is too big to drain. */
 		if (cs->res.answered && body_exceeds(&cs->req, app->max_discard)) {
@@ -683,7 +700,7 @@ static int bound_port(int fd)
 /* Gives a new connection to libmicrohttpd, when the guard admits it. */
 static void hand_over(struct http_server *srv, int fd, struct sockaddr_storage *peer, socklen_t len)
 {
-	struct guard_conn *gc = guard_admit(srv->guard, fd, mono_ms());
+	struct guard_conn *gc = guard_admit(srv->guard, fd, (struct sockaddr *)peer, mono_ms());
 	if (!gc) {
 		close(fd);   /* every slot holds a connection that sent a request */
 		return;
@@ -748,7 +765,7 @@ struct http_server *http_start_fd(int lfd, const char *listen, int threads, cons
 	unsigned cap = app->max_connections ? app->max_connections : 4096u;
 	unsigned idle_s = app->idle_timeout_s ? app->idle_timeout_s : 15u;
 	srv->header_ms = app->header_timeout_ms ? app->header_timeout_ms : 5000.0;
-	srv->guard = guard_new(cap, srv->header_ms, idle_s * 1000.0);
+	srv->guard = guard_new(cap, app->max_per_ip, srv->header_ms, idle_s * 1000.0);
 	pthread_mutex_init(&srv->lg.mu, NULL);
 	pthread_cond_init(&srv->lg.wake, NULL);
 	thread_start(&srv->lg.thread, lingerer_main, &srv->lg);
@@ -765,10 +782,14 @@ struct http_server *http_start_fd(int lfd, const char *listen, int threads, cons
 				   * header checks, MHD refuses anything that would not fit
 				   * this per-connection budget with its own 431 (http.h). */
 				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONNECTION_MEMORY,
-				  /* One client cannot take every connection, and
-				   * silent ones (opened and never finished) are
-				   * closed soon: an idle-connection flood ends when
-				   * the attacker stops, not minutes later. */
+				  /* Silent connections (opened and never finished)
+				   * are closed soon: an idle-connection flood ends
+				   * when the attacker stops, not minutes later.  One
+				   * client's share (max_per_ip) is the guard's:
+				   * libmicrohttpd's own per-address limit refused
+				   * connections it had accepted from the guard after
+				   * MHD_add_connection returned, so they held a guard
+				   * slot, never started, until their header deadline. */
 				  /* The guard holds connections to cap.  libmicrohttpd's
 				   * own limit must never be reached: it splits it evenly
 				   * among its threads, a connection goes to a thread by
@@ -779,7 +800,6 @@ struct http_server *http_start_fd(int lfd, const char *listen, int threads, cons
 				   * thread's share is the whole cap plus the connections
 				   * the guard shut down that are not closed yet. */
 				  MHD_OPTION_CONNECTION_LIMIT, (cap + cap / 4 + 16) * (unsigned)threads,
-				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, app->max_per_ip,
 				  MHD_OPTION_CONNECTION_TIMEOUT, idle_s,
 				  MHD_OPTION_END);
 	if (!srv->d) {

@@ -12,6 +12,7 @@
 #include "base/strmap.h"
 #include "mapping.h"
 #include "metrics/metrics.h"
+#include "problems.h"
 #include "readfile.h"
 #include "results.h"
 #include "revert.h"
@@ -261,7 +262,8 @@ static enum code commit_run(struct store *st, struct arena *a, const struct pipe
 	/* The move proved the run exists and is still ours, and holds its row
 	 * until the commit: its results need no further check per row (on
 	 * PostgreSQL, run_results has no foreign key: migration 8). */
-	if ((rc = results_save(tx, a, run, &p->map, p->rows, p->nrows)))
+	if ((rc = results_save(tx, a, run, &p->map, p->rows, p->nrows)) ||
+	    (rc = problems_store_rows(tx, a, run->id, &p->map, p->rows, p->nrows)))
 		goto fail;
 	double t2 = mono_ms(), c2 = thread_cpu_ms();
 	rc = store_tx_commit(tx);

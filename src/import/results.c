@@ -610,7 +610,9 @@ enum code results_page(struct store *st, const char *run_id, const char *bucket,
 
 struct groups {
 	struct arena *a;
-	json_t *columns;
+	json_t *columns;            /* stored rows: the run's column texts */
+	const struct colmap *map;   /* rows in memory: their header texts, made on first use */
+	const char **column;
 	const char *docs_url;
 	struct strmap *by_key;
 	struct run_problem **list;
@@ -633,12 +635,35 @@ static const char *fix_name(struct arena *a, const char *value)
 	return len && chars <= NAME_MAX_LEN ? arena_strndup(a, t, len) : NULL;
 }
 
+/* One diag to group: read from a stored row (j) or from a row in memory
+ * (d), the same either way (compact_row stores exactly these). */
+struct one_diag {
+	const char *code, *field, *value;
+	int col;
+	json_t *j;
+	const struct diag *d;
+};
+
+/* The column text of a diag: stored once per run, or the header's excerpt
+ * as results_compact stores it. */
+static const char *diag_column(struct groups *g, const struct one_diag *x)
+{
+	if (x->col < 0)
+		return NULL;
+	if (x->j)
+		return arena_strdup(g->a, jstr(json_array_get(g->columns, (size_t)x->col)));
+	if (x->col >= g->map->ncols)
+		return NULL;
+	if (!g->column[x->col])
+		g->column[x->col] = norm_excerpt(g->a, g->map->headers[x->col], strlen(g->map->headers[x->col]), 200);
+	return g->column[x->col];
+}
+
 /* The group of one diag, made (with its message, rendered for this row)
  * the first time its key is seen. */
-static struct run_problem *group_of(struct groups *g, json_t *d, bool failed)
+static struct run_problem *group_of(struct groups *g, const struct one_diag *x, bool failed)
 {
-	const char *code = jstr(json_array_get(d, 0)), *field = jstr(json_array_get(d, 1));
-	const char *value = jstr(json_array_get(d, 4));
+	const char *code = x->code, *field = x->field, *value = x->value;
 	/* A unit conversion needs nothing done, whatever the value: one group
 	 * per field, not one per converted value (issue 30 item 5). */
 	if (code && !strcmp(code, "UNIT_NORMALIZED"))
@@ -652,12 +677,10 @@ static struct run_problem *group_of(struct groups *g, json_t *d, bool failed)
 	p = arena_alloc(g->a, sizeof(*p));
 	enum code c = code ? code_from_name(code) : CODE_INTERNAL_ERROR;
 	enum field f = field ? field_from_name(field) : FIELD_NONE;
-	json_int_t col = json_integer_value(json_array_get(d, 2));
-	struct msg m = diag_msg(g->a, d);
+	struct msg m = x->j ? diag_msg(g->a, x->j) : x->d->msg;
 	*p = (struct run_problem){
 		.code = arena_strdup(g->a, code ? code : ""), .error = failed, .field = arena_strdup(g->a, field),
-		.column = col >= 0 ? arena_strdup(g->a, jstr(json_array_get(g->columns, (size_t)col))) : NULL,
-		.value = arena_strdup(g->a, value), .seq = g->n,
+		.column = diag_column(g, x), .value = arena_strdup(g->a, value), .seq = g->n,
 		.message = arena_strdup(g->a, msg_render(g->a, c, f, &m)),
 		.doc_url = arena_printf(g->a, "%s/api/errors/%s", g->docs_url, code ? code : ""),
 	};
@@ -676,23 +699,47 @@ static struct run_problem *group_of(struct groups *g, json_t *d, bool failed)
 	return p;
 }
 
+static void count_row(struct groups *g, const struct one_diag *x, bool failed, int row_index)
+{
+	struct run_problem *p = group_of(g, x, failed);
+	/* The same problem twice in one row counts the row once — also past
+	 * the rows shown, where rows[] no longer holds the last one. */
+	if (p->row_count && p->last_row == row_index)
+		return;
+	p->last_row = row_index;
+	p->row_count++;
+	if (p->nrows < PROBLEM_ROWS_SHOWN)
+		p->rows[p->nrows++] = row_index;
+}
+
 static void on_problem_row(int row_index, bool failed, const char *body, void *ctx)
 {
 	struct groups *g = ctx;
 	json_t *j = json_loads(body, 0, NULL);
 	json_t *list = json_array_get(j, failed ? 1 : 2);
 	for (size_t i = 0; i < json_array_size(list); i++) {
-		struct run_problem *p = group_of(g, json_array_get(list, i), failed);
-		/* The same problem twice in one row counts the row once — also
-		 * past the rows shown, where rows[] no longer holds the last one. */
-		if (p->row_count && p->last_row == row_index)
-			continue;
-		p->last_row = row_index;
-		p->row_count++;
-		if (p->nrows < PROBLEM_ROWS_SHOWN)
-			p->rows[p->nrows++] = row_index;
+		json_t *d = json_array_get(list, i);
+		struct one_diag x = {jstr(json_array_get(d, 0)), jstr(json_array_get(d, 1)), jstr(json_array_get(d, 4)),
+				     (int)json_integer_value(json_array_get(d, 2)), d, NULL};
+		count_row(g, &x, failed, row_index);
 	}
 	json_decref(j);
+}
+
+/* The diags of a row in memory, as compact_row stores them: a failed
+ * row's errors, a committed row's warnings. */
+static void group_row(struct groups *g, const struct row *r)
+{
+	bool failed = r->bucket == BUCKET_FAILED;
+	if (!failed && r->bucket != BUCKET_SUCCEEDED)
+		return;
+	const struct diag *d = failed ? r->errors : r->warnings;
+	int n = failed ? r->nerrors : r->nwarnings;
+	for (int i = 0; i < n; i++) {
+		struct one_diag x = {code_name(d[i].code), d[i].field < FIELD__COUNT ? field_name(d[i].field) : NULL,
+				     d[i].value, d[i].col >= 0 ? d[i].col : -1, NULL, &d[i]};
+		count_row(g, &x, failed, (int)r->number);
+	}
 }
 
 /* Errors first (their rows were not written), then warnings; within
@@ -707,21 +754,68 @@ static int by_rows(const void *x, const void *y)
 	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
-enum code results_problems(struct store *st, struct arena *a, const char *run_id, const char *docs_url,
-			   struct run_problem ***ret, int *ret_n)
+/* The groups of run_id's stored rows, read on st, or in tx when given. */
+static enum code problems_of(struct store *st, struct store_tx *tx, struct arena *a, const char *run_id,
+			     const char *docs_url, struct run_problem ***ret, int *ret_n)
 {
 	char *columns = NULL;
-	enum code rc = store_run_result_columns(st, run_id, &columns);
+	enum code rc = tx ? store_run_result_columns_tx(tx, run_id, &columns)
+			  : store_run_result_columns(st, run_id, &columns);
 	if (rc)
 		return rc;
 	struct groups g = {.a = a, .columns = columns ? json_loads(columns, 0, NULL) : NULL, .docs_url = docs_url,
 			   .by_key = strmap_new(a)};
 	free(columns);
-	rc = store_results_problem_rows(st, run_id, on_problem_row, &g);
+	rc = tx ? store_results_problem_rows_tx(tx, run_id, on_problem_row, &g)
+		: store_results_problem_rows(st, run_id, on_problem_row, &g);
 	json_decref(g.columns);
 	if (g.n)
 		qsort(g.list, (size_t)g.n, sizeof(*g.list), by_rows);
 	*ret = g.list;
 	*ret_n = g.n;
 	return rc;
+}
+
+enum code results_problems(struct store *st, struct arena *a, const char *run_id, const char *docs_url,
+			   struct run_problem ***ret, int *ret_n)
+{
+	return problems_of(st, NULL, a, run_id, docs_url, ret, ret_n);
+}
+
+enum code results_problems_tx(struct store_tx *tx, struct arena *a, const char *run_id, const char *docs_url,
+			      struct run_problem ***ret, int *ret_n)
+{
+	return problems_of(NULL, tx, a, run_id, docs_url, ret, ret_n);
+}
+
+struct problem_tally *results_tally_new(struct arena *a, const struct colmap *map, const char *docs_url)
+{
+	struct groups *g = arena_alloc(a, sizeof(*g));
+	*g = (struct groups){.a = a, .map = map, .column = arena_alloc(a, sizeof(char *) * (size_t)(map->ncols + 1)),
+			     .docs_url = docs_url, .by_key = strmap_new(a)};
+	memset(g->column, 0, sizeof(char *) * (size_t)(map->ncols + 1));
+	return (struct problem_tally *)g;
+}
+
+void results_tally_rows(struct problem_tally *t, const struct row *rows, int nrows)
+{
+	for (int i = 0; i < nrows; i++)
+		group_row((struct groups *)t, &rows[i]);
+}
+
+int results_tally_done(struct problem_tally *t, struct run_problem ***ret)
+{
+	struct groups *g = (struct groups *)t;
+	if (g->n)
+		qsort(g->list, (size_t)g->n, sizeof(*g->list), by_rows);
+	*ret = g->list;
+	return g->n;
+}
+
+int results_problems_rows(struct arena *a, const struct colmap *map, const struct row *rows, int nrows,
+			  const char *docs_url, struct run_problem ***ret)
+{
+	struct problem_tally *t = results_tally_new(a, map, docs_url);
+	results_tally_rows(t, rows, nrows);
+	return results_tally_done(t, ret);
 }

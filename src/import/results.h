@@ -71,5 +71,23 @@ struct run_problem {
  * a message is rendered once per group. */
 enum code results_problems(struct store *st, struct arena *a, const char *run_id, const char *docs_url,
 			   struct run_problem ***ret, int *ret_n);
+/* The groups of rows in memory, the ones results_save stores (in a;
+ * returns how many): the same groups results_problems makes of them once
+ * stored, without reading them back. */
+int results_problems_rows(struct arena *a, const struct colmap *map, const struct row *rows, int nrows,
+			  const char *docs_url, struct run_problem ***ret);
+/* The same a batch at a time, for a run written in batches (in row
+ * order): a tally in a (which must live until done; it holds the groups
+ * only, not the rows) gets each batch's rows as results_save stores them;
+ * done sorts the groups.  A run resumed after a crash has no tally of its
+ * earlier batches: problems_store (import/problems.h) reads them back. */
+struct problem_tally;
+struct problem_tally *results_tally_new(struct arena *a, const struct colmap *map, const char *docs_url);
+void results_tally_rows(struct problem_tally *t, const struct row *rows, int nrows);
+int results_tally_done(struct problem_tally *t, struct run_problem ***ret);
+/* The same, read in the transaction tx (import/problems.c stores them as
+ * the run ends). */
+enum code results_problems_tx(struct store_tx *tx, struct arena *a, const char *run_id, const char *docs_url,
+			      struct run_problem ***ret, int *ret_n);
 
 #endif

@@ -12,6 +12,7 @@
 #include "base/log.h"
 #include "base/strmap.h"
 #include "metrics/metrics.h"
+#include "problems.h"
 #include "store/undo.h"
 
 enum code revert_create(struct store *st, const struct run *orig, bool dry_run, const char *created_by,
@@ -108,7 +109,8 @@ static enum code undo_in_tx(struct store_tx *tx, struct arena *a, const struct r
 		return rc;
 	struct result_entry *e;
 	results_of(a, &u, &e);
-	return store_results_add_all(tx, run->id, e, u.n);
+	rc = store_results_add_all(tx, run->id, e, u.n);
+	return rc ? rc : problems_store(tx, a, run->id);
 }
 
 enum code revert_run(struct store *st, const struct run *run, const char *owner)

@@ -244,6 +244,22 @@ const struct migration migrations[] = {
 	 * Number 16 belongs to another branch of the same issue. */
 	{17, "corrected rows",
 	 "ALTER TABLE runs ADD COLUMN correction_of TEXT;"},
+	/* Problem groups stored when a run ends (PRODUCT §16, issue 29 item
+	 * 6): the groups GET /api/v1/imports/runs/{id}/problems serves, in
+	 * their order (pos), built once from the run's results in its final
+	 * transaction (import/problems.c) instead of on every view; docUrl is
+	 * made when read.  runs.problem_groups counts them (NULL: a run that
+	 * ended before this, whose groups are still computed when read).  The
+	 * warnings bucket reads the flagged rows through their own index, so a
+	 * page of warnings among a million succeeded rows does not walk them.
+	 * Number 18 belongs to another branch of the same issue. */
+	{19, "stored problem groups",
+	 "ALTER TABLE runs ADD COLUMN problem_groups INTEGER;"
+	 "CREATE TABLE run_problems ("
+	 "  run_id TEXT NOT NULL, pos INTEGER NOT NULL, code TEXT NOT NULL, error INTEGER NOT NULL,"
+	 "  field TEXT, column_text TEXT, value TEXT, row_count INTEGER NOT NULL, row_indexes TEXT NOT NULL,"
+	 "  message TEXT NOT NULL, fix_type TEXT, fix_name TEXT, PRIMARY KEY (run_id, pos));"
+	 "CREATE INDEX run_results_warned ON run_results(run_id, row_index) WHERE warned = 1;"},
 	/* Webhook endpoints fully managed (PRODUCT §17, issue 30): the secret
 	 * a rotation replaced keeps signing beside the new one until
 	 * previous_secret_until; each attempt has an id (wha_, the resend

@@ -38,6 +38,8 @@ static enum code delete_chunk(struct db *db, const char *run_id, int chunk, int6
 	if (!rc && *ret_done)
 		rc = db_exec(db, "DELETE FROM record_changes WHERE run_id = $1", p, 1, NULL);
 	if (!rc && *ret_done)
+		rc = db_exec(db, "DELETE FROM run_problems WHERE run_id = $1", p, 1, NULL);
+	if (!rc && *ret_done)
 		rc = db_exec(db, "UPDATE runs SET results_deleted_at = $1 WHERE id = $2", m, 2, NULL);
 	return rc;
 }

@@ -392,6 +392,15 @@ enum code store_run_move(struct store *st, const char *id, const struct run_move
 	return rc;
 }
 
+enum code store_run_cancel(struct store *st, const char *id, bool *ret_moved)
+{
+	struct run_move m = {.to = RUN_CANCELLED, .row_count = -1, .finish = true};
+	enum code rc = store_run_move(st, id, &m, ret_moved);
+	if (!rc && *ret_moved)
+		store_run_changed(st, id);
+	return rc;
+}
+
 enum code store_run_ids(struct store *st, const char *sql, int64_t t, char (*ret_ids)[ID_MAX], int n, int *ret_n)
 {
 	struct db_res *r;
@@ -531,13 +540,16 @@ enum code store_results_page(struct store *st, const char *run_id, const char *b
 			     bool *ret_more)
 {
 	struct db_res *r;
-	bool warnings = !strcmp(bucket, "warnings");
-	struct db_param p[] = {P_TXT(run_id), P_TXT(warnings ? "succeeded" : bucket), P_INT(after), P_INT(limit + 1),
-			       P_INT(warnings)};
-	/* The warnings bucket is the flagged succeeded rows: a committed row
-	 * with warnings is stored once. */
-	enum code rc = store_exec1(st, "SELECT row_index, body FROM run_results WHERE run_id = $1 AND bucket = $2 "
-				   "AND row_index > $3 AND warned >= $5 ORDER BY row_index LIMIT $4", p, 5, &r);
+	struct db_param p[] = {P_TXT(run_id), P_INT(after), P_INT(limit + 1), P_TXT(bucket)};
+	/* The warnings bucket is the flagged succeeded rows (a committed row
+	 * with warnings is stored once), read through their own partial index
+	 * (migration 19): SQLite uses it only for a term written as its own,
+	 * warned = 1. */
+	enum code rc = !strcmp(bucket, "warnings")
+		? store_exec1(st, "SELECT row_index, body FROM run_results WHERE run_id = $1 AND warned = 1 "
+			      "AND row_index > $2 ORDER BY row_index LIMIT $3", p, 3, &r)
+		: store_exec1(st, "SELECT row_index, body FROM run_results WHERE run_id = $1 AND bucket = $4 "
+			      "AND row_index > $2 ORDER BY row_index LIMIT $3", p, 4, &r);
 	if (rc)
 		return rc;
 	int n = db_res_rows(r);
@@ -550,29 +562,86 @@ enum code store_results_page(struct store *st, const char *run_id, const char *b
 
 #define PROBLEM_BATCH 500
 
+/* One keyset walk of a run's results in row order, a batch at a time: the
+ * failed rows (the primary key's range of bucket 'failed') or the flagged
+ * rows (the partial index of migration 19).  A single walk over both
+ * kinds (bucket = 'failed' OR warned = 1) had to sort the whole run for
+ * every batch: quadratic, 12 s at 200,000 rows. */
+struct walk {
+	const char *sql;
+	bool failed;
+	struct db_res *r;
+	int i, n, after;
+	bool done;
+};
+
+/* The walk's next row ready at w->i, or w->done. */
+static enum code walk_fill(struct store *st, struct db *db, const char *run_id, struct walk *w)
+{
+	if (w->r && w->i < w->n)
+		return CODE_OK;
+	db_res_free(w->r);
+	w->r = NULL;
+	if (w->done)
+		return CODE_OK;
+	struct db_param p[] = {P_TXT(run_id), P_INT(w->after), P_INT(PROBLEM_BATCH)};
+	enum code rc = db ? db_exec(db, w->sql, p, 3, &w->r) : store_exec1(st, w->sql, p, 3, &w->r);
+	if (rc)
+		return rc;
+	w->i = 0;
+	w->n = db_res_rows(w->r);
+	w->done = w->n < PROBLEM_BATCH;
+	if (!w->n) {
+		db_res_free(w->r);
+		w->r = NULL;
+		w->done = true;
+	}
+	return CODE_OK;
+}
+
+static int walk_row(const struct walk *w)
+{
+	return w->r ? (int)db_res_int(w->r, w->i, 0) : -1;
+}
+
+static enum code problem_rows(struct store *st, struct db *db, const char *run_id,
+			      void (*fn)(int row_index, bool failed, const char *body, void *ctx), void *ctx)
+{
+	/* Row numbers are unique within a run (a row is stored once, in its
+	 * bucket): the two walks merge into one in row order. */
+	struct walk w[2] = {
+		{.sql = "SELECT row_index, body FROM run_results WHERE run_id = $1 AND bucket = 'failed' "
+			"AND row_index > $2 ORDER BY row_index LIMIT $3", .failed = true},
+		{.sql = "SELECT row_index, body FROM run_results WHERE run_id = $1 AND warned = 1 "
+			"AND row_index > $2 ORDER BY row_index LIMIT $3"},
+	};
+	enum code rc = CODE_OK;
+	for (;;) {
+		if ((rc = walk_fill(st, db, run_id, &w[0])) || (rc = walk_fill(st, db, run_id, &w[1])))
+			break;
+		int a = walk_row(&w[0]), b = walk_row(&w[1]);
+		if (a < 0 && b < 0)
+			break;
+		struct walk *x = b < 0 || (a >= 0 && a < b) ? &w[0] : &w[1];
+		x->after = walk_row(x);
+		fn(x->after, x->failed, db_res_get(x->r, x->i, 1), ctx);
+		x->i++;
+	}
+	db_res_free(w[0].r);
+	db_res_free(w[1].r);
+	return rc;
+}
+
 enum code store_results_problem_rows(struct store *st, const char *run_id,
 				     void (*fn)(int row_index, bool failed, const char *body, void *ctx), void *ctx)
 {
-	/* Row numbers are unique within a run (a row is stored once, in its
-	 * bucket), so one keyset over row_index walks both kinds in order. */
-	int after = 0;
-	for (;;) {
-		struct db_res *r;
-		struct db_param p[] = {P_TXT(run_id), P_INT(after), P_INT(PROBLEM_BATCH)};
-		enum code rc = store_exec1(st, "SELECT row_index, bucket, body FROM run_results WHERE run_id = $1 "
-					   "AND row_index > $2 AND (bucket = 'failed' OR (bucket = 'succeeded' AND warned = 1)) "
-					   "ORDER BY row_index LIMIT $3", p, 3, &r);
-		if (rc)
-			return rc;
-		int n = db_res_rows(r);
-		for (int i = 0; i < n; i++) {
-			after = (int)db_res_int(r, i, 0);
-			fn(after, !strcmp(db_res_get(r, i, 1), "failed"), db_res_get(r, i, 2), ctx);
-		}
-		db_res_free(r);
-		if (n < PROBLEM_BATCH)
-			return CODE_OK;
-	}
+	return problem_rows(st, NULL, run_id, fn, ctx);
+}
+
+enum code store_results_problem_rows_tx(struct store_tx *tx, const char *run_id,
+					void (*fn)(int row_index, bool failed, const char *body, void *ctx), void *ctx)
+{
+	return problem_rows(tx->st, tx->db, run_id, fn, ctx);
 }
 
 enum code store_run_set_result_columns(struct store_tx *tx, const char *run_id, const char *columns)
@@ -581,12 +650,13 @@ enum code store_run_set_result_columns(struct store_tx *tx, const char *run_id, 
 	return db_exec(tx->db, "UPDATE runs SET result_columns = $2 WHERE id = $1", p, 2, NULL);
 }
 
-enum code store_run_result_columns(struct store *st, const char *run_id, char **ret)
+static enum code result_columns(struct store *st, struct db *db, const char *run_id, char **ret)
 {
 	*ret = NULL;
 	struct db_res *r;
+	static const char sql[] = "SELECT result_columns FROM runs WHERE id = $1";
 	struct db_param p[] = {P_TXT(run_id)};
-	enum code rc = store_exec1(st, "SELECT result_columns FROM runs WHERE id = $1", p, 1, &r);
+	enum code rc = db ? db_exec(db, sql, p, 1, &r) : store_exec1(st, sql, p, 1, &r);
 	if (rc)
 		return rc;
 	const char *s = db_res_rows(r) && !db_res_null(r, 0, 0) ? db_res_get(r, 0, 0) : NULL;
@@ -594,6 +664,16 @@ enum code store_run_result_columns(struct store *st, const char *run_id, char **
 		abort();
 	db_res_free(r);
 	return CODE_OK;
+}
+
+enum code store_run_result_columns(struct store *st, const char *run_id, char **ret)
+{
+	return result_columns(st, NULL, run_id, ret);
+}
+
+enum code store_run_result_columns_tx(struct store_tx *tx, const char *run_id, char **ret)
+{
+	return result_columns(tx->st, tx->db, run_id, ret);
 }
 
 int64_t store_key_hash(const char *org_id, char kind, const char *key)

@@ -153,6 +153,12 @@ struct run_move {
 	int not_committed;          /* set when > 0: counts.notCommitted */
 };
 enum code store_run_move(struct store *st, const char *id, const struct run_move *m, bool *ret_moved);
+/* Cancels a QUEUED or RUNNING run (PRODUCT §16 "Cancel"): it becomes
+ * CANCELLED and finished, with its webhook event, and its long polls
+ * wake.  *ret_moved is false when it was terminal already.  A worker
+ * running it finds it cancelled when it next moves it and stops there;
+ * what it committed before stays (and can be reverted). */
+enum code store_run_cancel(struct store *st, const char *id, bool *ret_moved);
 
 /* ---- transactions: a run's writes, results and final move commit together ---- */
 
@@ -208,6 +214,11 @@ enum code store_results_problem_rows(struct store *st, const char *run_id,
  * in the run's transaction; *ret is malloc'd, NULL when the run has none. */
 enum code store_run_set_result_columns(struct store_tx *tx, const char *run_id, const char *columns);
 enum code store_run_result_columns(struct store *st, const char *run_id, char **ret);
+/* The same two, read in the transaction tx (its own writes included): the
+ * problem groups a run stores as it ends (import/problems.h). */
+enum code store_results_problem_rows_tx(struct store_tx *tx, const char *run_id,
+					void (*fn)(int row_index, bool failed, const char *body, void *ctx), void *ctx);
+enum code store_run_result_columns_tx(struct store_tx *tx, const char *run_id, char **ret);
 
 /* Ids of staged QUEUED runs whose review deadline has passed (at most n). */
 enum code store_runs_staging_expired(struct store *st, int64_t now, char (*ret_ids)[ID_MAX], int n, int *ret_n);

@@ -125,6 +125,7 @@ extern const struct web_handler page_run_fixup;
 extern const struct web_handler page_import_upload, page_run_rerun, page_template;
 extern const struct web_handler page_reference, page_reference_add, page_run_fix;
 extern const struct web_handler page_run_undo_get, page_run_undo;
+extern const struct web_handler page_run_cancel;
 extern const struct web_handler page_settings_imports, page_settings_imports_post;
 
 #endif

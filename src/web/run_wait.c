@@ -3,7 +3,8 @@
  * without an HTTP thread (http_hold) — until the run's representation
  * changes or WAIT_S pass, and reloads the page when it changed.  The token
  * is the run's API ETag without its quotes: a digest of the run resource.
- * Pages without script keep the meta refresh (in <noscript>). */
+ * The run page's template has it as `working` (set, and so true, while the
+ * run works).  Pages without script keep the meta refresh (in <noscript>). */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>

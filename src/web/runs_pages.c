@@ -8,6 +8,7 @@
 #include "base/clock.h"
 #include "base/url.h"
 #include "import/fixup.h"
+#include "import/problems.h"
 #include "import/results.h"
 #include "store/reference.h"
 #include "store/runs.h"
@@ -363,11 +364,11 @@ static const struct html *problem_item(struct web_req *w, const struct run *r, c
 static bool problem_list(struct web_req *w, const struct run *r, bool upload_kept, const struct html **ret, int *ret_n)
 {
 	struct run_problem **groups;
-	int n = 0;
-	if (results_problems(w->app->store, w->a, r->id, w->app->cfg.docs_url, &groups, &n))
+	int k = 0, n = 0;
+	if (problems_page(w->app->store, w->a, r->id, w->app->cfg.docs_url, 0, GROUPS_SHOWN, &groups, &k, &n))
 		return false;
 	struct html_list *l = html_list_new(w->a);
-	for (int i = 0; i < n && i < GROUPS_SHOWN; i++)
+	for (int i = 0; i < k; i++)
 		html_list_add(l, problem_item(w, r, groups[i], upload_kept));
 	*ret = html_list_done(l);
 	*ret_n = n;
@@ -384,6 +385,17 @@ static const char *fix_note(struct web_req *w)
 	if (!strcmp(fixed, "added"))
 		return arena_printf(w->a, "Added %s “%s”. Rows naming it match it from now on. %s.", kind, name, again);
 	return arena_printf(w->a, "A %s named “%s” exists already. %s.", kind, name, again);
+}
+
+/* Whether the run page shows per-row results: a finished run that has
+ * them (a cancelled one keeps the rows it committed before it stopped,
+ * §16) while they are kept; *ret_expired says they were deleted. */
+static bool shows_results(struct web_req *w, const struct run *r, bool *ret_expired)
+{
+	bool any = r->counts[COUNT_SUCCEEDED] + r->counts[COUNT_FAILED] + r->counts[COUNT_SKIPPED] > 0;
+	bool had = run_state_terminal(r->state) && r->state != RUN_FAILED && (r->state != RUN_CANCELLED || any);
+	*ret_expired = had && run_results_expired(r, w->app->cfg.keep_results_ms, now_ms());
+	return had && !*ret_expired;
 }
 
 /* Loads the run of the session's org; answers 404/503 and returns false. */
@@ -416,10 +428,11 @@ static void run_page(struct web_req *w)
 	if (!load_run(w, &r))
 		return;
 	struct arena *a = w->a;
-	bool terminal = run_state_terminal(r.state);
-	bool had_results = terminal && r.state != RUN_FAILED && r.state != RUN_CANCELLED;
-	bool expired = had_results && run_results_expired(&r, w->app->cfg.keep_results_ms, now_ms());
-	bool results = had_results && !expired;
+	bool terminal = run_state_terminal(r.state), expired;
+	bool results = shows_results(w, &r, &expired);
+	/* Fix-up files and corrections are for runs that read their whole
+	 * file: a cancelled run's failed rows are shown, not offered to fix. */
+	bool fixable = results && r.state != RUN_CANCELLED;
 	bool upload_gone = run_upload_expired(&r, w->app->cfg.keep_uploads_ms, now_ms());
 	int after, b = page_position(w, &r, &after);
 	struct page_rows p = {w, html_list_new(a), 0, 0};
@@ -444,8 +457,7 @@ static void run_page(struct web_req *w)
 		T_FLAG("dry", r.dry_run),
 		T_TEXT("correction_of", *r.correction_of ? r.correction_of : NULL),
 		T_FLAG("review", awaits_review(&r)),
-		T_FLAG("working", !terminal && !awaits_review(&r)),
-		T_TEXT("wait_token", !terminal && !awaits_review(&r) ? web_run_token(w, &r) : NULL),
+		T_TEXT("working", !terminal && !awaits_review(&r) ? web_run_token(w, &r) : NULL),   /* its wait token */
 		T_TEXT("expires", web_time(a, r.expires_at)),
 		T_TEXT("expires_iso", r.expires_at ? web_time_iso(a, r.expires_at) : NULL),
 		T_TEXT("error_code", r.state == RUN_FAILED ? r.error_code : NULL),
@@ -465,7 +477,7 @@ static void run_page(struct web_req *w)
 		T_TEXT("count_warnings", web_int(a, r.counts[COUNT_WARNINGS])),
 		T_TEXT("count_failed", web_int(a, r.counts[COUNT_FAILED])),
 		T_TEXT("count_skipped", web_int(a, r.counts[COUNT_SKIPPED])),
-		T_FLAG("fixup", results && !upload_gone && r.counts[COUNT_FAILED] > 0),
+		T_FLAG("fixup", fixable && !upload_gone && r.counts[COUNT_FAILED] > 0),
 		T_HTML("tabs", results ? tabs(w, &r, b) : html_empty()),
 		T_HTML("problems", problems),
 		T_FLAG("has_problems", ngroups > 0),
@@ -477,13 +489,15 @@ static void run_page(struct web_req *w)
 		T_HTML("result_rows", html_list_done(p.rows)),
 		T_FLAG("first_page", after > 0),
 		T_TEXT("next_after", more ? web_int(a, p.last) : NULL),
-		T_HTML("fix_rows", results && !upload_gone && b == COUNT_FAILED && r.counts[COUNT_FAILED] > 0
+		T_HTML("fix_rows", fixable && !upload_gone && b == COUNT_FAILED && r.counts[COUNT_FAILED] > 0
 			? failed_edit_section(w, &r) : html_empty()),
 		T_TEXT("created_by", who(a, &r)),
 		T_TEXT("revert_of", *r.revert_of ? r.revert_of : NULL),
 		/* Undo (admins): a finished run that wrote something, while its
 		 * results (and before-images) are kept. */
 		T_FLAG("undo", web_is_admin(w) && results && !r.dry_run && r.counts[COUNT_SUCCEEDED] > 0),
+		/* Cancel (admins): a run not finished yet, also one awaiting review. */
+		T_FLAG("cancel", web_is_admin(w) && !terminal),
 	};
 	struct web_page_opts o = {.nav = NAV_IMPORTS, .refresh_s = !terminal && !awaits_review(&r) ? REFRESH_S : 0};
 	web_page(w, 200, r.file_name, tmpl_render(a, "run.html", v, sizeof v / sizeof v[0]), &o);

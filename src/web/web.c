@@ -43,6 +43,7 @@ static const struct route routes[] = {
 	R("POST", "/imports/runs/{id}/corrections", page_run_corrections, WEB_MEMBER),
 	R("GET", "/imports/runs/{id}/undo", page_run_undo_get, WEB_ADMIN),
 	R("POST", "/imports/runs/{id}/undo", page_run_undo, WEB_ADMIN),
+	R("POST", "/imports/runs/{id}/cancel", page_run_cancel, WEB_ADMIN),
 	R("POST", "/imports/runs/{id}/fix", page_run_fix, WEB_ADMIN),
 	R("GET", "/imports/runs/{id}/results.csv", page_run_csv, WEB_MEMBER),
 	R("GET", "/imports/runs/{id}/failed-rows", page_run_fixup, WEB_MEMBER),

@@ -350,3 +350,77 @@ def test_slow_body_flood_locks_nobody_out(start_server):
         for t in threads:
             t.join(5)
     assert len(cut) == 40 and max(cut) < 8, sorted(cut)[-5:]
+
+
+def test_body_flood_at_the_minimum_rate_yields_to_others(start_server):
+    """Issue 27 item 10: bodies trickled just above LOADLINE_MIN_BODY_RATE
+    to a public form fill every slot with running requests.  A newcomer
+    then takes the place of the slowest anonymous request of the address
+    with the most connections (authenticated requests are never pushed
+    out: their reserved capacity), so an integrator's authenticated call
+    is served and the flood's smaller address keeps its connections.
+    Scaled down: a cap of 40 filled by 30 bodies from 127.0.0.2 and 10 from
+    127.0.0.3, each sending 100 bytes a second against a minimum of 20."""
+    srv = start_server(workers=0, env={"LOADLINE_MAX_CONNECTIONS": "40",
+                                       "LOADLINE_MAX_CONNECTIONS_PER_IP": "0",
+                                       "LOADLINE_MIN_BODY_RATE": "20",
+                                       "LOADLINE_HEADER_TIMEOUT": "1s",
+                                       "LOADLINE_IDLE_TIMEOUT": "15s"})
+    stop = threading.Event()
+    cut = {"127.0.0.2": 0, "127.0.0.3": 0}
+    lock = threading.Lock()
+    started = threading.Barrier(41)
+
+    def trickle(src):
+        s = socket.socket()
+        s.settimeout(0.01)
+        s.bind((src, 0))
+        s.connect(("127.0.0.1", srv.port))
+        s.sendall(b"POST /login/link HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                  b"Content-Length: 100000\r\n\r\n")
+        started.wait(10)
+        try:
+            while not stop.is_set():
+                s.sendall(b"a")
+                try:
+                    if s.recv(1) == b"":
+                        raise OSError("closed")
+                except socket.timeout:
+                    pass
+        except OSError:
+            with lock:
+                cut[src] += 1
+        s.close()
+    threads = [threading.Thread(target=trickle, args=("127.0.0.2" if i < 30 else "127.0.0.3",), daemon=True)
+               for i in range(40)]
+    for t in threads:
+        t.start()
+    started.wait(10)
+    try:
+        time.sleep(2.0)   # every body has run longer than the header time-out
+        assert cut == {"127.0.0.2": 0, "127.0.0.3": 0}, "the bodies meet the minimum rate"
+        for _ in range(5):
+            t0 = time.monotonic()
+            s = socket.socket()
+            s.settimeout(3)
+            s.bind(("127.0.0.9", 0))
+            s.connect(("127.0.0.1", srv.port))
+            s.sendall(b"GET /api/v1/whoami HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"
+                      b"Connection: close\r\n\r\n" % srv.token.encode())
+            data = b""
+            while True:
+                c = s.recv(65536)
+                if not c:
+                    break
+                data += c
+            s.close()
+            assert data.startswith(b"HTTP/1.1 200"), data[:200]
+            assert time.monotonic() - t0 < 2
+        time.sleep(0.3)
+        with lock:
+            assert cut["127.0.0.3"] == 0, cut
+            assert cut["127.0.0.2"] >= 1, cut   # one made room; the slot then stayed free
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(5)

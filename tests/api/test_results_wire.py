@@ -204,7 +204,8 @@ def to_version_10(url, legacy):
     """Rewrites the database as if migration 11 had not run: legacy results, and
     uploads stored as they were uploaded."""
     sql = ["DELETE FROM run_results", "UPDATE runs SET result_columns = NULL",
-           "ALTER TABLE run_results DROP COLUMN warned", "ALTER TABLE runs DROP COLUMN result_columns",
+           # migration 19's index of the flagged rows goes with the column
+           "DROP INDEX run_results_warned", "ALTER TABLE run_results DROP COLUMN warned", "ALTER TABLE runs DROP COLUMN result_columns",
            "DELETE FROM schema_migrations WHERE version = 11"]
     for run_id, content, raw_size in stored_uploads(url):
         raw = zlib.decompress(content, -15) if raw_size is not None else content

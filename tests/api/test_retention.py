@@ -42,6 +42,8 @@ def test_upload_then_results_expire_and_the_run_stays(start_server):
     assert (parse_ts(run["resultsExpiresAt"]) - finished).total_seconds() == pytest.approx(4, abs=0.01)
     assert srv.get("/api/v1/imports/runs/%s/failed-rows" % rid).status_code == 200
     assert stored_results(srv, rid) > 0 and stored_upload(srv, rid) == 1
+    groups = "SELECT COUNT(*) FROM run_problems WHERE run_id = '%s'" % rid
+    assert db_int(srv.db_url, groups) > 0
 
     # The upload goes first: the fix-up file needs it.
     wait_for(lambda: stored_upload(srv, rid) == 0, timeout=15, what="upload deleted by the sweeper")
@@ -60,6 +62,7 @@ def test_upload_then_results_expire_and_the_run_stays(start_server):
     assert after["resultsExpiresAt"] == run["resultsExpiresAt"], "a terminal run's body never changes"
     deleted = db_value(srv.db_url, "SELECT results_deleted_at FROM runs WHERE id = '%s'" % rid)
     assert deleted is not None
+    assert db_int(srv.db_url, groups) == 0, "its problem groups go with its results"
     # The records the run wrote are not the run's to delete.
     assert db_int(srv.db_url, "SELECT COUNT(*) FROM loads") == 19
 

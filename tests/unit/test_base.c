@@ -22,6 +22,49 @@
 #include "base/waiter.h"
 #include "base/clock.h"
 
+static void count_cleanup(void *p)
+{
+	(*(int *)p)++;
+}
+
+/* A held long poll drops what its handler built after it registered
+ * (issue 27): arena_rewind frees the blocks allocated after the mark —
+ * later blocks and big one-offs — runs the cleanups registered after it,
+ * and keeps what came before. */
+static void test_arena_mark_rewind(void **state)
+{
+	(void)state;
+	struct arena *a = arena_new_sized(4096 - 64);
+	assert_int_equal(arena_reserved(a), 4096 - 64);
+	char *kept = arena_strdup(a, "registered");
+	int before = 0, after = 0;
+	arena_cleanup(a, count_cleanup, &before);
+	size_t reserved = arena_reserved(a);
+	struct arena_mark m = arena_mark(a);
+	for (int i = 0; i < 100; i++)
+		arena_alloc(a, 700);            /* several 16 KiB blocks */
+	arena_alloc(a, 100 * 1024);         /* a big one-off behind the head */
+	arena_cleanup(a, count_cleanup, &after);
+	assert_true(arena_reserved(a) > reserved + 100 * 1024);
+	arena_rewind(a, m);
+	assert_int_equal(after, 1);
+	assert_int_equal(before, 0);
+	assert_int_equal(arena_reserved(a), reserved);
+	assert_string_equal(kept, "registered");
+	/* A one-off right behind the mark's head, then rewound again. */
+	struct arena_mark m2 = arena_mark(a);
+	char *big = arena_alloc(a, 64 * 1024);
+	memset(big, 'x', 64 * 1024);
+	arena_rewind(a, m2);
+	assert_int_equal(arena_reserved(a), reserved);
+	char *next = arena_strdup(a, "again");
+	assert_string_equal(next, "again");
+	assert_string_equal(kept, "registered");
+	arena_free(a);
+	assert_int_equal(before, 1);
+	assert_int_equal(after, 1);
+}
+
 static void test_arena_alloc_and_big(void **state)
 {
 	(void)state;
@@ -280,6 +323,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_arena_alloc_and_big),
+		cmocka_unit_test(test_arena_mark_rewind),
 		cmocka_unit_test(test_digest_is_sha256),
 		cmocka_unit_test(test_buf_cap),
 		cmocka_unit_test(test_buf_put_int),

@@ -5,6 +5,8 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -385,25 +387,25 @@ static bool was_shut(int peer)
 static void test_connection_guard(void **state)
 {
 	(void)state;
-	struct guard *g = guard_new(8, 100, 1000);   /* 6 FRESH at most */
+	struct guard *g = guard_new(8, 0, 100, 1000);   /* 6 FRESH at most */
 	int sv[10][2];
 	struct guard_conn *gc[10];
 	for (int i = 0; i < 10; i++)
 		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv[i]), 0);
 	for (int i = 0; i < 6; i++) {
-		assert_non_null(gc[i] = guard_admit(g, sv[i][0], 0));
+		assert_non_null(gc[i] = guard_admit(g, sv[i][0], NULL, 0));
 		assert_ptr_equal(guard_started(g, sv[i][0]), gc[i]);
 	}
-	guard_headers(g, gc[1]);   /* a request came in on the second */
+	guard_headers(g, gc[1], 0);   /* a request came in on the second */
 	unsigned total, fresh;
 	guard_counts(g, &total, &fresh);
 	assert_int_equal(total, 6);
 	assert_int_equal(fresh, 5);
 	/* Room for one more FRESH one, then the oldest FRESH makes room. */
-	assert_non_null(gc[6] = guard_admit(g, sv[6][0], 10));
+	assert_non_null(gc[6] = guard_admit(g, sv[6][0], NULL, 10));
 	assert_ptr_equal(guard_started(g, sv[6][0]), gc[6]);
 	assert_false(was_shut(sv[0][1]));
-	assert_non_null(gc[7] = guard_admit(g, sv[7][0], 20));
+	assert_non_null(gc[7] = guard_admit(g, sv[7][0], NULL, 20));
 	assert_ptr_equal(guard_started(g, sv[7][0]), gc[7]);
 	assert_true(was_shut(sv[0][1]));    /* the oldest FRESH one */
 	assert_false(was_shut(sv[1][1]));   /* it had sent a request */
@@ -431,6 +433,163 @@ static void test_connection_guard(void **state)
 	guard_free(g);
 }
 
+static struct sockaddr_in ipv4(unsigned a)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(a)};
+	return sin;
+}
+
+/* Issue 27 item 10: the address with the most connections loses its own
+ * first, not the oldest connection overall. */
+static void test_guard_most_represented_first(void **state)
+{
+	(void)state;
+	struct guard *g = guard_new(8, 0, 100, 1000);   /* 6 FRESH at most */
+	struct sockaddr_in a = ipv4(0x0a000001), b = ipv4(0x0a000002), c = ipv4(0x0a000003);
+	int sv[7][2];
+	struct guard_conn *gc[7];
+	for (int i = 0; i < 7; i++) {
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv[i]), 0);
+		struct sockaddr_in *who = i < 2 ? &b : i < 6 ? &a : &c;   /* B first, then 4 of A */
+		assert_non_null(gc[i] = guard_admit(g, sv[i][0], (struct sockaddr *)who, i));
+		assert_ptr_equal(guard_started(g, sv[i][0]), gc[i]);
+	}
+	assert_false(was_shut(sv[0][1]));   /* B's, the oldest overall, stays */
+	assert_true(was_shut(sv[2][1]));    /* A's oldest made room */
+	/* Shut down, it counts against its address until it is closed. */
+	assert_int_equal(guard_address_count(g, (struct sockaddr *)&a), 4);
+	assert_int_equal(guard_address_count(g, (struct sockaddr *)&b), 2);
+	guard_closed(g, gc[2]);
+	assert_int_equal(guard_address_count(g, (struct sockaddr *)&a), 3);
+	gc[2] = NULL;
+	for (int i = 0; i < 7; i++) {
+		if (gc[i])
+			guard_closed(g, gc[i]);
+		close(sv[i][0]);
+		close(sv[i][1]);
+	}
+	assert_int_equal(guard_address_count(g, (struct sockaddr *)&a), 0);
+	guard_free(g);
+}
+
+/* The per-address share is the guard's: a newcomer over it is refused
+ * before anyone makes room, and a connection shut down counts until it is
+ * closed (libmicrohttpd's own limit counts it too; issue 27 item 10). */
+static void test_guard_per_address_share(void **state)
+{
+	(void)state;
+	struct guard *g = guard_new(8, 2, 100, 1000);
+	struct sockaddr_in a = ipv4(0x0a000001), b = ipv4(0x0a000002);
+	int sv[3][2];
+	struct guard_conn *gc[3];
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv[i]), 0);
+	for (int i = 0; i < 2; i++) {
+		assert_non_null(gc[i] = guard_admit(g, sv[i][0], (struct sockaddr *)&a, i));
+		assert_ptr_equal(guard_started(g, sv[i][0]), gc[i]);
+	}
+	assert_null(guard_admit(g, sv[2][0], (struct sockaddr *)&a, 5));
+	assert_false(was_shut(sv[0][1]));
+	guard_expire(g, 100.5, 250);        /* the first is past its deadline */
+	assert_true(was_shut(sv[0][1]));
+	assert_null(guard_admit(g, sv[2][0], (struct sockaddr *)&a, 101));   /* not closed yet */
+	guard_closed(g, gc[0]);
+	assert_non_null(gc[2] = guard_admit(g, sv[2][0], (struct sockaddr *)&a, 102));
+	guard_abandon(g, gc[2]);
+	struct guard_conn *other = guard_admit(g, sv[2][0], (struct sockaddr *)&b, 103);
+	assert_non_null(other);
+	guard_abandon(g, other);
+	guard_closed(g, gc[1]);
+	for (int i = 0; i < 3; i++) {
+		close(sv[i][0]);
+		close(sv[i][1]);
+	}
+	guard_free(g);
+}
+
+/* At the cap with every connection running a request: a slow anonymous
+ * request of the most-represented address makes room; authenticated and
+ * young requests never do. */
+static void test_guard_busy_anonymous_make_room(void **state)
+{
+	(void)state;
+	struct guard *g = guard_new(4, 0, 100, 1000);
+	struct sockaddr_in a = ipv4(0x0a000001), b = ipv4(0x0a000002);
+	int sv[6][2];
+	struct guard_conn *gc[6];
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv[i]), 0);
+	for (int i = 0; i < 4; i++) {   /* B's anonymous first, then A: trusted, anonymous, anonymous */
+		struct sockaddr_in *who = i == 0 ? &b : &a;
+		assert_non_null(gc[i] = guard_admit(g, sv[i][0], (struct sockaddr *)who, i));
+		assert_ptr_equal(guard_started(g, sv[i][0]), gc[i]);
+		guard_headers(g, gc[i], i);
+	}
+	guard_trust(g, gc[1]);
+	assert_null(guard_admit(g, sv[4][0], (struct sockaddr *)&b, 50));   /* all young */
+	assert_non_null(gc[4] = guard_admit(g, sv[4][0], (struct sockaddr *)&b, 200));
+	assert_true(was_shut(sv[2][1]));    /* A's oldest anonymous one */
+	assert_false(was_shut(sv[0][1]));   /* B's is older, but B has fewer */
+	assert_false(was_shut(sv[1][1]));   /* authenticated */
+	guard_closed(g, gc[2]);
+	assert_ptr_equal(guard_started(g, sv[4][0]), gc[4]);
+	guard_headers(g, gc[4], 200);
+	guard_trust(g, gc[4]);
+	guard_trust(g, gc[0]);
+	guard_trust(g, gc[3]);
+	assert_null(guard_admit(g, sv[5][0], (struct sockaddr *)&b, 10000));   /* all authenticated */
+	for (int i = 0; i < 6; i++) {
+		if (i != 2 && i != 5)
+			guard_closed(g, gc[i]);
+		close(sv[i][0]);
+		close(sv[i][1]);
+	}
+	guard_free(g);
+}
+
+/* Addresses whose table slots collide now and then (consecutive ones
+ * never do). */
+static unsigned scattered(int k)
+{
+	return ((unsigned)(k + 1) * 0x01000193u) ^ 0x5bd1e995u;
+}
+
+/* The per-address counts under many arrivals and departures (the table
+ * deletes by shifting entries back): equal to a plain count. */
+static void test_guard_address_counts(void **state)
+{
+	(void)state;
+	enum { CAP = 8, ADDRS = 12, STEPS = 4000 };   /* 16 slots: collisions */
+	struct guard *g = guard_new(CAP, 0, 1e9, 1e9);
+	struct guard_conn *live[CAP] = {0};
+	int fds[CAP], who[CAP], plain[ADDRS] = {0};
+	unsigned seed = 7;
+	for (int step = 0; step < STEPS; step++) {
+		seed = seed * 1103515245u + 12345u;
+		int slot = (int)((seed >> 8) % CAP), addr = (int)((seed >> 20) % ADDRS);
+		if (live[slot]) {
+			guard_abandon(g, live[slot]);
+			plain[who[slot]]--;
+			live[slot] = NULL;
+			continue;
+		}
+		struct sockaddr_in sin = ipv4(scattered(addr));
+		fds[slot] = -1;   /* never started: the guard does not touch it */
+		assert_non_null(live[slot] = guard_admit(g, fds[slot], (struct sockaddr *)&sin, step));
+		who[slot] = addr;
+		plain[addr]++;
+		for (int k = 0; k < ADDRS; k++) {
+			struct sockaddr_in q = ipv4(scattered(k));
+			assert_int_equal(guard_address_count(g, (struct sockaddr *)&q), plain[k]);
+		}
+	}
+	for (int i = 0; i < CAP; i++)
+		if (live[i]) {
+			guard_abandon(g, live[i]);
+		}
+	guard_free(g);
+}
+
 int main(void)
 {
 	ids_init();
@@ -441,6 +600,10 @@ int main(void)
 		cmocka_unit_test(test_ids_never_repeat),
 		cmocka_unit_test(test_router),
 		cmocka_unit_test(test_connection_guard),
+		cmocka_unit_test(test_guard_most_represented_first),
+		cmocka_unit_test(test_guard_busy_anonymous_make_room),
+		cmocka_unit_test(test_guard_per_address_share),
+		cmocka_unit_test(test_guard_address_counts),
 		cmocka_unit_test(test_problem),
 		cmocka_unit_test(test_ratelimit),
 		cmocka_unit_test(test_ratelimit_exact_at_any_rate),
