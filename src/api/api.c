@@ -56,7 +56,11 @@ static const struct route routes[] = {
 	{"POST", "/api/v1/webhook-endpoints", (void *)&ep_webhook_create, 0},
 	{"GET", "/api/v1/webhook-endpoints/{id}", (void *)&ep_webhook_get, 0},
 	{"DELETE", "/api/v1/webhook-endpoints/{id}", (void *)&ep_webhook_delete, 0},
+	{"PATCH", "/api/v1/webhook-endpoints/{id}", (void *)&ep_webhook_patch, 0},
 	{"POST", "/api/v1/webhook-endpoints/{id}/test", (void *)&ep_webhook_test, 0},
+	{"POST", "/api/v1/webhook-endpoints/{id}/rotate-secret", (void *)&ep_webhook_rotate, 0},
+	{"GET", "/api/v1/webhook-endpoints/{id}/attempts", (void *)&ep_webhook_attempts, 0},
+	{"POST", "/api/v1/webhook-attempts/{id}/resend", (void *)&ep_webhook_resend, 0},
 };
 
 const struct route *api_routes(size_t *ret_n)

@@ -33,6 +33,10 @@ extern const struct endpoint ep_webhook_create;
 extern const struct endpoint ep_webhook_get;
 extern const struct endpoint ep_webhook_delete;
 extern const struct endpoint ep_webhook_test;
+extern const struct endpoint ep_webhook_patch;
+extern const struct endpoint ep_webhook_rotate;
+extern const struct endpoint ep_webhook_attempts;
+extern const struct endpoint ep_webhook_resend;
 
 struct run;
 struct location_rec;

@@ -184,7 +184,11 @@ static const struct {
 	{"post", "/api/v1/webhook-endpoints", NULL, op_webhook_create},
 	{"get", "/api/v1/webhook-endpoints/{id}", NULL, op_webhook_get},
 	{"delete", "/api/v1/webhook-endpoints/{id}", NULL, op_webhook_delete},
+	{"patch", "/api/v1/webhook-endpoints/{id}", NULL, op_webhook_patch},
 	{"post", "/api/v1/webhook-endpoints/{id}/test", NULL, op_webhook_test},
+	{"post", "/api/v1/webhook-endpoints/{id}/rotate-secret", NULL, op_webhook_rotate},
+	{"get", "/api/v1/webhook-endpoints/{id}/attempts", NULL, op_webhook_attempts},
+	{"post", "/api/v1/webhook-attempts/{id}/resend", NULL, op_webhook_resend},
 };
 
 const char *openapi_path_of(const char *route)

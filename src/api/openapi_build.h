@@ -71,5 +71,9 @@ json_t *op_webhook_create(void);
 json_t *op_webhook_get(void);
 json_t *op_webhook_delete(void);
 json_t *op_webhook_test(void);
+json_t *op_webhook_patch(void);
+json_t *op_webhook_rotate(void);
+json_t *op_webhook_attempts(void);
+json_t *op_webhook_resend(void);
 
 #endif

@@ -200,3 +200,68 @@ json_t *op_webhook_test(void)
 			 "Webhooks).", json_pack("[o]", param("WebhookEndpointId")), r);
 }
 
+
+json_t *op_webhook_patch(void)
+{
+	json_t *r = json_object();
+	json_object_set_new(r, "200", json_ok("The endpoint as changed (never its secret).", "WebhookEndpoint",
+					      OP_AUTH));
+	add_problems(r, "NOT_FOUND INVALID_REQUEST INVALID_WEBHOOK_URL INVALID_WEBHOOK_EVENTS TOO_LARGE", OP_AUTH);
+	json_t *op = operation("updateWebhookEndpoint", "Webhooks", "Change a webhook endpoint", "Changes the URL "
+		"(validated as when it is added), the event types, or whether it is enabled: `enabled: true` "
+		"re-enables an endpoint that was disabled after 3 days of failures, with a fresh retry window; "
+		"`enabled: false` stops deliveries to it and drops the queued ones.",
+		json_pack("[o]", param("WebhookEndpointId")), r);
+	json_object_set_new(op, "requestBody", json_pack("{s:b,s:{s:{s:o,s:o}}}", "required", 1, "content",
+		"application/json", "schema", oa_ref("WebhookEndpointPatch"), "example", json_pack("{s:b}",
+		"enabled", 1)));
+	return op;
+}
+
+json_t *op_webhook_rotate(void)
+{
+	json_t *r = json_object();
+	json_t *ok = json_ok("The endpoint with its new secret: the only time it is shown.", "WebhookEndpointCreated",
+			     OP_AUTH);
+	json_object_set_new(json_object_get(ok, "headers"), "Cache-Control", header("no-store: the secret is "
+			    "shown once.", oa_type("string"), true));
+	json_object_set_new(r, "200", ok);
+	add_problems(r, "NOT_FOUND", OP_AUTH | OP_NO_BODY);
+	return operation("rotateWebhookSecret", "Webhooks", "Rotate an endpoint's signing secret", "Makes a new "
+		"signing secret, returned this once. For 24 hours the old secret keeps signing beside it: each "
+		"delivery's webhook-signature then carries two space-separated `v1,` signatures (Standard Webhooks "
+		"allows several), so a receiver verifies with either while it switches; "
+		"`previousSecretExpiresAt` says until when. Rotating again during the overlap drops the oldest.",
+		json_pack("[o]", param("WebhookEndpointId")), r);
+}
+
+json_t *op_webhook_attempts(void)
+{
+	json_t *r = json_object();
+	json_object_set_new(r, "200", json_ok("A page of the endpoint's attempts.", "WebhookAttemptList", OP_AUTH));
+	add_problems(r, "NOT_FOUND INVALID_LIMIT INVALID_CURSOR", OP_AUTH | OP_NO_BODY);
+	return operation("listWebhookAttempts", "Webhooks", "List an endpoint's delivery attempts", "Every attempt "
+		"to deliver an event to this endpoint, newest first: status, duration, error, the first 1 KB of the "
+		"receiver's answer, and the event sent (its id; the same body on every attempt).",
+		json_pack("[o,o,o]", param("WebhookEndpointId"), param("Limit"), param("Cursor")), r);
+}
+
+json_t *op_webhook_resend(void)
+{
+	json_t *r = json_object();
+	json_t *ok = json_pack("{s:s,s:o,s:{s:{s:{s:s,s:[s,s,s,s],s:{s:{s:s,s:s},s:o,s:o,s:o}},s:o}}}",
+		"description", "Queued: the event is delivered again, within moments, with the same webhook-id.",
+		"headers", headers_for(202, OP_AUTH), "content", "application/json", "schema", "type", "object",
+		"required", "object", "attemptId", "eventId", "endpointId", "properties", "object", "type", "string",
+		"const", "webhook_resend", "attemptId", oa_type("string"), "eventId", oa_type("string"), "endpointId",
+		oa_type("string"), "example", json_pack("{s:s,s:s,s:s,s:s}", "object", "webhook_resend", "attemptId",
+		"wha_5RkT0cLq2WmZ8yBvH3nJ1a", "eventId", "evt_7Hq2LmX9TaZ4pR0sV6kW3b", "endpointId",
+		"whe_2x9KfQ7mZ1aB4cD6eF8gH0"));
+	json_object_set_new(r, "202", ok);
+	add_problems(r, "NOT_FOUND WEBHOOK_ENDPOINT_DISABLED", OP_AUTH | OP_NO_BODY);
+	return operation("resendWebhookAttempt", "Webhooks", "Resend an attempt's event", "Delivers the attempt's "
+		"event to its endpoint again (a new attempt, the same event id and body), with a fresh retry window. "
+		"An event still queued for that endpoint is left to its next attempt. A disabled endpoint is 409 "
+		"WEBHOOK_ENDPOINT_DISABLED.", json_pack("[o]", in_param("id", "path", true, "The attempt's id (wha_).",
+		oa_type("string"))), r);
+}

@@ -653,7 +653,7 @@ static json_t *webhook_endpoint(bool with_secret)
 	json_t *o = object_of(with_secret ? "The new endpoint, with its signing secret: the only time the secret "
 		"is shown; store it now." : "A webhook endpoint (`object: webhook_endpoint`). Its secret is never "
 		"shown after its creation.",
-		"id object url events status createdAt disabledAt failingSince",
+		"id object url events status createdAt disabledAt failingSince previousSecretExpiresAt",
 		"id", id_schema("whe", false),
 		"object", const_str("webhook_endpoint"),
 		"url", desc(text(WEBHOOK_URL_MAX, false), "Where events are POSTed: https:// (http:// only when the "
@@ -665,6 +665,9 @@ static json_t *webhook_endpoint(bool with_secret)
 		"disabledAt", oa_ref("TimestampOrNull"),
 		"failingSince", desc(oa_ref("TimestampOrNull"), "The first failed delivery since the last success; "
 				     "null while deliveries succeed."),
+		"previousSecretExpiresAt", desc(oa_ref("TimestampOrNull"), "After a rotation, until when the "
+			"secret it replaced still signs too (a second `v1,` entry in webhook-signature); null "
+			"otherwise."),
 		NULL);
 	if (with_secret)
 		json_array_append_new(json_object_get(o, "required"), json_string("secret"));
@@ -674,6 +677,31 @@ static json_t *webhook_endpoint(bool with_secret)
 			"The signing secret: whsec_ + base64 of 24 random bytes. Verify each delivery's "
 			"webhook-signature with it (Standard Webhooks)."));
 	return o;
+}
+
+static json_t *webhook_attempt(void)
+{
+	return object_of("One delivery attempt (`object: webhook_attempt`).",
+		"id object endpointId eventId type attempt at status durationMs result error responseBody",
+		"id", desc(id_schema("wha", false), "The attempt's id: resend it with POST "
+			   "/api/v1/webhook-attempts/{id}/resend."),
+		"object", const_str("webhook_attempt"),
+		"endpointId", id_schema("whe", false),
+		"eventId", desc(id_schema("evt", false), "The event sent (the webhook-id header); its body is the "
+				"WebhookEvent of that id, the same on every attempt."),
+		"type", desc(str_enum("import_run.staged import_run.completed webhook.test"), "The event's type."),
+		"attempt", desc(oa_with(oa_type("integer"), "minimum", json_integer(1)), "1 for the first attempt "
+				"of this event to this endpoint, then 2, 3…"),
+		"at", oa_ref("Timestamp"),
+		"status", desc(oa_nullable("integer"), "The receiver's HTTP status; null when it never answered."),
+		"durationMs", count("From the request to the answer or the failure, in milliseconds."),
+		"result", desc(str_enum("delivered failed"), "delivered: a 2xx within 10 s."),
+		"error", desc(oa_nullable("string"), "Why the attempt failed (e.g. \"HTTP 500\", a time-out); null "
+			      "when it was delivered."),
+		"responseBody", desc(oa_withs(oa_with(oa_nullable("string"), "maxLength",
+			json_integer(WEBHOOK_RESPONSE_MAX)), "example", "{\"received\": true}"), "The first 1 KB of "
+			"the receiver's answer, control characters as spaces; null when it sent none."),
+		NULL);
 }
 
 static json_t *webhook_event(void)
@@ -695,6 +723,32 @@ static json_t *webhook_event(void)
 static void put(json_t *s, const char *name, json_t *schema)
 {
 	json_object_set_new(s, name, schema);
+}
+
+/* The webhook endpoints' schemas (PRODUCT §12, §17). */
+static void webhook_schemas(json_t *s)
+{
+	put(s, "WebhookEndpoint", webhook_endpoint(false));
+	put(s, "WebhookEndpointCreated", webhook_endpoint(true));
+	put(s, "WebhookEndpointList", list_of("WebhookEndpoint", "The organization's webhook endpoints, oldest "
+					      "first (one page: nextPageUrl is null)."));
+	put(s, "WebhookAttempt", webhook_attempt());
+	put(s, "WebhookAttemptList", list_of("WebhookAttempt", "A page of the endpoint's delivery attempts, newest "
+					     "first."));
+	put(s, "WebhookEndpointPatch", closed(object_of("What to change; members left out stay as they are.", "",
+		"url", desc(text(WEBHOOK_URL_MAX, false), "A new https:// URL, validated as when the endpoint is "
+			    "added (400 INVALID_WEBHOOK_URL)."),
+		"events", desc(oa_with(array_of(event_types()), "minItems", json_integer(1)), "The event types to "
+			       "send from now on (400 INVALID_WEBHOOK_EVENTS when empty or unknown)."),
+		"enabled", desc(oa_type("boolean"), "true re-enables a disabled endpoint (a fresh 3-day retry "
+				"window); false disables it and drops its queued deliveries."),
+		NULL)));
+	put(s, "WebhookEndpointInput", closed(object_of("A new webhook endpoint.", "url events",
+		"url", desc(text(WEBHOOK_URL_MAX, false), "https:// URL of your receiver; anything else is 400 "
+			    "INVALID_WEBHOOK_URL."),
+		"events", desc(oa_with(array_of(event_types()), "minItems", json_integer(1)), "The event types to "
+			       "send; an empty or unknown list is 400 INVALID_WEBHOOK_EVENTS."),
+		NULL)));
 }
 
 json_t *openapi_schemas(void)
@@ -744,16 +798,7 @@ json_t *openapi_schemas(void)
 	put(s, "BranchList", list_of("Branch", "A page of branches matching the search, oldest first."));
 	put(s, "NameInput", object_of("The new record's name.", "name",
 		"name", desc(text(200, false), "1 to 200 characters, not only spaces."), NULL));
-	put(s, "WebhookEndpoint", webhook_endpoint(false));
-	put(s, "WebhookEndpointCreated", webhook_endpoint(true));
-	put(s, "WebhookEndpointList", list_of("WebhookEndpoint", "The organization's webhook endpoints, oldest "
-					      "first (one page: nextPageUrl is null)."));
-	put(s, "WebhookEndpointInput", closed(object_of("A new webhook endpoint.", "url events",
-		"url", desc(text(WEBHOOK_URL_MAX, false), "https:// URL of your receiver; anything else is 400 "
-			    "INVALID_WEBHOOK_URL."),
-		"events", desc(oa_with(array_of(event_types()), "minItems", json_integer(1)), "The event types to "
-			       "send; an empty or unknown list is 400 INVALID_WEBHOOK_EVENTS."),
-		NULL)));
+	webhook_schemas(s);
 	put(s, "CorrectionsInput", closed(object_of("Corrected failed rows of a run.", "rows",
 		"rows", desc(oa_with(oa_with(array_of(closed(object_of(NULL, "rowIndex cells",
 			"rowIndex", desc(oa_with(oa_type("integer"), "minimum", json_integer(1)), "A failed row's "

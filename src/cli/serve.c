@@ -91,8 +91,13 @@ static void background_start(struct app *app, struct background *bg)
 		.poll_ms = c->worker_poll_ms,
 	};
 	bg->mailer = mailer_start(app->store, app->notify, c->smtp_url, c->mail_from);
+	/* Said at start-up, as in Settings and /readyz (issue 30). */
+	if (!*c->smtp_url)
+		log_json("warn", "mail is off: LOADLINE_SMTP_URL is not set", json_pack("{s:s}", "detail", "approval "
+			 "and webhook mails stay in the outbox; each approval's review link is logged instead"));
 	wo.staging = (struct staging_opts){.max_rows = c->max_rows, .app_url = c->app_url,
-					   .mail_queued = mailer_notify, .mail_arg = bg->mailer};
+					   .mail_queued = mailer_notify, .mail_arg = bg->mailer,
+					   .no_smtp = !*c->smtp_url};
 	bg->workers = workers_start(app->store, &wo, c->workers);
 	app->run_queued = (struct app_hook){workers_notify, bg->workers};
 	struct webhook_opts ho = {.cfg = c, .retry_min_ms = c->webhook_retry_min_ms,

@@ -37,9 +37,10 @@ static void serve_metrics(struct http_request *req, struct http_response *res)
 		return;
 	}
 	struct http_server *srv = atomic_load(&((struct app *)app)->http);
-	struct metrics_gauges g = {-1, -1, -1, srv ? http_held(srv) : -1};
-	if (store_metrics_gauges(app->store, &g.queue_depth, &g.outbox_pending, &g.awaiting_review))
-		g.queue_depth = g.outbox_pending = g.awaiting_review = -1;
+	struct metrics_gauges g = {-1, -1, -1, srv ? http_held(srv) : -1, -1};
+	if (store_metrics_gauges(app->store, &g.queue_depth, &g.outbox_pending, &g.awaiting_review,
+				 &g.webhooks_pending))
+		g.queue_depth = g.outbox_pending = g.awaiting_review = g.webhooks_pending = -1;
 	struct buf b;
 	buf_init(&b, (size_t)4 << 20);
 	metrics_render(&b, &g, LOADLINE_VERSION);
@@ -150,8 +151,9 @@ static void on_headers(struct http_request *req, struct http_response *res)
 		d->ctx = api_begin(req, res);
 	} else {
 		d->to = TO_WEB;
-		d->label = "web";
 		d->ctx = web_begin(req, res);
+		/* The page's route pattern, like the API's (issue 30). */
+		d->label = web_route(d->ctx);
 	}
 }
 
@@ -188,7 +190,7 @@ static void on_done(struct http_request *req, const struct http_response *res)
 	/* Route patterns only, never raw paths: ids would make a series each. */
 	const struct api_ctx *api = d && d->to == TO_API ? d->ctx : NULL;
 	const char *route = api ? api->route : NULL;
-	metrics_http(route ? route : d && d->label ? d->label : "unmatched", res->status, ms / 1000.0);
+	metrics_http(req->method, route ? route : d && d->label ? d->label : "unmatched", res->status, ms / 1000.0);
 	bool probe = health_probe(req, d);
 	if (probe && !((const struct app *)req->app)->cfg.log_debug)
 		return;

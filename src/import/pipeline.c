@@ -315,8 +315,10 @@ enum code pipeline_run(struct store *st, const struct pipeline_opts *o, const st
 		if (!rc && committed) {
 			metrics_run(run_state_name(run_outcome(counts[0], counts[1], counts[2], counts[3])),
 				    run_seconds(run), counts);
-			log_json("info", "run finished", json_pack("{s:s,s:s,s:b,s:i,s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:o}",
-				 "runId", run->id, "orgId", run->org_id, "dryRun", run->dry_run, "rows", p.nrows, "succeeded", counts[0],
+			log_json("info", "run finished", json_pack("{s:s,s:s,s:s,s:o,s:b,s:i,s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:o}",
+				 "runId", run->id, "orgId", run->org_id, "state", run_state_name(run_outcome(counts[0],
+				 counts[1], counts[2], counts[3])), "fileName", log_json_str(run->file_name),
+				 "dryRun", run->dry_run, "rows", p.nrows, "succeeded", counts[0],
 				 "warnings", counts[1], "failed", counts[2], "skipped", counts[3], "ms", mono_ms() - t0,
 				 "txnMs", wall.txn, "parseMs", parse_ms, "rowsMs", wall.rows, "resultsMs", wall.results,
 				 "commitMs", wall.commit, "cpuMs", json_pack("{s:f,s:f,s:f,s:f,s:f}", "parse", parse_cpu,

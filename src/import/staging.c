@@ -87,6 +87,23 @@ static bool count_rows(struct store *st, struct arena *a, const struct run *run,
 	return prc == CODE_OK;
 }
 
+/* A run staged for review is logged with its review link (issue 30), and
+ * so is an approval mail that no SMTP server will carry, so that an
+ * operator without mail can still pass the link on. */
+static void log_staged(const struct staging_opts *o, const struct run *run, const struct outbox_mail *mail)
+{
+	char url[1024];
+	snprintf(url, sizeof url, "%s/imports/runs/%s/review", o->app_url ? o->app_url : "", run->id);
+	log_json("info", "run staged for review", json_pack("{s:s,s:s,s:s,s:o}", "runId", run->id, "orgId",
+		 run->org_id, "reviewUrl", url, "fileName", log_json_str(run->file_name)));
+	if (!mail)
+		log_json("warn", "run staged but the org has no approvers", json_pack("{s:s,s:s}", "runId", run->id,
+			 "reviewUrl", url));
+	else if (o->no_smtp)
+		log_json("warn", "approval mail not sent: no SMTP server is configured (LOADLINE_SMTP_URL)",
+			 json_pack("{s:s,s:s,s:s}", "runId", run->id, "mailId", mail->id, "reviewUrl", url));
+}
+
 enum code staging_triage(struct store *st, const struct staging_opts *o, const struct run *run, const char *owner)
 {
 	unsigned char *file = NULL;
@@ -118,10 +135,10 @@ enum code staging_triage(struct store *st, const struct staging_opts *o, const s
 	bool done = false;
 	if (!rc)
 		rc = store_run_triaged(st, run->id, owner, s.rows, mailp, &done);
+	if (!rc && done)
+		log_staged(o, run, mailp);
 	if (!rc && done && mailp && o->mail_queued)
 		o->mail_queued(o->mail_arg);
-	else if (!rc && done && !mailp)
-		log_json("warn", "run staged but the org has no approvers", json_pack("{s:s}", "runId", run->id));
 	arena_free(a);
 	return rc;
 }

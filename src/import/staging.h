@@ -33,6 +33,7 @@ struct staging_opts {
 	const char *app_url;        /* the review link is under it */
 	void (*mail_queued)(void *);/* wakes the mailer; may be NULL */
 	void *mail_arg;
+	bool no_smtp;               /* no LOADLINE_SMTP_URL: queued mail is not sent (the link is logged) */
 };
 
 /* staging_triage, in a worker, for a run claimed by store_run_triage_claim:

@@ -35,6 +35,7 @@ struct histogram {
 };
 
 struct route_series {
+	char method[8];
 	char pattern[128];
 	_Atomic uint64_t by_status[NSTATUS];
 	struct histogram duration;
@@ -48,33 +49,46 @@ static _Atomic uint64_t runs_by_state[NSTATES];
 static struct histogram run_duration;
 static _Atomic uint64_t rows_by_bucket[4];
 
-static struct route_series *find(const char *route, int n)
+static struct route_series *find(const char *method, const char *route, int n)
 {
 	for (int i = 0; i < n; i++)
-		if (!strcmp(routes[i].pattern, route))
+		if (!strcmp(routes[i].pattern, route) && !strcmp(routes[i].method, method))
 			return &routes[i];
 	return NULL;
 }
 
-static struct route_series *intern(const char *route)
+/* The method label: one of HTTP's, never what a client made up. */
+static const char *method_label(const char *m)
 {
-	struct route_series *r = find(route, atomic_load_explicit(&nroutes, memory_order_acquire));
+	static const char *const known[] = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"};
+	for (size_t i = 0; m && i < sizeof known / sizeof known[0]; i++)
+		if (!strcmp(m, known[i]))
+			return known[i];
+	return "other";
+}
+
+static struct route_series *intern(const char *method, const char *route)
+{
+	struct route_series *r = find(method, route, atomic_load_explicit(&nroutes, memory_order_acquire));
 	if (r)
 		return r;
 	pthread_mutex_lock(&intern_lock);
 	int n = atomic_load_explicit(&nroutes, memory_order_relaxed);
-	r = find(route, n);
+	r = find(method, route, n);
 	if (!r && n < METRICS_MAX_ROUTES - 1) {
 		r = &routes[n];
 		size_t len = strlen(route) < sizeof r->pattern - 1 ? strlen(route) : sizeof r->pattern - 1;
 		memcpy(r->pattern, route, len);
 		r->pattern[len] = '\0';
+		snprintf(r->method, sizeof r->method, "%s", method);
 		atomic_store_explicit(&nroutes, n + 1, memory_order_release);
 	} else if (!r) {
 		/* The table is full: the last slot is the shared "other". */
 		r = &routes[METRICS_MAX_ROUTES - 1];
-		if (!r->pattern[0])
+		if (!r->pattern[0]) {
 			memcpy(r->pattern, "other", 6);
+			memcpy(r->method, "other", 6);
+		}
 	}
 	pthread_mutex_unlock(&intern_lock);
 	return r;
@@ -91,9 +105,9 @@ static void observe(struct histogram *h, const double *bounds, int nb, double se
 	atomic_fetch_add_explicit(&h->sum_us, (uint64_t)(seconds * 1e6), memory_order_relaxed);
 }
 
-void metrics_http(const char *route, int status, double seconds)
+void metrics_http(const char *method, const char *route, int status, double seconds)
 {
-	struct route_series *r = intern(route ? route : "unmatched");
+	struct route_series *r = intern(method_label(method), route ? route : "unmatched");
 	if (status < 0 || status >= NSTATUS)
 		status = 0;
 	atomic_fetch_add_explicit(&r->by_status[status], 1, memory_order_relaxed);
@@ -101,6 +115,8 @@ void metrics_http(const char *route, int status, double seconds)
 }
 
 static _Atomic uint64_t long_polls[3];
+static _Atomic uint64_t webhook_results[3];
+static struct histogram webhook_duration;
 
 void metrics_long_poll(enum long_poll_outcome o)
 {
@@ -153,55 +169,85 @@ static void label(struct buf *b, const char *s)
 	}
 }
 
-static void histogram_lines(struct buf *b, const char *name, const char *route, struct histogram *h,
+/* The labels of a histogram's lines before le: "" or `method="…",route="…",`. */
+static void route_labels(struct buf *b, const struct route_series *r)
+{
+	if (!r)
+		return;
+	buf_printf(b, "method=\"%s\",route=\"", r->method);
+	label(b, r->pattern);
+	buf_puts(b, "\",");
+}
+
+static void histogram_lines(struct buf *b, const char *name, const struct route_series *route, struct histogram *h,
 			    const double *bounds, int nb)
 {
 	for (int i = 0; i < nb; i++) {
 		buf_printf(b, "%s_bucket{", name);
-		if (route) {
-			buf_puts(b, "route=\"");
-			label(b, route);
-			buf_puts(b, "\",");
-		}
+		route_labels(b, route);
 		buf_printf(b, "le=\"%g\"} %llu\n", bounds[i], (unsigned long long)get(&h->le[i]));
 	}
 	uint64_t count = get(&h->count);
-	const char *open = route ? "{route=\"" : "", *close = route ? "\"}" : "";
 	buf_printf(b, "%s_bucket{", name);
-	if (route) {
-		buf_puts(b, "route=\"");
-		label(b, route);
-		buf_puts(b, "\",");
-	}
+	route_labels(b, route);
 	buf_printf(b, "le=\"+Inf\"} %llu\n", (unsigned long long)count);
-	buf_printf(b, "%s_sum%s", name, open);
-	if (route)
-		label(b, route);
-	buf_printf(b, "%s %.6f\n", close, (double)get(&h->sum_us) / 1e6);
-	buf_printf(b, "%s_count%s", name, open);
-	if (route)
-		label(b, route);
-	buf_printf(b, "%s %llu\n", close, (unsigned long long)count);
+	/* _sum and _count: the same labels without le (and no braces without any). */
+	struct buf l;
+	buf_init(&l, 512);
+	route_labels(&l, route);
+	if (l.len)
+		l.data[--l.len] = '\0';   /* the trailing comma */
+	const char *labels = buf_str(&l);
+	buf_printf(b, "%s_sum%s%s%s %.6f\n", name, *labels ? "{" : "", labels, *labels ? "}" : "",
+		   (double)get(&h->sum_us) / 1e6);
+	buf_printf(b, "%s_count%s%s%s %llu\n", name, *labels ? "{" : "", labels, *labels ? "}" : "",
+		   (unsigned long long)count);
+	buf_done(&l);
 }
 
 static void http_series(struct buf *b, int n)
 {
-	buf_puts(b, "# HELP loadline_http_requests_total HTTP requests answered, by route pattern and status.\n"
+	buf_puts(b, "# HELP loadline_http_requests_total HTTP requests answered, by method, route pattern and status.\n"
 		    "# TYPE loadline_http_requests_total counter\n");
 	for (int i = 0; i < n; i++)
 		for (int s = 0; s < NSTATUS; s++) {
 			uint64_t v = get(&routes[i].by_status[s]);
 			if (!v)
 				continue;
-			buf_puts(b, "loadline_http_requests_total{route=\"");
+			buf_printf(b, "loadline_http_requests_total{method=\"%s\",route=\"", routes[i].method);
 			label(b, routes[i].pattern);
 			buf_printf(b, "\",status=\"%d\"} %llu\n", s, (unsigned long long)v);
 		}
-	buf_puts(b, "# HELP loadline_http_request_duration_seconds Time from request headers to response, by route.\n"
+	buf_puts(b, "# HELP loadline_http_request_duration_seconds Time from request headers to response, by method and route.\n"
 		    "# TYPE loadline_http_request_duration_seconds histogram\n");
 	for (int i = 0; i < n; i++)
-		histogram_lines(b, "loadline_http_request_duration_seconds", routes[i].pattern, &routes[i].duration,
+		histogram_lines(b, "loadline_http_request_duration_seconds", &routes[i], &routes[i].duration,
 				http_bounds, NHTTP_BUCKETS);
+}
+
+void metrics_webhook(enum webhook_result r, double seconds)
+{
+	atomic_fetch_add_explicit(&webhook_results[r], 1, memory_order_relaxed);
+	observe(&webhook_duration, http_bounds, NHTTP_BUCKETS, seconds);
+}
+
+static void webhook_series(struct buf *b, const struct metrics_gauges *g)
+{
+	static const char *const names[] = {"delivered", "retrying", "failed"};
+	buf_puts(b, "# HELP loadline_webhook_deliveries_total Webhook delivery attempts made by this process, by result: "
+		    "delivered (2xx), failed and retried later, or failed for good (its retry window is over).\n"
+		    "# TYPE loadline_webhook_deliveries_total counter\n");
+	for (int i = 0; i < 3; i++)
+		buf_printf(b, "loadline_webhook_deliveries_total{result=\"%s\"} %llu\n", names[i],
+			   (unsigned long long)get(&webhook_results[i]));
+	buf_puts(b, "# HELP loadline_webhook_delivery_duration_seconds Time of a webhook delivery attempt, request "
+		    "to answer or failure.\n# TYPE loadline_webhook_delivery_duration_seconds histogram\n");
+	histogram_lines(b, "loadline_webhook_delivery_duration_seconds", NULL, &webhook_duration, http_bounds,
+			NHTTP_BUCKETS);
+	if (g && g->webhooks_pending >= 0)
+		buf_printf(b, "# HELP loadline_webhook_pending Webhook deliveries waiting to be made (due now or at "
+			   "a later retry), database-wide.\n# TYPE loadline_webhook_pending gauge\n"
+			   "loadline_webhook_pending %lld\n", (long long)g->webhooks_pending);
 }
 
 static void run_series(struct buf *b)
@@ -319,6 +365,7 @@ int metrics_render(struct buf *b, const struct metrics_gauges *g, const char *ve
 			   "# TYPE loadline_outbox_pending gauge\nloadline_outbox_pending %lld\n",
 			   (long long)g->outbox_pending);
 	long_poll_series(b, g);
+	webhook_series(b, g);
 	process_series(b);
 	buf_puts(b, "# HELP loadline_build_info The running build.\n# TYPE loadline_build_info gauge\n"
 		    "loadline_build_info{version=\"");
@@ -335,5 +382,7 @@ void metrics_reset(void)
 	memset(&run_duration, 0, sizeof run_duration);
 	memset(rows_by_bucket, 0, sizeof rows_by_bucket);
 	memset(long_polls, 0, sizeof long_polls);
+	memset(webhook_results, 0, sizeof webhook_results);
+	memset(&webhook_duration, 0, sizeof webhook_duration);
 	pthread_mutex_unlock(&intern_lock);
 }

@@ -8,12 +8,14 @@
 
 #include "base/buf.h"
 
-/* At most this many distinct route labels; more share "other". */
-#define METRICS_MAX_ROUTES 64
+/* At most this many distinct (method, route) labels; more share "other". */
+#define METRICS_MAX_ROUTES 160
 
-/* One HTTP request answered: route pattern (e.g. /api/v1/imports/runs/{id}),
- * status, seconds from headers to response. */
-void metrics_http(const char *route, int status, double seconds);
+/* One HTTP request answered: its method (HEAD counts as itself; a method
+ * HTTP does not define is "other"), route pattern (e.g.
+ * /api/v1/imports/runs/{id}, /imports/runs/{id} for a page), status,
+ * seconds from headers to response. */
+void metrics_http(const char *method, const char *route, int status, double seconds);
 /* A run reached a terminal state (state name, e.g. "SUCCEEDED") after
  * seconds of processing (< 0: it was never processed, e.g. failed by the
  * sweeper; not observed in the duration histogram); rows counts the
@@ -26,12 +28,19 @@ void metrics_run(const char *state, double seconds, const int rows[4]);
 enum long_poll_outcome { LONG_POLL_CHANGED, LONG_POLL_TIMEOUT, LONG_POLL_REFUSED };
 void metrics_long_poll(enum long_poll_outcome o);
 
+/* A webhook delivery attempt ended (PRODUCT §17): delivered (a 2xx),
+ * failed and to be retried, or failed for good (the retry window is
+ * over); seconds from connect to answer or failure. */
+enum webhook_result { WEBHOOK_DELIVERED, WEBHOOK_RETRYING, WEBHOOK_FAILED };
+void metrics_webhook(enum webhook_result r, double seconds);
+
 /* Gauges read at scrape time from the database, -1 = unknown. */
 struct metrics_gauges {
 	int64_t queue_depth;     /* runs QUEUED (not staged) */
 	int64_t outbox_pending;  /* mails not yet delivered */
 	int64_t awaiting_review; /* runs QUEUED and staged for mapping review */
 	int64_t held;            /* this process's long polls held now (-1: not serving) */
+	int64_t webhooks_pending; /* webhook deliveries queued (due or waiting for a retry) */
 };
 
 /* Appends the text exposition format (version 0.0.4) of every series,

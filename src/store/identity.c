@@ -61,16 +61,19 @@ enum code store_org_list(struct store *st, void (*fn)(const struct org *o, void 
 	return CODE_OK;
 }
 
-enum code store_metrics_gauges(struct store *st, int64_t *ret_queued, int64_t *ret_outbox, int64_t *ret_review)
+enum code store_metrics_gauges(struct store *st, int64_t *ret_queued, int64_t *ret_outbox, int64_t *ret_review,
+			       int64_t *ret_webhooks)
 {
 	struct db_res *r;
 	enum code rc = store_exec1(st, "SELECT (SELECT COUNT(*) FROM runs WHERE state = 'QUEUED' AND staged = 0), "
 				   "(SELECT COUNT(*) FROM outbox WHERE state = 'queued'), "
-				   "(SELECT COUNT(*) FROM runs WHERE state = 'QUEUED' AND staged = 1)", NULL, 0, &r);
+				   "(SELECT COUNT(*) FROM runs WHERE state = 'QUEUED' AND staged = 1), "
+				   "(SELECT COUNT(*) FROM webhook_deliveries WHERE state = 'queued')", NULL, 0, &r);
 	if (!rc) {
 		*ret_queued = db_res_int(r, 0, 0);
 		*ret_outbox = db_res_int(r, 0, 1);
 		*ret_review = db_res_int(r, 0, 2);
+		*ret_webhooks = db_res_int(r, 0, 3);
 	}
 	db_res_free(r);
 	return rc;

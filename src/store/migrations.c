@@ -260,6 +260,22 @@ const struct migration migrations[] = {
 	 "  field TEXT, column_text TEXT, value TEXT, row_count INTEGER NOT NULL, row_indexes TEXT NOT NULL,"
 	 "  message TEXT NOT NULL, fix_type TEXT, fix_name TEXT, PRIMARY KEY (run_id, pos));"
 	 "CREATE INDEX run_results_warned ON run_results(run_id, row_index) WHERE warned = 1;"},
+	/* Webhook endpoints fully managed (PRODUCT §17, issue 30): the secret
+	 * a rotation replaced keeps signing beside the new one until
+	 * previous_secret_until; each attempt has an id (wha_, the resend
+	 * API's) and keeps the first 1 KB of the receiver's answer.  Attempts
+	 * logged before this migration get an id made of their key.  Numbers
+	 * 18 and 19 belong to other branches of the same issue. */
+	{20, "webhook secret rotation and attempt ids",
+	 "ALTER TABLE webhook_endpoints ADD COLUMN previous_secret TEXT;"
+	 "ALTER TABLE webhook_endpoints ADD COLUMN previous_secret_until BIGINT;"
+	 "ALTER TABLE webhook_attempts ADD COLUMN id TEXT;"
+	 "ALTER TABLE webhook_attempts ADD COLUMN response_body TEXT;"
+	 /* 14 + 5 + 3 base62 characters: an attempt number is under 900 (3
+	  * days of retries at most an hour apart). */
+	 "UPDATE webhook_attempts SET id = 'wha_' || substr(event_id, 5, 14) || substr(endpoint_id, 5, 5) || "
+	 "  CAST(attempt + 100 AS TEXT);"
+	 "CREATE UNIQUE INDEX webhook_attempts_id ON webhook_attempts(id);"},
 };
 
 const int migrations_count = (int)(sizeof migrations / sizeof migrations[0]);

@@ -96,15 +96,16 @@ struct user {
 
 enum code store_org_count(struct store *st, int64_t *ret_n);
 /* The gauges of GET /metrics: runs waiting for a worker (QUEUED, not
- * staged for review), mails not yet delivered, and runs awaiting mapping
- * review (QUEUED and staged). */
+ * staged for review), mails not yet delivered, runs awaiting mapping
+ * review (QUEUED and staged), and webhook deliveries queued. */
 /* Leases up to want request slots of a token's shared rate-limit budget
  * (GCRA kept in the database, all times in ns): from b = max(tat, now), as
  * many slots as fit with b + n * interval <= now + span, tat moved to
  * b + n * interval.  *ret_granted = n (0: refused), *ret_tat = the new tat. */
 enum code store_rate_lease(struct store *st, const char *key_id, int64_t now, int64_t interval, int64_t span,
 			   int want, int *ret_granted, int64_t *ret_tat);
-enum code store_metrics_gauges(struct store *st, int64_t *ret_queued, int64_t *ret_outbox, int64_t *ret_review);
+enum code store_metrics_gauges(struct store *st, int64_t *ret_queued, int64_t *ret_outbox, int64_t *ret_review,
+			       int64_t *ret_webhooks);
 enum code store_org_create(struct store *st, const char *name, struct org *ret);
 /* Calls fn for each organization, oldest first. */
 enum code store_org_list(struct store *st, void (*fn)(const struct org *o, void *ctx), void *ctx);

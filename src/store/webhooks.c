@@ -11,7 +11,7 @@
 #include "notify/notify.h"
 #include "store_internal.h"
 
-#define EP_COLS "id, org_id, url, events, secret, created_at, disabled_at, failing_since"
+#define EP_COLS "id, org_id, url, events, secret, created_at, disabled_at, failing_since, previous_secret_until"
 
 static void row_to_endpoint(struct arena *a, const struct db_res *r, int i, struct webhook_endpoint *e)
 {
@@ -24,6 +24,7 @@ static void row_to_endpoint(struct arena *a, const struct db_res *r, int i, stru
 	e->created_at = db_res_int(r, i, 5);
 	e->disabled_at = db_res_null(r, i, 6) ? 0 : db_res_int(r, i, 6);
 	e->failing_since = db_res_null(r, i, 7) ? 0 : db_res_int(r, i, 7);
+	e->previous_until = db_res_null(r, i, 8) ? 0 : db_res_int(r, i, 8);
 }
 
 enum code store_webhook_endpoint_create(struct store *st, const struct webhook_endpoint *e, int max)
@@ -105,6 +106,64 @@ enum code store_webhook_endpoint_delete(struct store *st, const char *org_id, co
 	return rc;
 }
 
+/* The enabled change of a PATCH, on db in the caller's transaction. */
+static enum code set_enabled(struct db *db, const char *org_id, const char *id, bool enable)
+{
+	struct db_param p[] = {P_TXT(org_id), P_TXT(id), P_INT(now_ms())};
+	if (enable)
+		return db_exec(db, "UPDATE webhook_endpoints SET disabled_at = NULL, failing_since = NULL WHERE "
+			       "org_id = $1 AND id = $2 AND disabled_at IS NOT NULL", p, 2, NULL);
+	enum code rc = db_exec(db, "UPDATE webhook_endpoints SET disabled_at = $3 WHERE org_id = $1 AND id = $2 AND "
+			       "disabled_at IS NULL", p, 3, NULL);
+	/* The sender claims queued deliveries whatever their endpoint's state. */
+	if (!rc)
+		rc = db_exec(db, "UPDATE webhook_deliveries SET state = 'failed', last_error = COALESCE(last_error, '') "
+			     "|| ' (endpoint disabled)' WHERE org_id = $1 AND endpoint_id = $2 AND state = 'queued'",
+			     p, 2, NULL);
+	return rc;
+}
+
+enum code store_webhook_endpoint_update(struct store *st, struct arena *a, const char *org_id, const char *id,
+					const struct webhook_endpoint_change *c, struct webhook_endpoint *ret)
+{
+	struct db *db = store_acquire(st);
+	if (!db)
+		return CODE_SERVICE_UNAVAILABLE;
+	struct db_param p[] = {P_TXT(org_id), P_TXT(id), P_TXT(c->url), P_TXT(c->events)};
+	struct db_res *r = NULL;
+	enum code rc = db_begin_write(db);
+	if (!rc)
+		rc = db_exec(db, "UPDATE webhook_endpoints SET url = COALESCE($3, url), events = COALESCE($4, events) "
+			     "WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id", p, 4, &r);
+	if (!rc && db_res_rows(r) != 1)
+		rc = CODE_NOT_FOUND;
+	db_res_free(r);
+	r = NULL;
+	if (!rc && c->enabled >= 0)
+		rc = set_enabled(db, org_id, id, c->enabled == 1);
+	if (!rc)
+		rc = db_exec(db, "SELECT " EP_COLS " FROM webhook_endpoints WHERE org_id = $1 AND id = $2", p, 2, &r);
+	if ((rc = db_one_row(rc, r)) == CODE_OK)
+		row_to_endpoint(a, r, 0, ret);
+	db_res_free(r);
+	rc = rc == CODE_NOT_FOUND ? (db_rollback(db), rc) : db_finish(db, rc);
+	store_release(st, db);
+	return rc;
+}
+
+enum code store_webhook_rotate_secret(struct store *st, const char *org_id, const char *id, const char *secret,
+				      int64_t until_ms)
+{
+	struct db_param p[] = {P_TXT(org_id), P_TXT(id), P_TXT(secret), P_INT(until_ms)};
+	struct db_res *r = NULL;
+	enum code rc = store_exec1(st, "UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_until = "
+				   "$4, secret = $3 WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id",
+				   p, 4, &r);
+	rc = db_one_row(rc, r);
+	db_res_free(r);
+	return rc;
+}
+
 /* The endpoints an event of this type goes to ($org: the org, $like:
  * "%,type,%"). */
 #define SUBSCRIBED(org, like) "FROM webhook_endpoints WHERE org_id = " org " AND deleted_at IS NULL AND " \
@@ -142,7 +201,7 @@ enum code webhook_enqueue_db(struct db *db, const char *org_id, const char *type
 }
 
 #define CLAIMED_COLS "d.event_id, d.endpoint_id, d.org_id, e.run_id, e.type, e.payload, p.url, p.secret, " \
-	"d.attempts, d.created_at, e.created_at"
+	"d.attempts, d.created_at, e.created_at, CASE WHEN p.previous_secret_until > $3 THEN p.previous_secret END"
 
 static void row_to_delivery(struct arena *a, const struct db_res *r, struct webhook_delivery *d)
 {
@@ -158,6 +217,8 @@ static void row_to_delivery(struct arena *a, const struct db_res *r, struct webh
 	d->attempts = (int)db_res_int(r, 0, 8);
 	d->created_at = db_res_int(r, 0, 9);
 	d->event_created_at = db_res_int(r, 0, 10);
+	if (!db_res_null(r, 0, 11))
+		cell_copy(r, 0, 11, d->previous_secret, sizeof d->previous_secret);
 }
 
 /* " AND d.col NOT IN ($k, ...)" for n values from parameter k on. */
@@ -206,11 +267,11 @@ enum code store_webhook_claim(struct store *st, struct arena *a, int64_t hold_ms
 	enum code rc = db_exec(db, buf_str(&sql), p, n, &r);   /* under 1 KB: fits */
 	buf_done(&sql);
 	if ((rc = db_one_row(rc, r)) == CODE_OK) {
-		struct db_param k[] = {P_TXT(db_res_get(r, 0, 0)), P_TXT(db_res_get(r, 0, 1))};
+		struct db_param k[] = {P_TXT(db_res_get(r, 0, 0)), P_TXT(db_res_get(r, 0, 1)), P_INT(now)};
 		struct db_res *d = NULL;
 		rc = db_exec(db, "SELECT " CLAIMED_COLS " FROM webhook_deliveries d JOIN webhook_events e ON "
 			     "e.id = d.event_id JOIN webhook_endpoints p ON p.id = d.endpoint_id WHERE d.event_id = $1 "
-			     "AND d.endpoint_id = $2", k, 2, &d);
+			     "AND d.endpoint_id = $2", k, 3, &d);
 		if ((rc = db_one_row(rc, d)) == CODE_OK)
 			row_to_delivery(a, d, ret);
 		db_res_free(d);
@@ -255,11 +316,15 @@ enum code store_webhook_record(struct store *st, const struct webhook_delivery *
 		return CODE_SERVICE_UNAVAILABLE;
 	int64_t now = now_ms();
 	enum code rc = db_begin_write(db);
+	char id[ID_MAX];
+	id_new("wha", id);
 	struct db_param a[] = {P_TXT(d->event_id), P_TXT(d->endpoint_id), P_INT(d->attempts), P_INT(now),
-			       at->status ? P_INT(at->status) : P_NULL, P_INT(at->duration_ms), P_TXT(at->error)};
+			       at->status ? P_INT(at->status) : P_NULL, P_INT(at->duration_ms), P_TXT(at->error),
+			       P_TXT(id), P_TXT(at->response_body)};
 	if (!rc)
 		rc = db_exec(db, "INSERT INTO webhook_attempts (event_id, endpoint_id, attempt, at, status, duration_ms, "
-			     "error) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING", a, 7, NULL);
+			     "error, id, response_body) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING",
+			     a, 9, NULL);
 	const char *state = ok ? "delivered" : give_up ? "failed" : "queued";
 	struct db_param u[] = {P_TXT(d->event_id), P_TXT(d->endpoint_id), P_INT(d->attempts), P_TXT(state),
 			       at->status ? P_INT(at->status) : P_NULL, P_INT(at->duration_ms), P_TXT(at->error),
@@ -332,31 +397,72 @@ enum code store_org_admins(struct store *st, struct arena *a, const char *org_id
 	return CODE_OK;
 }
 
-enum code store_webhook_log(struct store *st, struct arena *a, const char *org_id, int n,
-			    void (*fn)(const struct webhook_log *l, void *ctx), void *ctx)
+#define LOG_COLS "a.event_id, a.endpoint_id, e.type, a.attempt, a.status, a.at, a.duration_ms, a.error, a.id, " \
+	"a.response_body"
+
+static void row_to_log(struct arena *a, const struct db_res *r, int i, struct webhook_log *l)
+{
+	memset(l, 0, sizeof(*l));
+	cell_copy(r, i, 0, l->event_id, sizeof l->event_id);
+	cell_copy(r, i, 1, l->endpoint_id, sizeof l->endpoint_id);
+	l->type = arena_strdup(a, db_res_get(r, i, 2));
+	l->attempt = (int)db_res_int(r, i, 3);
+	l->status = db_res_null(r, i, 4) ? 0 : (int)db_res_int(r, i, 4);
+	l->at = db_res_int(r, i, 5);
+	l->duration_ms = db_res_int(r, i, 6);
+	l->error = db_res_null(r, i, 7) ? NULL : arena_strdup(a, db_res_get(r, i, 7));
+	cell_copy(r, i, 8, l->id, sizeof l->id);
+	l->response_body = db_res_null(r, i, 9) ? NULL : arena_strdup(a, db_res_get(r, i, 9));
+}
+
+static enum code each_log(struct store *st, struct arena *a, const char *sql, const struct db_param *p, int n,
+			  void (*fn)(const struct webhook_log *l, void *ctx), void *ctx)
 {
 	struct db_res *r;
-	struct db_param p[] = {P_TXT(org_id), P_INT(n)};
-	enum code rc = store_exec1(st, "SELECT a.event_id, a.endpoint_id, e.type, a.attempt, a.status, a.at, "
-				   "a.duration_ms, a.error FROM webhook_attempts a JOIN webhook_events e ON "
-				   "e.id = a.event_id WHERE e.org_id = $1 ORDER BY a.at DESC, a.attempt DESC LIMIT $2",
-				   p, 2, &r);
+	enum code rc = store_exec1(st, sql, p, n, &r);
 	if (rc)
 		return rc;
 	for (int i = 0; i < db_res_rows(r); i++) {
-		struct webhook_log l = {0};
-		cell_copy(r, i, 0, l.event_id, sizeof l.event_id);
-		cell_copy(r, i, 1, l.endpoint_id, sizeof l.endpoint_id);
-		l.type = arena_strdup(a, db_res_get(r, i, 2));
-		l.attempt = (int)db_res_int(r, i, 3);
-		l.status = db_res_null(r, i, 4) ? 0 : (int)db_res_int(r, i, 4);
-		l.at = db_res_int(r, i, 5);
-		l.duration_ms = db_res_int(r, i, 6);
-		l.error = db_res_null(r, i, 7) ? NULL : arena_strdup(a, db_res_get(r, i, 7));
+		struct webhook_log l;
+		row_to_log(a, r, i, &l);
 		fn(&l, ctx);
 	}
 	db_res_free(r);
 	return CODE_OK;
+}
+
+enum code store_webhook_log(struct store *st, struct arena *a, const char *org_id, int n,
+			    void (*fn)(const struct webhook_log *l, void *ctx), void *ctx)
+{
+	struct db_param p[] = {P_TXT(org_id), P_INT(n)};
+	return each_log(st, a, "SELECT " LOG_COLS " FROM webhook_attempts a JOIN webhook_events e ON e.id = a.event_id "
+			"WHERE e.org_id = $1 ORDER BY a.at DESC, a.attempt DESC LIMIT $2", p, 2, fn, ctx);
+}
+
+enum code store_webhook_attempts(struct store *st, struct arena *a, const char *org_id,
+				 const struct webhook_log_page *pg, void (*fn)(const struct webhook_log *l, void *ctx),
+				 void *ctx)
+{
+	struct db_param p[] = {P_TXT(org_id), P_TXT(pg->endpoint_id), P_INT(pg->n), P_INT(pg->after_at),
+			       P_TXT(pg->after_id)};
+	return each_log(st, a, "SELECT " LOG_COLS " FROM webhook_attempts a JOIN webhook_events e ON e.id = a.event_id "
+			"WHERE e.org_id = $1 AND a.endpoint_id = $2 AND (CAST($5 AS TEXT) IS NULL OR a.at < $4 OR "
+			"(a.at = $4 AND a.id < $5)) ORDER BY a.at DESC, a.id DESC LIMIT $3", p, 5, fn, ctx);
+}
+
+static void copy_log(const struct webhook_log *l, void *ctx)
+{
+	*(struct webhook_log *)ctx = *l;
+}
+
+enum code store_webhook_attempt_get(struct store *st, struct arena *a, const char *org_id, const char *id,
+				    struct webhook_log *ret)
+{
+	struct db_param p[] = {P_TXT(org_id), P_TXT(id)};
+	ret->id[0] = '\0';
+	enum code rc = each_log(st, a, "SELECT " LOG_COLS " FROM webhook_attempts a JOIN webhook_events e ON "
+				"e.id = a.event_id WHERE e.org_id = $1 AND a.id = $2", p, 2, copy_log, ret);
+	return !rc && !ret->id[0] ? CODE_NOT_FOUND : rc;
 }
 
 enum code store_webhook_test(struct store *st, const char *org_id, const char *endpoint_id)

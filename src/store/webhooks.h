@@ -20,6 +20,7 @@ struct webhook_endpoint {
 	const char *events;        /* comma-separated event types */
 	char secret[WEBHOOK_SECRET_MAX];   /* whsec_...; only for the one who creates or delivers */
 	int64_t created_at, disabled_at, failing_since;
+	int64_t previous_until;    /* the rotated-out secret signs too until then (0: none) */
 };
 
 /* Adds e unless its organization already has max endpoints (not deleted):
@@ -33,6 +34,22 @@ enum code store_webhook_endpoint_get(struct store *st, struct arena *a, const ch
 /* Deletes the endpoint (its log stays); queued deliveries to it are
  * dropped.  CODE_NOT_FOUND when the org has no such endpoint. */
 enum code store_webhook_endpoint_delete(struct store *st, const char *org_id, const char *id);
+/* What a PATCH changes: url and events when not NULL; enabled 1 clears
+ * disabled_at and failing_since (a fresh retry window), 0 disables (its
+ * queued deliveries fail, as when the sender disables it), -1 leaves it. */
+struct webhook_endpoint_change {
+	const char *url, *events;
+	int enabled;
+};
+/* Applies c and reads the endpoint back into *ret (in a); CODE_NOT_FOUND
+ * when the org has no such endpoint. */
+enum code store_webhook_endpoint_update(struct store *st, struct arena *a, const char *org_id, const char *id,
+					const struct webhook_endpoint_change *c, struct webhook_endpoint *ret);
+/* Makes secret the endpoint's signing secret; the one it replaces keeps
+ * signing beside it until until_ms (a rotation during an overlap drops the
+ * oldest).  CODE_NOT_FOUND when the org has no such endpoint. */
+enum code store_webhook_rotate_secret(struct store *st, const char *org_id, const char *id, const char *secret,
+				      int64_t until_ms);
 
 /* A delivery as the delivery thread claims it. */
 struct webhook_delivery {
@@ -44,6 +61,7 @@ struct webhook_delivery {
 	const char *payload;       /* NULL until its first attempt builds it */
 	const char *url;
 	char secret[WEBHOOK_SECRET_MAX];
+	char previous_secret[WEBHOOK_SECRET_MAX];   /* "" unless a rotation's overlap is on */
 	int attempts;              /* this attempt's number */
 	int64_t created_at, event_created_at;
 };
@@ -74,7 +92,9 @@ struct webhook_attempt {
 	int status;              /* HTTP status; 0 when there was no answer */
 	int64_t duration_ms;
 	const char *error;       /* NULL on success */
+	const char *response_body;   /* the first WEBHOOK_RESPONSE_MAX bytes of the answer, one line; may be NULL */
 };
+#define WEBHOOK_RESPONSE_MAX 1024
 /* Records attempt number d->attempts (while no later claim took it over):
  * delivered on a 2xx; else due again at retry_at, or failed when
  * give_up.  The endpoint's failing_since is set by its first failure and
@@ -92,16 +112,32 @@ enum code store_org_admins(struct store *st, struct arena *a, const char *org_id
 
 /* One logged attempt, with what it was for. */
 struct webhook_log {
+	char id[ID_MAX];           /* wha_... */
 	char event_id[ID_MAX];
 	char endpoint_id[ID_MAX];
 	const char *type;
 	int attempt, status;
 	int64_t at, duration_ms;
 	const char *error;
+	const char *response_body;   /* NULL when none was kept */
 };
 /* The org's last n attempts, newest first. */
 enum code store_webhook_log(struct store *st, struct arena *a, const char *org_id, int n,
 			    void (*fn)(const struct webhook_log *l, void *ctx), void *ctx);
+/* A page of one endpoint's attempts, newest first: at most n, those
+ * after (after_at, after_id) in that order when after_id is not NULL. */
+struct webhook_log_page {
+	const char *endpoint_id;
+	int n;
+	int64_t after_at;
+	const char *after_id;
+};
+enum code store_webhook_attempts(struct store *st, struct arena *a, const char *org_id,
+				 const struct webhook_log_page *p, void (*fn)(const struct webhook_log *l, void *ctx),
+				 void *ctx);
+/* One attempt of the org by its id; CODE_NOT_FOUND when there is none. */
+enum code store_webhook_attempt_get(struct store *st, struct arena *a, const char *org_id, const char *id,
+				    struct webhook_log *ret);
 /* Queues a webhook.test event to one endpoint of the org: "Send test
  * event" (its payload is built at its first attempt). */
 enum code store_webhook_test(struct store *st, const char *org_id, const char *endpoint_id);

@@ -25,6 +25,8 @@ struct web_req {
 	struct arena *a;                   /* the request's */
 	struct route_params params;
 	const struct web_handler *handler;
+	const char *route;                 /* the matched pattern, or NULL */
+	int64_t hold_until;                /* a held request's deadline (run_wait.c), 0 */
 	enum web_access access;
 	struct web_session *session;       /* NULL when signed out */
 	char session_id[SESSION_SECRET_LEN + 1];
@@ -106,8 +108,16 @@ extern const struct web_handler page_review_get, page_review_post;
 extern const struct web_handler page_keys, page_keys_mint, page_keys_revoke, page_settings,
 	page_comms, page_comms_post;
 extern const struct web_handler page_learned, page_learned_forget;
+/* The run page's long-poll token: a digest of the run resource, changed
+ * whenever GET /api/v1/imports/runs/{id} changes (run_wait.c). */
+struct run;
+const char *web_run_token(struct web_req *w, const struct run *r);
+extern const struct web_handler page_run_wait;
+/* The Imports page answered with status after "Import a file" was refused
+ * (issue 30): error next to the file input, the dry-run choice kept. */
+void web_imports_refused(struct web_req *w, int status, const char *error);
 extern const struct web_handler page_webhooks, page_webhooks_add, page_webhooks_delete, page_webhooks_test,
-	page_webhooks_resend;
+	page_webhooks_resend, page_webhooks_enable, page_webhooks_disable, page_webhooks_edit, page_webhooks_rotate;
 /* The Settings tabs, current being "keys", "comms", "learned", "hooks" or "imports". */
 const struct html *settings_tabs(struct web_req *w, const char *current);
 extern const struct web_handler page_locations;

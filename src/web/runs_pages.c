@@ -96,8 +96,10 @@ static const struct html *run_row(struct web_req *w, const struct run *r)
 	return tmpl_render(a, "run_row.html", v, sizeof v / sizeof v[0]);
 }
 
-/* ?before=<created_at>_<id>: the page after that run (newest first). */
-static void list(struct web_req *w)
+/* ?before=<created_at>_<id>: the page after that run (newest first).
+ * error: "Import a file" was refused; it shows next to the file input,
+ * with the dry-run choice kept. */
+static void render_imports(struct web_req *w, int status, const char *error)
 {
 	int64_t after_created = 0;
 	const char *after_id = NULL, *before = web_query(w, "before");
@@ -128,12 +130,24 @@ static void list(struct web_req *w)
 		T_HTML("rows", html_list_done(rows)),
 		T_TEXT("older", older),
 		T_FLAG("newest", before != NULL),
+		T_TEXT("file_error", error),
+		T_FLAG("dry_checked", error && web_field(w, "dry_run") && *web_field(w, "dry_run")),
 	};
 	struct web_page_opts o = {.nav = NAV_IMPORTS};
-	web_page(w, 200, "Imports", tmpl_render(w->a, "imports.html", v, sizeof v / sizeof v[0]), &o);
+	web_page(w, status, "Imports", tmpl_render(w->a, "imports.html", v, sizeof v / sizeof v[0]), &o);
+}
+
+static void list(struct web_req *w)
+{
+	render_imports(w, 200, NULL);
 }
 
 const struct web_handler page_imports = {list};
+
+void web_imports_refused(struct web_req *w, int status, const char *error)
+{
+	render_imports(w, status, error);
+}
 
 /* ---- one run ---- */
 
@@ -443,7 +457,7 @@ static void run_page(struct web_req *w)
 		T_FLAG("dry", r.dry_run),
 		T_TEXT("correction_of", *r.correction_of ? r.correction_of : NULL),
 		T_FLAG("review", awaits_review(&r)),
-		T_FLAG("working", !terminal && !awaits_review(&r)),
+		T_TEXT("working", !terminal && !awaits_review(&r) ? web_run_token(w, &r) : NULL),   /* its wait token */
 		T_TEXT("expires", web_time(a, r.expires_at)),
 		T_TEXT("expires_iso", r.expires_at ? web_time_iso(a, r.expires_at) : NULL),
 		T_TEXT("error_code", r.state == RUN_FAILED ? r.error_code : NULL),

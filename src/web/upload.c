@@ -88,8 +88,11 @@ static void create(struct web_req *w, struct web_upload *up, enum sheet_format f
 static void import_file(struct web_req *w)
 {
 	struct web_upload *up = w->upload;
+	/* A refusal the user can fix on the form is answered on the form
+	 * (issue 30): the Imports page, the error next to the file input. */
 	if (!up) {
-		web_error(w, 400, "No file (MISSING_FILE)", "Choose a CSV or XLSX file, then press Import.");
+		web_imports_refused(w, 400, "No file was sent (MISSING_FILE): choose a CSV or XLSX file, then press "
+				    "Import.");
 		return;
 	}
 	enum sheet_format fmt;
@@ -105,11 +108,14 @@ static void import_file(struct web_req *w)
 		return;
 	}
 	if (rc == CODE_MALFORMED_MULTIPART || rc == CODE_MISSING_FILE) {
-		web_error(w, 400, "No file (MISSING_FILE)", "Choose one CSV or XLSX file, then press Import.");
+		web_imports_refused(w, 400, "Send one file (MISSING_FILE): choose one CSV or XLSX file, then press "
+				    "Import.");
 		return;
 	}
 	if (rc == CODE_UNSUPPORTED_MIME) {
-		web_error(w, 415, "Not a CSV or XLSX file (UNSUPPORTED_MIME)", why);
+		web_imports_refused(w, 415, arena_printf(w->a, "%s is not a CSV or XLSX file (UNSUPPORTED_MIME). %s",
+							 up->env.file_name && *up->env.file_name ? up->env.file_name : "This file",
+							 why ? why : ""));
 		return;
 	}
 	create(w, up, fmt);

@@ -38,6 +38,7 @@ static const struct route routes[] = {
 	R("POST", "/imports", page_import_upload, WEB_MEMBER),
 	R("GET", "/imports/template", page_template, WEB_MEMBER),
 	R("GET", "/imports/runs/{id}", page_run, WEB_MEMBER),
+	R("GET", "/imports/runs/{id}/wait", page_run_wait, WEB_MEMBER),
 	R("POST", "/imports/runs/{id}/rerun", page_run_rerun, WEB_MEMBER),
 	R("POST", "/imports/runs/{id}/corrections", page_run_corrections, WEB_MEMBER),
 	R("GET", "/imports/runs/{id}/undo", page_run_undo_get, WEB_ADMIN),
@@ -63,6 +64,10 @@ static const struct route routes[] = {
 	R("POST", "/settings/webhooks/{id}/delete", page_webhooks_delete, WEB_ADMIN),
 	R("POST", "/settings/webhooks/{id}/test", page_webhooks_test, WEB_ADMIN),
 	R("POST", "/settings/webhooks/{id}/resend", page_webhooks_resend, WEB_ADMIN),
+	R("POST", "/settings/webhooks/{id}/enable", page_webhooks_enable, WEB_ADMIN),
+	R("POST", "/settings/webhooks/{id}/disable", page_webhooks_disable, WEB_ADMIN),
+	R("POST", "/settings/webhooks/{id}/edit", page_webhooks_edit, WEB_ADMIN),
+	R("POST", "/settings/webhooks/{id}/rotate-secret", page_webhooks_rotate, WEB_ADMIN),
 	R("GET", "/locations", page_locations, WEB_MEMBER),
 	R("GET", "/customers", page_reference, WEB_MEMBER),
 	R("POST", "/customers", page_reference_add, WEB_ADMIN),
@@ -339,6 +344,8 @@ struct web_req *web_begin(struct http_request *req, struct http_response *res)
 	char allow[64];
 	enum route_result m = router_match(routes, sizeof routes / sizeof routes[0], method,
 					   route_path(w->a, req->path), &r, &w->params, allow, sizeof allow);
+	if (m == ROUTE_FOUND)
+		w->route = r->pattern;
 	/* A page of failed rows to correct is the one larger form. */
 	if (m == ROUTE_FOUND && r->handler == (const void *)&page_run_corrections)
 		w->body.max = FAILED_EDIT_FORM_MAX;
@@ -372,6 +379,11 @@ struct web_req *web_begin(struct http_request *req, struct http_response *res)
 		web_error(w, 415, "Unsupported form", "Forms are posted as application/x-www-form-urlencoded.");
 	}
 	return w;
+}
+
+const char *web_route(const struct web_req *w)
+{
+	return w->route ? w->route : "unmatched";
 }
 
 void web_body(struct web_req *w, const char *data, size_t size)

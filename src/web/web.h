@@ -18,6 +18,9 @@ struct web_req;
 struct web_req *web_begin(struct http_request *req, struct http_response *res);
 /* A chunk of the body (forms only; capped). */
 void web_body(struct web_req *w, const char *data, size_t size);
+/* The matched page's route pattern (e.g. /imports/runs/{id}), the metrics
+ * label; "unmatched" when no page has this path. */
+const char *web_route(const struct web_req *w);
 /* The body is complete: runs the page. */
 void web_finish(struct web_req *w);
 

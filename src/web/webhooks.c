@@ -1,6 +1,9 @@
-/* Settings → Webhooks (PRODUCT §12), for admins: the organization's
- * endpoints (add: the secret shown once; delete; "Send test event") and
- * the last 50 delivery attempts, each with "Resend". */
+/* Settings → Webhooks (PRODUCT §12, §17), for admins: the organization's
+ * endpoints (add: the secret shown once; edit URL and events; enable,
+ * disable; rotate the secret, the new one shown once; delete; "Send test
+ * event") and the last 50 delivery attempts with the start of each
+ * answer, each with "Resend". */
+#include <sodium.h>
 #include <string.h>
 
 #include "app/app.h"
@@ -29,6 +32,9 @@ static void endpoint_row(const struct webhook_endpoint *e, void *ctx)
 		T_TEXT("events", e->events),
 		T_TEXT("disabled", e->disabled_at ? web_time(a, e->disabled_at) : NULL),
 		T_TEXT("failing", e->failing_since ? web_time(a, e->failing_since) : NULL),
+		T_TEXT("rotated", e->previous_until > now_ms() ? web_time(a, e->previous_until) : NULL),
+		T_FLAG("ev_staged", strstr(e->events, "import_run.staged") != NULL),
+		T_FLAG("ev_completed", strstr(e->events, "import_run.completed") != NULL),
 		T_TEXT("csrf", web_csrf_token(r->w)),
 	};
 	html_list_add(r->list, tmpl_render(a, "webhook_row.html", v, sizeof v / sizeof v[0]));
@@ -49,15 +55,17 @@ static void log_row(const struct webhook_log *l, void *ctx)
 		T_TEXT("status", l->status ? web_int(a, l->status) : "no answer"),
 		T_TEXT("error", l->error),
 		T_TEXT("duration", web_duration(a, l->duration_ms)),
+		T_TEXT("response", l->response_body),
 		T_TEXT("csrf", web_csrf_token(r->w)),
 	};
 	html_list_add(r->list, tmpl_render(a, "webhook_log_row.html", v, sizeof v / sizeof v[0]));
 	r->n++;
 }
 
-/* The page; secret after an add (the only time it is shown), error and
- * the typed URL after a refused one. */
-static void render(struct web_req *w, int status, const char *secret, const char *error, const char *url)
+/* The page; secret after an add or a rotation (the only time it is
+ * shown; rotated says which), error and the typed URL after a refused one. */
+static void render_page(struct web_req *w, int status, const char *secret, bool rotated, const char *error,
+			const char *url)
 {
 	struct rows eps = {w, html_list_new(w->a), 0}, log = {w, html_list_new(w->a), 0};
 	const char *org = w->session->org.id;
@@ -68,11 +76,15 @@ static void render(struct web_req *w, int status, const char *secret, const char
 	}
 	const char *notice = web_query(w, "deleted") ? "The endpoint was deleted; nothing more is sent to it."
 			   : web_query(w, "queued") ? "Queued: it is sent within seconds and appears below."
+			   : web_query(w, "enabled") ? "The endpoint is enabled: events are sent to it again."
+			   : web_query(w, "disabled") ? "The endpoint is disabled: nothing is sent to it until you enable it."
+			   : web_query(w, "saved") ? "The endpoint was saved."
 			   : NULL;
 	struct tmpl_var v[] = {
 		T_HTML("tabs", settings_tabs(w, "hooks")),
 		T_TEXT("notice", secret ? NULL : notice),
 		T_TEXT("secret", secret),
+		T_FLAG("rotated", rotated),
 		T_TEXT("org_name", w->session->org.name),
 		T_TEXT("error", error),
 		T_TEXT("url", url),
@@ -86,6 +98,11 @@ static void render(struct web_req *w, int status, const char *secret, const char
 	web_page(w, status, "Webhooks", tmpl_render(w->a, "webhooks.html", v, sizeof v / sizeof v[0]), &o);
 }
 
+static void render(struct web_req *w, int status, const char *secret, const char *error, const char *url)
+{
+	render_page(w, status, secret, false, error, url);
+}
+
 static void page(struct web_req *w)
 {
 	render(w, 200, NULL, NULL, NULL);
@@ -93,22 +110,30 @@ static void page(struct web_req *w)
 
 const struct web_handler page_webhooks = {page};
 
-static void add(struct web_req *w)
+/* The URL and events of an add or edit form: why they cannot be saved
+ * (NULL: they can), and the events as stored. */
+static const char *form_endpoint(struct web_req *w, const char *url, const char **ret_events)
 {
-	const char *url = web_field(w, "url");
 	bool staged = web_field(w, "ev_staged") != NULL, completed = web_field(w, "ev_completed") != NULL;
 	const char *why = webhook_url_check(url, w->app->cfg.webhook_allow_http);
 	if (!why && !w->app->cfg.webhook_allow_private)
 		why = webhook_url_deliverable(url);   /* never deliverable: refused now (issue 27 item 16) */
 	if (!why && !staged && !completed)
 		why = "Choose at least one event.";
+	*ret_events = staged && completed ? "import_run.staged,import_run.completed"
+		      : staged ? "import_run.staged" : "import_run.completed";
+	return why;
+}
+
+static void add(struct web_req *w)
+{
+	const char *url = web_field(w, "url"), *events;
+	const char *why = form_endpoint(w, url, &events);
 	if (why) {
 		render(w, 400, NULL, why, url);
 		return;
 	}
-	struct webhook_endpoint e = {.url = url, .created_at = now_ms(),
-				     .events = staged && completed ? "import_run.staged,import_run.completed"
-					       : staged ? "import_run.staged" : "import_run.completed"};
+	struct webhook_endpoint e = {.url = url, .created_at = now_ms(), .events = events};
 	id_new("whe", e.id);
 	snprintf(e.org_id, sizeof e.org_id, "%s", w->session->org.id);
 	webhook_new_secret(e.secret);
@@ -164,3 +189,67 @@ static void resend(struct web_req *w)
 }
 
 const struct web_handler page_webhooks_resend = {resend};
+
+/* Applies one change to the endpoint of the path and says so; false after
+ * answering a failure. */
+static bool change(struct web_req *w, const struct webhook_endpoint_change *c, const char *what)
+{
+	struct webhook_endpoint e;
+	enum code rc = store_webhook_endpoint_update(w->app->store, w->a, w->session->org.id, web_param(w, "id"), c,
+						     &e);
+	if (web_store_answered(w, rc))
+		return false;
+	log_json("info", "webhook endpoint changed", json_pack("{s:s,s:s,s:s,s:s}", "endpointId", e.id, "orgId",
+		 e.org_id, "userId", w->session->user.id, "change", what));
+	return true;
+}
+
+static void enable(struct web_req *w)
+{
+	struct webhook_endpoint_change c = {.enabled = 1};
+	if (change(w, &c, "enabled"))
+		web_redirect(w, "/settings/webhooks?enabled=1");
+}
+
+const struct web_handler page_webhooks_enable = {enable};
+
+static void disable(struct web_req *w)
+{
+	struct webhook_endpoint_change c = {.enabled = 0};
+	if (change(w, &c, "disabled"))
+		web_redirect(w, "/settings/webhooks?disabled=1");
+}
+
+const struct web_handler page_webhooks_disable = {disable};
+
+static void edit(struct web_req *w)
+{
+	const char *url = web_field(w, "url"), *events;
+	const char *why = form_endpoint(w, url, &events);
+	if (why) {
+		render(w, 400, NULL, why, NULL);
+		return;
+	}
+	struct webhook_endpoint_change c = {.url = url, .events = events, .enabled = -1};
+	if (change(w, &c, "url and events"))
+		web_redirect(w, "/settings/webhooks?saved=1");
+}
+
+const struct web_handler page_webhooks_edit = {edit};
+
+static void rotate(struct web_req *w)
+{
+	char secret[WEBHOOK_SECRET_MAX];
+	webhook_new_secret(secret);
+	enum code rc = store_webhook_rotate_secret(w->app->store, w->session->org.id, web_param(w, "id"), secret,
+						   now_ms() + WEBHOOK_SECRET_OVERLAP_MS);
+	if (web_store_answered(w, rc))
+		return;
+	log_json("info", "webhook secret rotated", json_pack("{s:s,s:s,s:s}", "endpointId", web_param(w, "id"),
+		 "orgId", w->session->org.id, "userId", w->session->user.id));
+	/* Answered here, not redirected: the secret must not pass through a URL. */
+	render_page(w, 200, secret, true, NULL, NULL);
+	sodium_memzero(secret, sizeof secret);
+}
+
+const struct web_handler page_webhooks_rotate = {rotate};

@@ -14,8 +14,10 @@
 #include "base/clock.h"
 #include "base/ids.h"
 #include "base/log.h"
+#include "base/text.h"
 #include "base/waiter.h"
 #include "import/run_json.h"
+#include "metrics/metrics.h"
 #include "notify/notify.h"
 #include "store/outbox.h"
 #include "store/runs.h"
@@ -119,22 +121,50 @@ static int progress(void *arg, curl_off_t dlt, curl_off_t dl, curl_off_t ult, cu
 	return waiter_stopping(((struct attempt_ctx *)arg)->w) ? 1 : 0;
 }
 
-static size_t discard(char *p, size_t size, size_t n, void *arg)
+/* The receiver's answer: its first WEBHOOK_RESPONSE_MAX bytes are kept
+ * for the attempt log (PRODUCT §17), the rest read and dropped. */
+struct answer {
+	char head[WEBHOOK_RESPONSE_MAX + 1];
+	size_t len;
+};
+
+static size_t keep_head(char *p, size_t size, size_t n, void *arg)
 {
-	(void)p;
-	(void)arg;
-	return size * n;
+	struct answer *an = arg;
+	size_t got = size * n, room = WEBHOOK_RESPONSE_MAX - an->len;
+	size_t take = got < room ? got : room;
+	memcpy(an->head + an->len, p, take);
+	an->len += take;
+	an->head[an->len] = '\0';
+	return got;
+}
+
+/* "v1,<sig>" under the secret, then " v1,<sig>" under the rotated-out one
+ * while it still signs (Standard Webhooks: space-separated signatures, the
+ * receiver accepts any that verifies). */
+static int signatures(const struct webhook_delivery *d, long long ts, const char *body, char *out, size_t outlen)
+{
+	if (webhook_sign(d->secret, d->event_id, ts, body, strlen(body), out, outlen))
+		return -1;
+	size_t n = strlen(out);
+	if (!*d->previous_secret || n + 2 >= outlen)
+		return 0;
+	out[n] = ' ';
+	/* A rotated-out secret that does not parse signs nothing. */
+	if (webhook_sign(d->previous_secret, d->event_id, ts, body, strlen(body), out + n + 1, outlen - n - 1))
+		out[n] = '\0';
+	return 0;
 }
 
 static struct curl_slist *headers(const struct webhook_delivery *d, const char *body, char *err, size_t errlen)
 {
 	long long ts = (long long)(now_ms() / 1000);
-	char sig[128];
-	if (webhook_sign(d->secret, d->event_id, ts, body, strlen(body), sig, sizeof sig)) {
+	char sig[256];
+	if (signatures(d, ts, body, sig, sizeof sig)) {
 		snprintf(err, errlen, "the endpoint's secret is not whsec_<base64>");
 		return NULL;
 	}
-	char h[256];
+	char h[320];
 	struct curl_slist *l = curl_slist_append(NULL, "Content-Type: application/json");
 	snprintf(h, sizeof h, "webhook-id: %s", d->event_id);
 	l = curl_slist_append(l, h);
@@ -146,9 +176,10 @@ static struct curl_slist *headers(const struct webhook_delivery *d, const char *
 	return curl_slist_append(l, "Expect:");
 }
 
-/* One POST; fills at (status 0 and an error when there was no answer). */
+/* One POST; fills at (status 0 and an error when there was no answer;
+ * response_body in an). */
 static void post(struct webhooks *w, const struct webhook_delivery *d, const char *body, struct webhook_attempt *at,
-		 char *err, size_t errlen)
+		 struct answer *an, char *err, size_t errlen)
 {
 	int64_t t0 = now_ms();
 	struct attempt_ctx ctx = {.w = w->w, .allow_private = w->o.allow_private};
@@ -170,7 +201,8 @@ static void post(struct webhooks *w, const struct webhook_delivery *d, const cha
 		curl_easy_setopt(c, CURLOPT_HTTPHEADER, hl);
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
 		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
-		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, keep_head);
+		curl_easy_setopt(c, CURLOPT_WRITEDATA, an);
 		curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
 		CURLcode rc = curl_easy_perform(c);
 		long status = 0;
@@ -192,6 +224,9 @@ static void post(struct webhooks *w, const struct webhook_delivery *d, const cha
 	curl_slist_free_all(hl);
 	at->duration_ms = now_ms() - t0;
 	at->error = *err ? err : NULL;
+	/* Stored as text on both backends: one line of valid UTF-8. */
+	text_clean_in_place(an->head);
+	at->response_body = an->len ? an->head : NULL;
 }
 
 /* The endpoint has failed for retry_for: disable it, tell the admins. */
@@ -281,6 +316,9 @@ static bool deliver_one(struct webhooks *w, int slot)
 	}
 	char err[512] = "";
 	struct webhook_attempt at = {0};
+	struct answer *an = arena_alloc(a, sizeof(*an));
+	an->len = 0;
+	an->head[0] = '\0';
 	if (!d.payload) {
 		char *p = build_payload(w, &d);
 		if (!p || store_webhook_set_payload(w->st, a, d.event_id, p, &d.payload))
@@ -288,7 +326,7 @@ static bool deliver_one(struct webhooks *w, int slot)
 		free(p);
 	}
 	if (d.payload)
-		post(w, &d, d.payload, &at, err, sizeof err);
+		post(w, &d, d.payload, &at, an, err, sizeof err);
 	else
 		at.error = err;
 	bool ok = !at.error;
@@ -296,6 +334,8 @@ static bool deliver_one(struct webhooks *w, int slot)
 	bool give_up = !ok && now - d.created_at >= w->o.retry_for_ms;
 	store_webhook_record(w->st, &d, &at, ok, give_up, now + webhook_backoff(d.attempts, w->o.retry_min_ms),
 			     &failing_since);
+	metrics_webhook(ok ? WEBHOOK_DELIVERED : give_up ? WEBHOOK_FAILED : WEBHOOK_RETRYING,
+			(double)at.duration_ms / 1000.0);
 	log_json(ok ? "info" : "warn", ok ? "webhook delivered" : "webhook delivery failed; will retry",
 		 json_pack("{s:s,s:s,s:s,s:i,s:i,s:I,s:s}", "eventId", d.event_id, "endpointId", d.endpoint_id,
 			   "type", d.type, "attempt", d.attempts, "status", at.status, "durationMs",

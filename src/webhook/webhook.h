@@ -30,6 +30,9 @@ struct webhook_opts {
 /* Endpoints an organization may have (issue 27 item 12; each import run
  * queues one delivery per subscribed endpoint). */
 #define WEBHOOK_ENDPOINTS_MAX 16
+/* How long a rotated-out signing secret keeps signing beside the new one
+ * (PRODUCT §17): receivers have a day to take the new one. */
+#define WEBHOOK_SECRET_OVERLAP_MS (24LL * 3600 * 1000)
 
 struct webhooks;
 /* Starts the delivery threads; libcurl must be initialised before. */

@@ -6,6 +6,7 @@ hand; these tests compare what they print with what the API says."""
 import csv
 import io
 import json
+import re
 import subprocess
 
 from harness.jobs import csv_bytes, row, rows, wait_run
@@ -171,6 +172,19 @@ def test_webhooks_add_list_test_delete(server):
     assert out.decode().split("\t")[:3] == [whe, "enabled", "import_run.completed"], out
     rc, out, err = ll(server, "webhooks", "test", whe, token=org.token)
     assert rc == 0 and "queued a webhook.test event" in out.decode(), err
+    # Issue 30: disable, enable, rotate-secret, attempts.
+    rc, out, err = ll(server, "webhooks", "disable", whe, token=org.token)
+    assert rc == 0 and out.decode() == "disabled %s\n" % whe, err
+    assert server.get("/api/v1/webhook-endpoints/" + whe, token=org.token).json()["status"] == "disabled"
+    rc, out, err = ll(server, "webhooks", "enable", whe, token=org.token)
+    assert rc == 0 and out.decode() == "enabled %s\n" % whe, err
+    assert server.get("/api/v1/webhook-endpoints/" + whe, token=org.token).json()["status"] == "enabled"
+    rc, out, err = ll(server, "webhooks", "rotate-secret", whe, token=org.token)
+    assert rc == 0 and re.search(r"^secret: whsec_\S+\n\(shown once; the old secret keeps signing beside it "
+                                 r"until 20\d\d-", out.decode()), (out, err)
+    rc, out, err = ll(server, "webhooks", "attempts", whe, "--json", token=org.token)
+    assert rc == 0 and isinstance(json.loads(out), list), err
+    assert ll(server, "webhooks", "enable", "whe_0000000000000000000000", token=org.token)[0] == 1
     # Another organization's endpoint is 404, through the API and the CLI.
     r = server.post("/api/v1/webhook-endpoints/%s/test" % whe)
     assert r.status_code == 404 and r.json()["code"] == "NOT_FOUND", r.text
@@ -219,7 +233,8 @@ def test_bash_completion_offers_commands_subcommands_and_options():
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
     assert complete("loadline re", root) == ["results", "rerun", "revert"]
     assert complete("loadline runs ", root) == ["view"]
-    assert complete("loadline webhooks ", root) == ["list", "add", "delete", "test"]
+    assert complete("loadline webhooks ", root) == ["list", "add", "delete", "test", "enable", "disable",
+                                                    "rotate-secret", "attempts"]
     assert complete("loadline results run_x --bucket f", root) == ["failed"]
     assert "--results" in complete("loadline push --", root)
     assert "mint-token" in complete("loadline admin mi", root)

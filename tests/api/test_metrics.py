@@ -6,6 +6,7 @@ are well-formed, histogram buckets are cumulative and end at +Inf = _count."""
 import math
 import re
 import subprocess
+import time
 
 import pytest
 
@@ -101,11 +102,12 @@ def test_metrics_move_as_a_run_completes(server):
     assert value(after, "loadline_import_run_duration_seconds_count") == \
         value(before, "loadline_import_run_duration_seconds_count") + 1
     route = "/api/v1/imports/runs/{id}"
-    assert value(after, "loadline_http_requests_total", route=route, status="200") >= 1
-    assert value(after, "loadline_http_requests_total", route="/api/v1/imports/{kind}", status="202") == 1
-    assert value(after, "loadline_http_request_duration_seconds_count", route=route) >= 1
+    assert value(after, "loadline_http_requests_total", method="GET", route=route, status="200") >= 1
+    assert value(after, "loadline_http_requests_total", method="POST", route="/api/v1/imports/{kind}",
+                 status="202") == 1
+    assert value(after, "loadline_http_request_duration_seconds_count", method="GET", route=route) >= 1
     # /metrics counts its own previous scrape
-    assert value(after, "loadline_http_requests_total", route="/metrics", status="200") >= 1
+    assert value(after, "loadline_http_requests_total", method="GET", route="/metrics", status="200") >= 1
     assert value(after, "loadline_import_queue_depth") == 0
 
 
@@ -148,7 +150,7 @@ def test_metrics_on_their_own_listener(start_server):
     r = requests.get("http://127.0.0.1:%d/metrics" % port, timeout=10)
     assert r.status_code == 200
     samples = parse(r.text)
-    assert value(samples, "loadline_http_requests_total", route="/api/v1/whoami", status="200") == 1
+    assert value(samples, "loadline_http_requests_total", method="GET", route="/api/v1/whoami", status="200") == 1
     assert requests.get("http://127.0.0.1:%d/api/v1/whoami" % port, timeout=10).status_code == 404
 
 
@@ -290,8 +292,79 @@ def test_duration_buckets_start_at_1ms(server):
     run, _ = import_file(server, csv_bytes(rows(2, job="J-BKT")))
     assert run["state"] == "SUCCEEDED", run
     samples = scrape(server)
-    for fam, labels in (("loadline_http_request_duration_seconds", {"route": "/api/v1/imports/runs/{id}"}),
+    for fam, labels in (("loadline_http_request_duration_seconds", {"method": "GET",
+                                                                     "route": "/api/v1/imports/runs/{id}"}),
                         ("loadline_import_run_duration_seconds", {})):
         les = sorted(float(dict(lab)["le"]) for (name, lab) in samples
                      if name == fam + "_bucket" and {k: v for k, v in lab if k != "le"} == labels)
         assert les[0] == 0.001 and 0.0025 in les and 0.005 in les and les[-1] == math.inf, (fam, les)
+
+
+def promtool_check(text):
+    """`promtool check metrics` (Debian's prometheus package; scripts/deps)
+    finds no problem in the exposition."""
+    import shutil
+    promtool = shutil.which("promtool")
+    assert promtool, "promtool is missing: run scripts/deps"
+    p = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and not p.stdout.strip() and not p.stderr.strip(), p.stdout + p.stderr
+
+
+def test_method_label_and_web_route_patterns(server):
+    """Issue 30: request series carry `method`; each web page has its own
+    route pattern (not one route="web"), ids never in it; promtool clean."""
+    server.get("/api/v1/whoami")
+    server.post("/api/v1/webhook-endpoints", json={})
+    import requests
+    requests.get(server.base_url + "/login", timeout=10)
+    requests.get(server.base_url + "/imports/runs/run_0000000000000000000000", timeout=10, allow_redirects=False)
+    requests.post(server.base_url + "/logout", timeout=10, allow_redirects=False)
+    requests.get(server.base_url + "/no/such/page", timeout=10)
+    r = server.get("/metrics", token=None)
+    promtool_check(r.text)
+    samples = parse(r.text)
+    reqs = {(dict(lab)["method"], dict(lab)["route"]) for (name, lab) in samples
+            if name == "loadline_http_requests_total"}
+    assert ("GET", "/api/v1/whoami") in reqs and ("POST", "/api/v1/webhook-endpoints") in reqs, reqs
+    assert ("GET", "/login") in reqs and ("GET", "/imports/runs/{id}") in reqs and ("POST", "/logout") in reqs, reqs
+    assert ("GET", "unmatched") in reqs, reqs
+    assert not any(route == "web" for _, route in reqs), reqs
+    assert value(samples, "loadline_http_request_duration_seconds_count", method="GET", route="/login") == 1
+
+
+def test_webhook_series(start_server):
+    """PRODUCT §17: loadline_webhook_deliveries_total{result},
+    loadline_webhook_delivery_duration_seconds (histogram) and
+    loadline_webhook_pending move as a delivery fails, waits and succeeds;
+    promtool clean."""
+    from .test_webhooks import SWITCHES, Receiver, create_endpoint
+    rcv = Receiver(script=[500])
+    try:
+        srv = start_server(env=dict(SWITCHES, LOADLINE_WEBHOOK_RETRY_MIN="3s"))
+        text = srv.get("/metrics", token=None).text
+        promtool_check(text)
+        before = parse(text)
+        assert value(before, "loadline_webhook_pending") == 0
+        assert ("loadline_webhook_delivery_duration_seconds_count", frozenset()) in before
+        ep = create_endpoint(srv, rcv.url).json()
+        assert srv.post("/api/v1/webhook-endpoints/%s/test" % ep["id"]).status_code == 202
+        assert rcv.next()["status"] == 500
+        deadline = time.monotonic() + 10
+        while value(scrape(srv), "loadline_webhook_deliveries_total", result="retrying") < 1:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert value(scrape(srv), "loadline_webhook_pending") == 1, "the retry waits"
+        assert rcv.next()["status"] == 200
+        deadline = time.monotonic() + 10
+        while value(scrape(srv), "loadline_webhook_deliveries_total", result="delivered") < 1:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        text = srv.get("/metrics", token=None).text
+        promtool_check(text)
+        after = parse(text)
+        assert value(after, "loadline_webhook_pending") == 0
+        assert value(after, "loadline_webhook_deliveries_total", result="failed") == 0
+        assert value(after, "loadline_webhook_delivery_duration_seconds_count") == 2
+        assert value(after, "loadline_webhook_delivery_duration_seconds_bucket", le="+Inf") == 2
+    finally:
+        rcv.close()

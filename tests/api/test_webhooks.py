@@ -34,9 +34,10 @@ CUSTOM = "Job #,Load Number,Ship Date,Remarks\n"
 
 class Receiver:
     """An HTTP server on 127.0.0.1 that records every POST (headers, body)
-    and answers with the next status of `script` (then 200)."""
+    and answers with the next status of `script` (then 200) and the body
+    `reply`."""
 
-    def __init__(self, script=(), delays=(), port=0):
+    def __init__(self, script=(), delays=(), port=0, reply=b""):
         self.requests = queue.Queue()
         self.script = list(script)
         self.delays = list(delays)   # seconds to hold each request before answering
@@ -55,8 +56,9 @@ class Receiver:
                 self.send_response(status)
                 if 300 <= status < 400:
                     self.send_header("Location", "http://127.0.0.1:9/elsewhere")
-                self.send_header("Content-Length", "0")
+                self.send_header("Content-Length", str(len(reply)))
                 self.end_headers()
+                self.wfile.write(reply)
 
             def log_message(self, *args):
                 pass

@@ -15,7 +15,7 @@
 static char *render(struct buf *b)
 {
 	buf_init(b, 1 << 22);
-	struct metrics_gauges g = {.queue_depth = 3, .outbox_pending = 0};
+	struct metrics_gauges g = {.queue_depth = 3, .outbox_pending = 0, .webhooks_pending = 2};
 	assert_int_equal(metrics_render(b, &g, "9.9.9"), 0);
 	return (char *)buf_str(b);
 }
@@ -24,29 +24,63 @@ static void test_http_series(void **state)
 {
 	(void)state;
 	metrics_reset();
-	metrics_http("/api/v1/imports/runs/{id}", 200, 0.003);
-	metrics_http("/api/v1/imports/runs/{id}", 200, 0.2);
-	metrics_http("/api/v1/imports/runs/{id}", 304, 0.001);
-	metrics_http("/api/v1/whoami", 401, 20);
+	metrics_http("GET", "/api/v1/imports/runs/{id}", 200, 0.003);
+	metrics_http("GET", "/api/v1/imports/runs/{id}", 200, 0.2);
+	metrics_http("GET", "/api/v1/imports/runs/{id}", 304, 0.001);
+	metrics_http("GET", "/api/v1/whoami", 401, 20);
 	struct buf b;
 	const char *t = render(&b);
-	assert_non_null(strstr(t, "loadline_http_requests_total{route=\"/api/v1/imports/runs/{id}\",status=\"200\"} 2\n"));
-	assert_non_null(strstr(t, "loadline_http_requests_total{route=\"/api/v1/imports/runs/{id}\",status=\"304\"} 1\n"));
-	assert_non_null(strstr(t, "loadline_http_requests_total{route=\"/api/v1/whoami\",status=\"401\"} 1\n"));
+	assert_non_null(strstr(t, "loadline_http_requests_total{method=\"GET\",route=\"/api/v1/imports/runs/{id}\",status=\"200\"} 2\n"));
+	assert_non_null(strstr(t, "loadline_http_requests_total{method=\"GET\",route=\"/api/v1/imports/runs/{id}\",status=\"304\"} 1\n"));
+	assert_non_null(strstr(t, "loadline_http_requests_total{method=\"GET\",route=\"/api/v1/whoami\",status=\"401\"} 1\n"));
 	/* Buckets are cumulative: 0.003 and 0.001 are <= 0.005, 0.2 joins at 0.25. */
-	assert_non_null(strstr(t, "loadline_http_request_duration_seconds_bucket{route=\"/api/v1/imports/runs/{id}\","
+	assert_non_null(strstr(t, "loadline_http_request_duration_seconds_bucket{method=\"GET\",route=\"/api/v1/imports/runs/{id}\","
 				  "le=\"0.005\"} 2\n"));
-	assert_non_null(strstr(t, "loadline_http_request_duration_seconds_bucket{route=\"/api/v1/imports/runs/{id}\","
+	assert_non_null(strstr(t, "loadline_http_request_duration_seconds_bucket{method=\"GET\",route=\"/api/v1/imports/runs/{id}\","
 				  "le=\"0.25\"} 3\n"));
-	assert_non_null(strstr(t, "loadline_http_request_duration_seconds_bucket{route=\"/api/v1/whoami\","
+	assert_non_null(strstr(t, "loadline_http_request_duration_seconds_bucket{method=\"GET\",route=\"/api/v1/whoami\","
 				  "le=\"10\"} 0\n"));
-	assert_non_null(strstr(t, "loadline_http_request_duration_seconds_bucket{route=\"/api/v1/whoami\","
+	assert_non_null(strstr(t, "loadline_http_request_duration_seconds_bucket{method=\"GET\",route=\"/api/v1/whoami\","
 				  "le=\"+Inf\"} 1\n"));
-	assert_non_null(strstr(t, "loadline_http_request_duration_seconds_sum{route=\"/api/v1/whoami\"} 20.000000\n"));
-	assert_non_null(strstr(t, "loadline_http_request_duration_seconds_count{route=\"/api/v1/imports/runs/{id}\"} 3\n"));
+	assert_non_null(strstr(t, "loadline_http_request_duration_seconds_sum{method=\"GET\",route=\"/api/v1/whoami\"} 20.000000\n"));
+	assert_non_null(strstr(t, "loadline_http_request_duration_seconds_count{method=\"GET\",route=\"/api/v1/imports/runs/{id}\"} 3\n"));
 	assert_non_null(strstr(t, "loadline_import_queue_depth 3\n"));
 	assert_non_null(strstr(t, "loadline_outbox_pending 0\n"));
 	assert_non_null(strstr(t, "loadline_build_info{version=\"9.9.9\"} 1\n"));
+	buf_done(&b);
+}
+
+/* Issue 30: one series per method of a route. */
+static void test_method_label(void **state)
+{
+	(void)state;
+	metrics_reset();
+	metrics_http("GET", "/imports", 200, 0.001);
+	metrics_http("POST", "/imports", 303, 0.001);
+	metrics_http("BREW", "/imports", 405, 0.001);
+	struct buf b;
+	const char *t = render(&b);
+	assert_non_null(strstr(t, "loadline_http_requests_total{method=\"GET\",route=\"/imports\",status=\"200\"} 1\n"));
+	assert_non_null(strstr(t, "loadline_http_requests_total{method=\"POST\",route=\"/imports\",status=\"303\"} 1\n"));
+	assert_non_null(strstr(t, "loadline_http_requests_total{method=\"other\",route=\"/imports\",status=\"405\"} 1\n"));
+	assert_non_null(strstr(t, "loadline_http_request_duration_seconds_count{method=\"POST\",route=\"/imports\"} 1\n"));
+	buf_done(&b);
+}
+
+static void test_webhook_series(void **state)
+{
+	(void)state;
+	metrics_reset();
+	metrics_webhook(WEBHOOK_DELIVERED, 0.004);
+	metrics_webhook(WEBHOOK_RETRYING, 10);
+	struct buf b;
+	const char *t = render(&b);
+	assert_non_null(strstr(t, "loadline_webhook_deliveries_total{result=\"delivered\"} 1\n"));
+	assert_non_null(strstr(t, "loadline_webhook_deliveries_total{result=\"retrying\"} 1\n"));
+	assert_non_null(strstr(t, "loadline_webhook_deliveries_total{result=\"failed\"} 0\n"));
+	assert_non_null(strstr(t, "loadline_webhook_delivery_duration_seconds_bucket{le=\"0.005\"} 1\n"));
+	assert_non_null(strstr(t, "loadline_webhook_delivery_duration_seconds_count 2\n"));
+	assert_non_null(strstr(t, "loadline_webhook_pending 2\n"));
 	buf_done(&b);
 }
 
@@ -57,7 +91,7 @@ static void test_run_series_and_escaping(void **state)
 	int rows[4] = {740, 2, 8, 0};
 	metrics_run("PARTIAL", 0.3, rows);
 	metrics_run("FAILED", 400, NULL);
-	metrics_http("a\"b\\c\nd", 200, 0);
+	metrics_http("GET", "a\"b\\c\nd", 200, 0);
 	struct buf b;
 	const char *t = render(&b);
 	assert_non_null(strstr(t, "loadline_import_runs_total{state=\"PARTIAL\"} 1\n"));
@@ -79,14 +113,14 @@ static void test_route_table_overflow(void **state)
 	char name[32];
 	for (int i = 0; i < METRICS_MAX_ROUTES + 10; i++) {
 		snprintf(name, sizeof name, "/r%d", i);
-		metrics_http(name, 200, 0);
+		metrics_http("GET", name, 200, 0);
 	}
 	struct buf b;
 	const char *t = render(&b);
 	assert_non_null(strstr(t, "route=\"/r0\",status=\"200\"} 1\n"));
-	/* 63 own slots, the 11 past them share "other". */
+	/* METRICS_MAX_ROUTES - 1 own slots, the 11 past them share "other". */
 	assert_non_null(strstr(t, "route=\"other\",status=\"200\"} 11\n"));
-	assert_null(strstr(t, "route=\"/r70\""));
+	assert_null(strstr(t, "route=\"/r170\""));
 	buf_done(&b);
 }
 
@@ -97,7 +131,7 @@ static void *hammer(void *arg)
 {
 	const char *route = arg;
 	for (int i = 0; i < PER_THREAD; i++)
-		metrics_http(i % 2 ? route : "/shared", 200, 0.001);
+		metrics_http("GET", i % 2 ? route : "/shared", 200, 0.001);
 	return NULL;
 }
 
@@ -129,6 +163,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_http_series),
+		cmocka_unit_test(test_method_label),
+		cmocka_unit_test(test_webhook_series),
 		cmocka_unit_test(test_run_series_and_escaping),
 		cmocka_unit_test(test_route_table_overflow),
 		cmocka_unit_test(test_concurrent_counts_are_exact),

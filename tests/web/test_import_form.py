@@ -72,6 +72,27 @@ def test_same_codes_as_the_api(start_server):
     assert "already being imported" in text_of(w.get("/imports/runs/%s?already=1" % first).text)
 
 
+def test_wrong_file_type_is_answered_on_the_form(server):
+    """Issue 30: a file that is not CSV or XLSX is answered on the Imports
+    page itself — the form again, the error next to the file input (named
+    by aria-describedby), the dry-run choice kept — not an error page
+    that replaces it."""
+    w = signin(server)
+    r = post_file(w, b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n", name="invoice.pdf", dry=True)
+    assert r.status_code == 415, r.text[:500]
+    f = forms(r.text).find("/imports")
+    assert f, "the Imports form is on the page"
+    assert f["fields"].get("dry_run") == "true", "the dry-run choice is kept: %r" % f["fields"]
+    m = re.search(r'<input type="file" id="file"[^>]*aria-describedby="file-error"[^>]*>\s*'
+                  r'<p class="alert" role="alert" id="file-error">([^<]*)</p>', r.text)
+    assert m, r.text[:3000]
+    assert "invoice.pdf" in m.group(1) and "UNSUPPORTED_MIME" in m.group(1), m.group(1)
+    assert "<h1>Imports</h1>" in r.text
+    # Without the box ticked it stays unticked.
+    r = post_file(w, b"%PDF-1.7\n", name="x.pdf")
+    assert r.status_code == 415 and forms(r.text).find("/imports")["fields"].get("dry_run") is None
+
+
 def test_new_shape_waits_for_review(server):
     w = signin(server)
     data = csv_bytes(rows(2, job="WEB-4")).replace(b"jobCode", b"Job Number", 1)

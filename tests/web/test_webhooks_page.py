@@ -70,3 +70,44 @@ def test_members_do_not_get_the_page(server):
     w = signin(server, email)
     assert w.get(PAGE).status_code == 403
     assert PAGE not in w.get("/settings/api-keys").text
+
+
+def test_admin_edits_disables_enables_and_rotates(start_server):
+    """PRODUCT §17 in the web app: edit URL and events (validated as when
+    added), Disable and Enable, Rotate secret (the new one shown once; a
+    delivery then verifies with the old and the new one), the start of the
+    receiver's answer in the attempt log."""
+    rcv = Receiver(reply=b'{"received": true}')
+    try:
+        srv = start_server(env=SWITCHES)
+        old = srv.post("/api/v1/webhook-endpoints", json={"url": "https://hooks.example.com/x",
+                                                          "events": ["import_run.staged"]}).json()
+        w = signin(srv)
+        edit = "/settings/webhooks/%s/edit" % old["id"]
+        r = w.submit(PAGE, edit, url="ftp://nope")
+        assert r.status_code == 400 and "https://" in text_of(r.text)
+        r = w.submit(PAGE, edit, url=rcv.url, ev_completed="1")
+        assert r.status_code == 303, text_of(r.text)[:500]
+        ep = srv.get("/api/v1/webhook-endpoints/" + old["id"]).json()
+        assert ep["url"] == rcv.url and ep["events"] == ["import_run.staged", "import_run.completed"], ep
+
+        assert w.submit(PAGE, "/settings/webhooks/%s/disable" % ep["id"]).status_code == 303
+        assert srv.get("/api/v1/webhook-endpoints/" + ep["id"]).json()["status"] == "disabled"
+        page = w.get(PAGE).text
+        assert "/settings/webhooks/%s/enable" % ep["id"] in page and "/disable" not in page
+        assert w.submit(PAGE, "/settings/webhooks/%s/enable" % ep["id"]).status_code == 303
+        assert srv.get("/api/v1/webhook-endpoints/" + ep["id"]).json()["status"] == "enabled"
+
+        r = w.submit(PAGE, "/settings/webhooks/%s/rotate-secret" % ep["id"])
+        assert r.status_code == 200, text_of(r.text)[:500]
+        assert "New signing secret" in text_of(r.text) and "keeps signing beside it for 24 hours" in text_of(r.text)
+        new = re.search(r'id="new-secret" type="text" readonly value="(whsec_[A-Za-z0-9+/=]+)"', r.text).group(1)
+        assert new != old["secret"] and new not in w.get(PAGE).text
+        assert w.submit(PAGE, "/settings/webhooks/%s/test" % ep["id"]).status_code == 303
+        req = rcv.next()
+        verify_python(new, req)
+        verify_python(old["secret"], req)
+        wait_for(lambda: "{&quot;received&quot;: true}" in w.get(PAGE).text or
+                 '{"received": true}' in w.get(PAGE).text, what="the answer in the log")
+    finally:
+        rcv.close()

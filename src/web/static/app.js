@@ -162,7 +162,36 @@
     });
   }
 
+  // The run page waits by long poll (issue 30): the server holds the
+  // request until the run changes (or 25 s pass), then the page reloads.
+  // Without script the page's <noscript> meta refresh does it every 2 s.
+  function runWait() {
+    var el = document.querySelector('[data-run-wait]');
+    if (!el) return;
+    var url = el.getAttribute('data-run-wait');
+    if (!window.fetch) {
+      setTimeout(function () { window.location.reload(); }, 2000);
+      return;
+    }
+    function ask(delay) {
+      setTimeout(function () {
+        fetch(url, { credentials: 'same-origin', headers: { Accept: 'application/json' } })
+          .then(function (r) {
+            if (!r.ok) throw new Error('HTTP ' + r.status);
+            return r.json();
+          })
+          .then(function (j) {
+            if (j.changed) window.location.reload();
+            else ask(j.held ? 0 : 2000);
+          })
+          .catch(function () { ask(5000); });
+      }, delay);
+    }
+    ask(0);
+  }
+
   document.addEventListener('DOMContentLoaded', function () {
+    runWait();
     dropZones();
     Array.prototype.forEach.call(document.querySelectorAll('table.fix-grid'), fixGrid);
     Array.prototype.forEach.call(document.querySelectorAll('form[data-review]'), reviewForm);
