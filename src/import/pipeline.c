@@ -449,6 +449,7 @@ static enum code stream_run(struct store *st, const struct pipeline_opts *o, con
 		if ((rc = commit_batch(st, o, run, owner, s, b, pg, ret_ours)) || !*ret_ours || s->eof)
 			break;
 		progress_changed(st, run, pg);
+		store_yield_to_writers(st);
 		batch_clear(b);
 		tp = mono_ms();
 		cp = thread_cpu_ms();
@@ -518,7 +519,7 @@ enum code pipeline_run(struct store *st, const struct pipeline_opts *o, const st
 	if (failed_read)
 		rc = read_failed(st, run, owner, rc, msg, &s);
 	else if (!rc && !ours)
-		log_json("info", "run stopped: cancelled, timed out or taken over meanwhile; its committed batches stay",
+		log_json("info", "run abandoned: cancelled, timed out or taken over meanwhile; its current batch rolled back, the batches before it stay",
 			 json_pack("{s:s,s:s,s:b,s:i}", "runId", run->id, "orgId", run->org_id, "dryRun", run->dry_run,
 				   "batches", pg.batches));
 	else if (!rc)
