@@ -253,7 +253,7 @@ static void config_defaults(struct config *c)
 	c->rate_limit = 600;
 	c->rate_window_ms = 60000;
 	c->max_rows = 750;
-	c->import_batch_rows = 5000;
+	c->import_batch_rows = 2000;
 	c->max_file_bytes = 5242880;
 	c->staging_ttl_ms = 72LL * 3600 * 1000;
 	c->run_timeout_ms = 30LL * 60 * 1000;

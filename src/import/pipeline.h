@@ -6,8 +6,10 @@
 
 struct geocoder;
 
-/* Rows a run commits at a time (PRODUCT §16: at most 5,000). */
-#define PIPELINE_BATCH_ROWS 5000
+/* Rows a run commits at a time (PRODUCT §16: at most 5,000): a batch
+ * holds its rows (~8 KB each while checked) and what the writer keeps of
+ * them, so 2,000 keeps an import within its 64 MiB (docs/design.md). */
+#define PIPELINE_BATCH_ROWS 2000
 
 /* What a pipeline needs from the configuration. */
 struct pipeline_opts {
