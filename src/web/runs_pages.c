@@ -14,6 +14,7 @@
 #include "base/csv_write.h"
 #include "web/failed_edit.h"
 #include "web/page.h"
+#include "web/run_progress.h"
 
 #define RUNS_PER_PAGE 50
 #define RESULTS_PER_PAGE 50
@@ -431,6 +432,7 @@ static void run_page(struct web_req *w)
 		T_TEXT("correction_of", *r.correction_of ? r.correction_of : NULL),
 		T_FLAG("review", awaits_review(&r)),
 		T_FLAG("working", !terminal && !awaits_review(&r)),
+		T_HTML("progress", run_progress_section(a, &r)),
 		T_TEXT("expires", web_time(a, r.expires_at)),
 		T_TEXT("expires_iso", r.expires_at ? web_time_iso(a, r.expires_at) : NULL),
 		T_TEXT("error_code", r.state == RUN_FAILED ? r.error_code : NULL),

@@ -246,3 +246,19 @@ def test_big_file_memory_stays_flat(start_server, tmp_path):
     print("GREW", grew_mb)
     bound = 96 if _sanitized(os.environ.get("LOADLINE_BIN") or loadline_bin()) else 64
     assert grew_mb <= bound, "peak grew by %.0f MiB (bound %d MiB)" % (grew_mb, bound)
+
+
+def test_run_page_shows_a_progress_bar_with_time_left(start_server):
+    """§16: the run page of a RUNNING run shows a progress bar (rows done of
+    the total, rows per second, time left); a finished run's page has none."""
+    from web.webtools import signin
+    n = 300
+    srv = start_server(env=SLOW, workers=1)
+    run_id = upload(srv, big_csv(n))
+    wait_for(srv, run_id, lambda r: r["state"] == "RUNNING" and r["progress"]["rowsDone"] > 0, "first batch")
+    w = signin(srv)
+    page = w.get("/imports/runs/" + run_id).text
+    assert '<progress id="run-progress-bar" max="%d" value="' % (n + 2) in page, page
+    assert " rows/s" in page and " left</span>" in page, page
+    wait_for(srv, run_id, lambda r: r["state"] in TERMINAL, "done", timeout=120)
+    assert "run-progress" not in w.get("/imports/runs/" + run_id).text
