@@ -262,3 +262,21 @@ def test_run_page_shows_a_progress_bar_with_time_left(start_server):
     assert " rows/s" in page and " left</span>" in page, page
     wait_for(srv, run_id, lambda r: r["state"] in TERMINAL, "done", timeout=120)
     assert "run-progress" not in w.get("/imports/runs/" + run_id).text
+
+
+def test_push_draws_a_bar_on_a_terminal_and_plain_lines_otherwise(start_server, tmp_path):
+    """§16: `loadline push` shows a RUNNING run's progress on stderr: a bar
+    redrawn in place on a terminal, plain lines when stderr is not one;
+    stdout keeps only the result."""
+    from api.test_push import _env, push, push_tty
+    n = 300
+    srv = start_server(env=SLOW, workers=1)
+    rc, out, term = push_tty(srv, tmp_path, big_csv(n))
+    assert rc != 0 and "PARTIAL" in out, (out, term)   # PARTIAL: the in-file conflict failed
+    assert "\r[" in term and "] " in term and " of %d rows" % (n + 2) in term and " rows/s" in term, term
+    assert " rows/s" not in out, out
+    rc, out, err = push(srv, tmp_path, big_csv(n, prefix="K"), env=_env(srv, LOADLINE_POLL_MS="50"))
+    assert rc != 0 and "PARTIAL" in out, (out, err)
+    lines = [l for l in err.splitlines() if l.endswith("left") or "rows so far" in l or " rows/s" in l]
+    assert lines and "\r" not in err and "[" not in lines[0], err
+    assert " of %d rows" % (n + 2) in lines[0], lines
