@@ -214,23 +214,28 @@ def _peak_kb(srv):
 
 
 def _sanitized(path):
-    """Whether the binary is an ASan build (its allocator's quarantine and
-    redzones are not what production holds)."""
+    """Whether the binary is an ASan build."""
     with open(path, "rb") as f:
-        return b"AddressSanitizer" in f.read()
+        return b"__asan_init" in f.read()
 
 
 MEMORY_ROWS = 200000
 
 
-def test_big_file_memory_stays_flat(start_server, tmp_path):
+def test_big_file_memory_stays_flat(start_server, monkeypatch):
     """§16 "Memory stays flat": a 200,000-row file imports with the server's
     peak memory (VmHWM) at most 64 MiB above what it was before the upload
-    (96 MiB under ASan, whose allocator holds freed memory in quarantine).
-    It grew by ~10 KB per row (2 GB here) before batches."""
-    from harness.server import loadline_bin
-    srv = start_server(env={"LOADLINE_MAX_ROWS": str(MEMORY_ROWS), "LOADLINE_MAX_FILE_BYTES": str(64 << 20),
-                            "LOADLINE_IMPORT_BATCH_ROWS": os.environ.get("XB", "5000")},
+    (it grew by ~10 KB a row, 2 GB here, before batches).  The bound is
+    production's, so it is measured on the plain build (build/loadline,
+    which `make check` builds first) when the suite runs the ASan one: its
+    allocator keeps freed memory in quarantine (+180 MiB on SQLite, +400 MiB
+    on PostgreSQL here), which says nothing of what the server holds."""
+    from harness.server import REPO, loadline_bin
+    if _sanitized(loadline_bin()):
+        plain = os.path.join(REPO, "build", "loadline")
+        assert os.path.exists(plain) and not _sanitized(plain), "the memory bound needs the plain build: " + plain
+        monkeypatch.setenv("LOADLINE_BIN", plain)
+    srv = start_server(env={"LOADLINE_MAX_ROWS": str(MEMORY_ROWS), "LOADLINE_MAX_FILE_BYTES": str(64 << 20)},
                        workers=1)
     warm = upload(srv, (HEADER + "".join(line("W", i) for i in range(50))).encode())
     wait_for(srv, warm, lambda r: r["state"] in TERMINAL, "warm-up")
@@ -243,9 +248,7 @@ def test_big_file_memory_stays_flat(start_server, tmp_path):
     run = wait_for(srv, run_id, lambda r: r["state"] in TERMINAL, "big run", timeout=600)
     assert run["state"] == "SUCCEEDED" and run["counts"]["succeeded"] == MEMORY_ROWS, run
     grew_mb = (_peak_kb(srv) - before) / 1024
-    print("GREW", grew_mb)
-    bound = 96 if _sanitized(os.environ.get("LOADLINE_BIN") or loadline_bin()) else 64
-    assert grew_mb <= bound, "peak grew by %.0f MiB (bound %d MiB)" % (grew_mb, bound)
+    assert grew_mb <= 64, "peak grew by %.0f MiB (bound 64 MiB)" % grew_mb
 
 
 def test_run_page_shows_a_progress_bar_with_time_left(start_server):
