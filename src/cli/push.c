@@ -86,10 +86,10 @@ static void show_progress(const struct client *c, json_t *run, struct shown *sh)
 	long long rate = json_integer_value(json_object_get(p, "rowsPerSecond"));
 	char line[256];
 	if (c->progress) {
-		fprintf(stderr, "\r%s\033[K", term_progress(line, sizeof line, true, done, total, rate));
+		fprintf(stderr, "\r%s%s\033[K", dry(c), term_progress(line, sizeof line, true, done, total, rate));
 		sh->drawn = true;
 	} else if (done != sh->done && mono_ms() - sh->at >= PLAIN_PROGRESS_MS) {
-		fprintf(stderr, "%s\n", term_progress(line, sizeof line, false, done, total, rate));
+		fprintf(stderr, "%s%s\n", dry(c), term_progress(line, sizeof line, false, done, total, rate));
 		sh->at = mono_ms();
 	}
 	sh->done = done;
