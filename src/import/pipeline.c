@@ -62,6 +62,7 @@ struct progress {
 	int rows_at_start;          /* rows_done when it started (a resumed run's checkpoint) */
 	int64_t notified;           /* the last run-changed notification (mono ms) */
 	int batches;
+	int analyzed_at;            /* rows_read when the statistics were last refreshed */
 	double parse_ms, parse_cpu;
 	struct txn_times wall, cpu;
 };
@@ -422,6 +423,20 @@ static void progress_changed(struct store *st, const struct run *run, struct pro
 	}
 }
 
+/* The planner's statistics of the Loads, refreshed as a big import grows
+ * the table: after STATS_FIRST_ROWS rows, then each time it has doubled
+ * what it had written at the last refresh (a dozen times in a million
+ * rows, ~50 ms each). */
+#define STATS_FIRST_ROWS 10000
+static void refresh_statistics(struct store *st, const struct stream *s, struct progress *pg)
+{
+	int since = s->rows_read - pg->analyzed_at;
+	if (since >= STATS_FIRST_ROWS && since >= pg->analyzed_at) {
+		store_refresh_statistics(st);
+		pg->analyzed_at = s->rows_read;
+	}
+}
+
 /* Reads and commits the file batch by batch from the run's checkpoint,
  * until the run is settled (*ret_ours) or no longer ours (!*ret_ours).  A
  * dry run and a commit=all run are one batch.  *ret_read_failed says the
@@ -449,6 +464,7 @@ static enum code stream_run(struct store *st, const struct pipeline_opts *o, con
 		if ((rc = commit_batch(st, o, run, owner, s, b, pg, ret_ours)) || !*ret_ours || s->eof)
 			break;
 		progress_changed(st, run, pg);
+		refresh_statistics(st, s, pg);
 		store_yield_to_writers(st);
 		batch_clear(b);
 		tp = mono_ms();

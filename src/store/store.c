@@ -357,6 +357,12 @@ void store_yield_to_writers(struct store *st)
 		usleep(1000);
 }
 
+void store_refresh_statistics(struct store *st)
+{
+	if (st->kind == DB_POSTGRES)
+		(void)store_exec1(st, "ANALYZE loads", NULL, 0, NULL);
+}
+
 void store_bound_waits(struct store *st, int64_t lease_ms)
 {
 	int64_t lease = lease_ms > 2000 ? lease_ms : 2000;
