@@ -331,7 +331,8 @@ static int rows_per_second(const struct stream *s, const struct progress *pg)
 }
 
 /* A batch that is not the last: its checkpoint and the counts so far,
- * while the run is still RUNNING under our lease (*ret_ours). */
+ * while the run is still RUNNING under our lease (*ret_ours), then the
+ * batch's results. */
 static enum code checkpoint_tx(struct store_tx *tx, const struct run *run, const char *owner,
 			       const struct stream *s, const struct batch *b, const struct progress *pg,
 			       bool *ret_ours)
@@ -340,15 +341,23 @@ static enum code checkpoint_tx(struct store_tx *tx, const struct run *run, const
 				   .last_row = b->n ? b->rows[b->n - 1].number : run->ckpt_row,
 				   .rows_per_second = rows_per_second(s, pg), .counts = pg->counts,
 				   .row_count = s->rows_total};
-	return store_run_checkpoint_tx(tx, run->id, &c, ret_ours);
+	enum code rc = store_run_checkpoint_tx(tx, run->id, &c, ret_ours);
+	/* The checkpoint proved the run exists and is still ours, and holds
+	 * its row until the commit: its results need no further check per row
+	 * (on PostgreSQL, run_results has no foreign key: migration 8). */
+	if (!rc && *ret_ours)
+		rc = results_save(tx, b->a, run, &s->map, b->rows, b->n);
+	return rc;
 }
 
 /* The final step: the run's last transaction moves it to its outcome, with
- * the last batch (a dry run, and a commit=all run, are that one batch:
- * undo says their writes were made under a savepoint, rolled back here
- * when the run is dry or refused).  What must happen once when a run
- * ends, in the same transaction, belongs here.  *ret_moved is false when
- * the run was moved or taken over meanwhile. */
+ * the last batch and its results (a dry run, and a commit=all run, are
+ * that one batch: undo says their writes were made under a savepoint,
+ * rolled back here when the run is dry or refused).  What must happen
+ * once when a run ends, in the same transaction, belongs at the end of
+ * this function, where every result of the run is stored.  *ret_moved is
+ * false when the run was moved or taken over meanwhile: nothing more is
+ * done, and the caller rolls back. */
 static enum code finish_run_tx(struct store_tx *tx, struct arena *a, const struct run *run, const char *owner,
 			       const struct stream *s, struct batch *b, int counts[4], bool undo, bool *ret_moved)
 {
@@ -362,7 +371,10 @@ static enum code finish_run_tx(struct store_tx *tx, struct arena *a, const struc
 			     .finish = true, .file_detail = s->detail};
 	if (refused)
 		refuse(a, b, counts, &m);
-	return store_run_move_tx(tx, run->id, &m, ret_moved);
+	if ((rc = store_run_move_tx(tx, run->id, &m, ret_moved)) || !*ret_moved)
+		return rc;
+	/* As for a checkpoint: the move proved the run is ours. */
+	return results_save(tx, a, run, &s->map, b->rows, b->n);
 }
 
 /* Commits one batch: its writes, its results and the checkpoint (or, for
@@ -391,10 +403,7 @@ static enum code commit_batch(struct store *st, const struct pipeline_opts *o, c
 		store_tx_abort(tx);
 		return CODE_OK;
 	}
-	/* The move or checkpoint proved the run exists and is still ours, and
-	 * holds its row until the commit: its results need no further check
-	 * per row (on PostgreSQL, run_results has no foreign key: migration 8). */
-	if (rc || (rc = results_save(tx, b->a, run, &s->map, b->rows, b->n)))
+	if (rc)
 		goto fail;
 	double t2 = mono_ms(), c2 = thread_cpu_ms();
 	rc = store_tx_commit(tx);
