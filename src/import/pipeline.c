@@ -446,6 +446,19 @@ static void refresh_statistics(struct store *st, const struct stream *s, struct 
 	}
 }
 
+/* The next batch's size: the configured one at most, halved while a batch
+ * takes over BATCH_MAX_MS (slow rows: others would wait, and the progress
+ * would stall), doubled back once one takes under a quarter of it. */
+#define BATCH_MAX_MS 1000.0
+static int next_limit(int limit, int most, double took_ms)
+{
+	if (took_ms > BATCH_MAX_MS && limit > 1)
+		return limit / 2;
+	if (took_ms < BATCH_MAX_MS / 4 && limit < most)
+		return limit * 2 < most ? limit * 2 : most;
+	return limit;
+}
+
 /* Reads and commits the file batch by batch from the run's checkpoint,
  * until the run is settled (*ret_ours) or no longer ours (!*ret_ours).  A
  * dry run and a commit=all run are one batch.  *ret_read_failed says the
@@ -455,7 +468,7 @@ static enum code stream_run(struct store *st, const struct pipeline_opts *o, con
 			    struct progress *pg, const char **ret_msg, bool *ret_read_failed, bool *ret_ours)
 {
 	bool one = run->dry_run || !strcmp(run->commit_policy, "all");
-	int limit = one ? o->max_rows + 1 : o->batch_rows > 0 ? o->batch_rows : PIPELINE_BATCH_ROWS;
+	int most = one ? o->max_rows + 1 : o->batch_rows > 0 ? o->batch_rows : PIPELINE_BATCH_ROWS, limit = most;
 	enum code rc = CODE_OK;
 	*ret_ours = true;
 	double tp = mono_ms(), cp = thread_cpu_ms();
@@ -470,8 +483,10 @@ static enum code stream_run(struct store *st, const struct pipeline_opts *o, con
 			*ret_read_failed = true;
 			break;
 		}
+		double tb = mono_ms();
 		if ((rc = commit_batch(st, o, run, owner, s, b, pg, ret_ours)) || !*ret_ours || s->eof)
 			break;
+		limit = next_limit(limit, most, mono_ms() - tb);
 		progress_changed(st, run, pg);
 		refresh_statistics(st, s, pg);
 		store_yield_to_writers(st);

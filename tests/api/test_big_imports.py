@@ -283,3 +283,21 @@ def test_push_draws_a_bar_on_a_terminal_and_plain_lines_otherwise(start_server, 
     lines = [l for l in err.splitlines() if l.endswith("left") or "rows so far" in l or " rows/s" in l]
     assert lines and "\r" not in err and "[" not in lines[0], err
     assert " of %d rows" % (n + 2) in lines[0], lines
+
+
+def test_slow_batches_are_made_smaller(start_server):
+    """§16 "at most 5,000 rows or 1 s": a batch that took over a second
+    (rows slowed to 60 ms each, 20 to a batch) halves the next one, so the
+    checkpoint (and what others wait for) moves at least about once a
+    second: rowsDone passes through 30 (20, then 10 at a time)."""
+    srv = start_server(env=dict(SLOW, LOADLINE_DEBUG_ROW_DELAY_MS="60"), workers=1)
+    run_id = upload(srv, (HEADER + "".join(line("S", i) for i in range(60))).encode())
+    seen = set()
+
+    def note(run):
+        if run["state"] == "RUNNING":
+            seen.add(run["progress"]["rowsDone"])
+        return run["state"] in TERMINAL
+    run = wait_for(srv, run_id, note, "done", timeout=60)
+    assert run["state"] == "SUCCEEDED" and run["counts"]["succeeded"] == 60, run
+    assert 30 in seen and all(d % 10 == 0 for d in seen), seen
