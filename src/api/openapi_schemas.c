@@ -242,6 +242,21 @@ static json_t *run_counts(void)
 		NULL);
 }
 
+/* How far a RUNNING run has got (PRODUCT §16). */
+static json_t *run_progress(void)
+{
+	return object_of("Present while the run is RUNNING: how far it has got, updated as each batch of rows "
+		"commits (at least once a second; the run's ETag changes, so a long poll answers). A big file "
+		"commits in batches of at most 5,000 rows; after a worker's crash the run resumes after its last "
+		"committed batch.", "rowsDone rowsTotal rowsPerSecond",
+		"rowsDone", count("Data rows read, checked and committed so far (failed and skipped rows too)."),
+		"rowsTotal", desc(oa_with(oa_nullable("integer"), "minimum", json_integer(0)), "The file's data rows; "
+			"null until they are counted (a file that fits one batch is never counted ahead)."),
+		"rowsPerSecond", count("Rows per second of the current attempt; time left is "
+			"(rowsTotal - rowsDone) / rowsPerSecond."),
+		NULL);
+}
+
 /* Who made a run or a change (PRODUCT §15). */
 static json_t *created_by(void)
 {
@@ -303,6 +318,7 @@ static json_t *import_run(void)
 		"nextAction", oa_ref("NextAction"),
 		"error", oa_ref("RunError"),
 		"counts", oa_ref("RunCounts"),
+		"progress", oa_ref("RunProgress"),
 		"fileName", desc(oa_type("string"), "File name from the part's Content-Disposition (`upload` when "
 				 "none was sent)."),
 		"rowCount", desc(oa_nullable("integer"), "Data rows read; null until the file is parsed and on "
@@ -769,6 +785,7 @@ json_t *openapi_schemas(void)
 	put(s, "NextAction", next_action());
 	put(s, "RunError", run_error());
 	put(s, "RunCounts", run_counts());
+	put(s, "RunProgress", run_progress());
 	put(s, "CreatedBy", created_by());
 	put(s, "LoadChange", load_change());
 	put(s, "LoadChangeList", list_of("LoadChange", "A Load's changes, newest first."));

@@ -253,6 +253,7 @@ static void config_defaults(struct config *c)
 	c->rate_limit = 600;
 	c->rate_window_ms = 60000;
 	c->max_rows = 750;
+	c->import_batch_rows = 2000;
 	c->max_file_bytes = 5242880;
 	c->staging_ttl_ms = 72LL * 3600 * 1000;
 	c->run_timeout_ms = 30LL * 60 * 1000;
@@ -341,6 +342,8 @@ static int load_numbers(struct config *c)
 	else if (r) c->webhook_allow_http = v == 1;
 	if ((r = env_long("LOADLINE_WEBHOOK_ALLOW_PRIVATE", 0, 1, &v)) < 0) rc = 1;
 	else if (r) c->webhook_allow_private = v == 1;
+	if ((r = env_long("LOADLINE_IMPORT_BATCH_ROWS", 1, 5000, &v)) < 0) rc = 1;
+	else if (r) c->import_batch_rows = (int)v;
 	if ((r = env_long("LOADLINE_DEBUG_ROW_DELAY_MS", 0, 10000, &v)) < 0) rc = 1;
 	else if (r) c->debug_row_delay_ms = (int)v;
 	if ((r = env_long("LOADLINE_DEBUG_POLL_READ_DELAY_MS", 0, 10000, &v)) < 0) rc = 1;

@@ -25,6 +25,7 @@ struct config {
 	int rate_limit;          /* requests per window (LOADLINE_RATE_LIMIT "600/60s") */
 	int64_t rate_window_ms;
 	int max_rows;            /* LOADLINE_MAX_ROWS 750 */
+	int import_batch_rows;   /* LOADLINE_IMPORT_BATCH_ROWS 2000: rows a run commits at a time (1-5000) */
 	size_t max_file_bytes;   /* LOADLINE_MAX_FILE_BYTES 5242880 */
 	int64_t staging_ttl_ms;  /* LOADLINE_STAGING_TTL 72h */
 	int64_t run_timeout_ms;  /* LOADLINE_RUN_TIMEOUT 30m */

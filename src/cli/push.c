@@ -65,6 +65,45 @@ static void print_state(const struct client *c, FILE *to, json_t *run)
 	fflush(to);
 }
 
+/* A RUNNING run's progress (PRODUCT §16) on stderr: on a terminal one bar
+ * redrawn in place (*drawn: a bar is on the line), else a plain line each
+ * time rowsDone moves, at most every PLAIN_PROGRESS_MS. */
+#define PLAIN_PROGRESS_MS 2000
+struct shown {
+	bool drawn;
+	long long done;
+	double at;
+};
+
+static void show_progress(const struct client *c, json_t *run, struct shown *sh)
+{
+	json_t *p = json_object_get(run, "progress");
+	if (c->json || !json_is_object(p))
+		return;
+	long long done = json_integer_value(json_object_get(p, "rowsDone"));
+	json_t *t = json_object_get(p, "rowsTotal");
+	long long total = json_is_integer(t) ? json_integer_value(t) : -1;
+	long long rate = json_integer_value(json_object_get(p, "rowsPerSecond"));
+	char line[256];
+	if (c->progress) {
+		fprintf(stderr, "\r%s%s\033[K", dry(c), term_progress(line, sizeof line, true, done, total, rate));
+		sh->drawn = true;
+	} else if (done != sh->done && mono_ms() - sh->at >= PLAIN_PROGRESS_MS) {
+		fprintf(stderr, "%s%s\n", dry(c), term_progress(line, sizeof line, false, done, total, rate));
+		sh->at = mono_ms();
+	}
+	sh->done = done;
+	fflush(stderr);
+}
+
+/* Ends a bar's line before anything else is printed. */
+static void end_progress(struct shown *sh)
+{
+	if (sh->drawn)
+		fputc('\n', stderr);
+	sh->drawn = false;
+}
+
 static bool run_done(json_t *run)
 {
 	const char *s = jstr(run, "state");
@@ -148,11 +187,15 @@ static json_t *wait_run(const struct client *c, const char *path, json_t *run)
 	/* The first look is at once: the 202's run has no ETag to wait on yet,
 	 * and a small file is often done by now. */
 	bool waited = true;
+	struct shown sh = {.at = -1e9};
 	while (!run || !run_done(run)) {
 		if (run && !c->json && strcmp(last, jstr(run, "state"))) {
 			snprintf(last, sizeof last, "%s", jstr(run, "state"));
+			end_progress(&sh);
 			print_state(c, stderr, run);
 		}
+		if (run)
+			show_progress(c, run, &sh);
 		if (!waited) {
 			client_nap(c, delay_ms(c, retry_after, backoff_s));
 			if (retry_after < 0 && backoff_s < 30)
@@ -164,6 +207,7 @@ static json_t *wait_run(const struct client *c, const char *path, json_t *run)
 		json_t *o;
 		if (client_expired(c, run ? what : NULL) ||
 		    poll_once(c, url, etag, sizeof etag, &retry_after, &waited, &o)) {
+			end_progress(&sh);
 			json_decref(run);
 			return NULL;
 		}
@@ -172,6 +216,7 @@ static json_t *wait_run(const struct client *c, const char *path, json_t *run)
 			run = o;
 		}
 	}
+	end_progress(&sh);
 	return run;
 }
 

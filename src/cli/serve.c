@@ -83,7 +83,8 @@ static void background_start(struct app *app, struct background *bg)
 {
 	const struct config *c = &app->cfg;
 	struct worker_opts wo = {
-		.pipeline = {.max_rows = c->max_rows, .debug_row_delay_ms = c->debug_row_delay_ms,
+		.pipeline = {.max_rows = c->max_rows, .batch_rows = c->import_batch_rows,
+			     .debug_row_delay_ms = c->debug_row_delay_ms,
 			     .geo = app->geo},
 		.lease_ms = c->lease_ms, .sweep_interval_ms = c->sweep_interval_ms,
 		.sweep = {.run_timeout_ms = c->run_timeout_ms, .keep_uploads_ms = c->keep_uploads_ms,

@@ -5,6 +5,7 @@
 #ifndef LOADLINE_CLI_TERM_H
 #define LOADLINE_CLI_TERM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Copies s into out[cap] with every character a terminal would act on
@@ -15,5 +16,11 @@
  * bytes that are not UTF-8 as \xNN.  Cut at a character boundary with
  * "..." when it does not fit.  NULL prints as "".  Returns out. */
 const char *term_clean(const char *s, char *out, size_t cap);
+
+/* A run's progress (PRODUCT §16) as one line of text in out[cap], without
+ * a newline: with bar, "[#########-----------]  45%  4,500 of 10,000 rows
+ * 12,000 rows/s  about 1 s left"; without, the same without the bar.
+ * total < 0: not known yet ("4,500 rows so far").  Returns out. */
+const char *term_progress(char *out, size_t cap, bool bar, long long done, long long total, long long rate);
 
 #endif

@@ -91,6 +91,12 @@ json_t *run_json(const struct run *r, const struct config *cfg)
 	if (r->not_committed >= 0)
 		json_object_set_new(counts, "notCommitted", json_integer(r->not_committed));
 	json_object_set_new(o, "counts", counts);
+	/* How far a running run has got (PRODUCT §16): its checkpoint, updated
+	 * as each batch commits; the total once the rows were counted. */
+	if (r->state == RUN_RUNNING)
+		json_object_set_new(o, "progress", json_pack("{s:i,s:o,s:i}", "rowsDone", r->rows_done, "rowsTotal",
+							     r->row_count >= 0 ? json_integer(r->row_count) : json_null(),
+							     "rowsPerSecond", r->rows_per_second));
 	who_and_why(o, r);
 	json_object_set_new(o, "fileName", log_json_str(r->file_name));
 	json_object_set_new(o, "rowCount", r->row_count >= 0 ? json_integer(r->row_count) : json_null());

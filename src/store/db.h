@@ -56,6 +56,9 @@ struct db_session {
 	 * would otherwise land inside whichever import happened to commit). */
 	void (*wal_full)(void *wal_ctx);
 	void *wal_ctx;
+	/* SQLite: set to mono_ms() each time a statement waits for a lock
+	 * (store_yield_to_writers); NULL: not kept. */
+	_Atomic int64_t *busy_at;
 };
 enum code db_open(const char *url, const struct db_session *session, struct db **ret_db, char *err,
 		  size_t errlen);

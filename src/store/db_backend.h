@@ -17,6 +17,7 @@ struct db {
 	bool in_tx;
 	unsigned queued;     /* 1 << notify_kind: work queued on it (store_work_queued) */
 	struct db_session session;   /* applied at every (re)connection */
+	double busy_since;           /* SQLite: when the current wait for a lock began (mono ms) */
 	/* Statements prepared on this connection, by SQL text: SQLite keeps
 	 * sqlite3_stmt pointers, PostgreSQL the names given to PQprepare. */
 	struct stmt_cache *cache;

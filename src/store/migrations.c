@@ -244,6 +244,14 @@ const struct migration migrations[] = {
 	 * Number 16 belongs to another branch of the same issue. */
 	{17, "corrected rows",
 	 "ALTER TABLE runs ADD COLUMN correction_of TEXT;"},
+	/* Big files (PRODUCT §16, issue 29): a run commits in batches, each
+	 * with its checkpoint: the data rows done, the row number of the last
+	 * one (a resumed run skips up to it) and the rows per second of the
+	 * attempt (its progress).  NULL: no batch committed yet. */
+	{18, "import checkpoints",
+	 "ALTER TABLE runs ADD COLUMN rows_done INTEGER;"
+	 "ALTER TABLE runs ADD COLUMN ckpt_row INTEGER;"
+	 "ALTER TABLE runs ADD COLUMN rows_per_second INTEGER;"},
 	/* Problem groups stored when a run ends (PRODUCT §16, issue 29 item
 	 * 6): the groups GET /api/v1/imports/runs/{id}/problems serves, in
 	 * their order (pos), built once from the run's results in its final

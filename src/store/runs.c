@@ -16,7 +16,8 @@
 	"file_encoding, file_delimiter, row_count, error_code, error_message, n_succeeded, n_warnings, " \
 	"n_failed, n_skipped, staged, shape_key, expires_at, created_at, started_at, finished_at, " \
 	"lease_owner, attempts, upload_deleted_at, results_deleted_at, opt_header_row, opt_sheet, file_detail, " \
-	"correction_of, created_by, revert_of, commit_policy, n_not_committed"
+	"correction_of, created_by, revert_of, commit_policy, n_not_committed, rows_done, ckpt_row, " \
+	"rows_per_second"
 
 static void row_to_run(const struct db_res *r, int i, struct run *x)
 {
@@ -55,6 +56,9 @@ static void row_to_run(const struct db_res *r, int i, struct run *x)
 	cell_copy(r, i, 33, x->revert_of, sizeof x->revert_of);
 	cell_copy(r, i, 34, x->commit_policy, sizeof x->commit_policy);
 	x->not_committed = db_res_null(r, i, 35) ? -1 : (int)db_res_int(r, i, 35);
+	x->rows_done = (int)db_res_int(r, i, 36);
+	x->ckpt_row = (unsigned)db_res_int(r, i, 37);
+	x->rows_per_second = (int)db_res_int(r, i, 38);
 }
 
 /* Past its time, or already deleted: a sweep may be up to
@@ -496,6 +500,22 @@ struct db *store_tx_db(struct store_tx *tx)
 enum code store_run_move_tx(struct store_tx *tx, const char *id, const struct run_move *m, bool *ret_moved)
 {
 	return run_move_db(tx->db, id, m, ret_moved);
+}
+
+enum code store_run_checkpoint_tx(struct store_tx *tx, const char *id, const struct run_checkpoint *c,
+				  bool *ret_ours)
+{
+	struct db_param p[] = {P_INT(c->rows_done), P_INT(c->last_row), P_INT(c->rows_per_second),
+			       P_INT(c->counts[0]), P_INT(c->counts[1]), P_INT(c->counts[2]), P_INT(c->counts[3]),
+			       P_INT(c->row_count), P_INT(now_ms()), P_TXT(id), P_TXT(c->owner)};
+	struct db_res *r = NULL;
+	enum code rc = db_exec(tx->db, "UPDATE runs SET rows_done = $1, ckpt_row = $2, rows_per_second = $3, "
+			       "n_succeeded = $4, n_warnings = $5, n_failed = $6, n_skipped = $7, "
+			       "row_count = CASE WHEN $8 >= 0 THEN $8 ELSE row_count END, updated_at = $9 "
+			       "WHERE id = $10 AND state = 'RUNNING' AND lease_owner = $11 RETURNING id", p, 11, &r);
+	*ret_ours = !rc && db_res_rows(r) == 1;
+	db_res_free(r);
+	return rc;
 }
 
 #define RESULT_BATCH 100

@@ -56,6 +56,12 @@ struct run {
 	char revert_of[ID_MAX];
 	char commit_policy[8];
 	int not_committed;
+	/* The checkpoint of a run committing in batches (PRODUCT §16): data
+	 * rows done, the spreadsheet row number of the last one (0: none yet)
+	 * and the attempt's rows per second. */
+	int rows_done;
+	unsigned ckpt_row;
+	int rows_per_second;
 };
 
 enum { COUNT_SUCCEEDED, COUNT_WARNINGS, COUNT_FAILED, COUNT_SKIPPED };
@@ -184,6 +190,22 @@ enum code store_tx_lock_keys(struct store_tx *tx, const int64_t *keys, int n);
 int64_t store_key_hash(const char *org_id, char kind, const char *key);
 
 enum code store_run_move_tx(struct store_tx *tx, const char *id, const struct run_move *m, bool *ret_moved);
+/* A batch of a run committed (PRODUCT §16): its checkpoint and counts so
+ * far, and its row count when known (row_count >= 0), in the batch's
+ * transaction.  *ret_ours is false when the run is no longer RUNNING under
+ * owner's lease (cancelled, timed out or taken over meanwhile): the
+ * caller rolls the batch back and stops. */
+struct run_checkpoint {
+	const char *owner;
+	int rows_done;
+	unsigned last_row;
+	int rows_per_second;
+	const int *counts;
+	int row_count;
+};
+enum code store_run_checkpoint_tx(struct store_tx *tx, const char *id, const struct run_checkpoint *c,
+				  bool *ret_ours);
+
 struct result_entry {
 	const char *bucket;   /* "succeeded" | "failed" | "skipped" */
 	int row_index;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "base/buf.h"
@@ -31,6 +32,7 @@ struct store {
 	int nidle, nopen, max;
 	int64_t acquire_wait_ms;
 	struct db_session session;   /* for connections opened from now on */
+	_Atomic int64_t busy_at;     /* SQLite: when a writer last waited for the lock (mono ms) */
 	struct auth_cache *auth;     /* identity.c: authenticated keys */
 	struct store_changes changes;   /* wakeup.c: who hears of a run's change */
 	/* SQLite's checkpoints, on a thread of their own when started
@@ -56,13 +58,16 @@ static void close_idle_locked(struct store *st)
 
 enum code store_open(const char *url, int pool_size, struct store **ret, char *err, size_t errlen)
 {
-	struct db *first;
-	enum code rc = db_open(url, NULL, &first, err, errlen);
-	if (rc)
-		return rc;
 	struct store *st = calloc(1, sizeof(*st));
 	if (!st)
 		abort();
+	st->session.busy_at = &st->busy_at;
+	struct db *first;
+	enum code rc = db_open(url, &st->session, &first, err, errlen);
+	if (rc) {
+		free(st);
+		return rc;
+	}
 	snprintf(st->url, sizeof st->url, "%s", url);
 	st->kind = db_kind(first);
 	st->max = pool_size < 1 ? 1 : pool_size > POOL_MAX ? POOL_MAX : pool_size;
@@ -339,6 +344,23 @@ struct store_failure store_last_failure(void)
 {
 	const struct db_failure *f = db_last_failure();
 	return (struct store_failure){.message = f->message, .disk_full = f->disk_full};
+}
+
+void store_yield_to_writers(struct store *st)
+{
+	/* A waiting writer retries every few ms (db_sqlite.c on_busy): it is
+	 * waiting now when it did so within the last BUSY_FRESH_MS. */
+	enum { BUSY_FRESH_MS = 5, YIELD_MAX_MS = 100 };
+	double start = mono_ms();
+	while (st->kind == DB_SQLITE && mono_ms() - (double)st->busy_at < BUSY_FRESH_MS &&
+	       mono_ms() - start < YIELD_MAX_MS)
+		usleep(1000);
+}
+
+void store_refresh_statistics(struct store *st)
+{
+	if (st->kind == DB_POSTGRES)
+		(void)store_exec1(st, "ANALYZE loads", NULL, 0, NULL);
 }
 
 void store_bound_waits(struct store *st, int64_t lease_ms)

@@ -30,6 +30,17 @@ void store_use_notify(struct store *st, struct notify *n);
  * it gives up: the caller answers 503 SERVICE_UNAVAILABLE. */
 void store_set_acquire_wait(struct store *st, int64_t ms);
 void store_close(struct store *st);
+/* SQLite: when a writer of this process is waiting for the write lock,
+ * waits (at most 100 ms) until it got it: a big import calls this between
+ * its batches, so that others' writes get in (PRODUCT §16) instead of
+ * losing every race for the lock.  Returns at once on PostgreSQL, whose
+ * writers wait only for the rows they share. */
+void store_yield_to_writers(struct store *st);
+/* PostgreSQL: refreshes the planner's statistics of the Loads, which a big
+ * import outgrows (planned for a few loads per Project, a look-up of a
+ * batch's keys read every load of the Project: docs/benchmarks.md).
+ * Outside any transaction; a no-op on SQLite. */
+void store_refresh_statistics(struct store *st);
 bool store_is_postgres(const struct store *st);
 /* Applies pending migrations; several processes may call it at once (a
  * database-wide lock serializes them).  Returns CODE_OK or an error with a

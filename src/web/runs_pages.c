@@ -15,6 +15,7 @@
 #include "base/csv_write.h"
 #include "web/failed_edit.h"
 #include "web/page.h"
+#include "web/run_progress.h"
 
 #define RUNS_PER_PAGE 50
 #define RESULTS_PER_PAGE 50
@@ -439,12 +440,9 @@ static void run_page(struct web_req *w)
 	bool more = false;
 	const struct html *problems = html_empty();
 	int ngroups = 0;
-	if (results && !problem_list(w, &r, !upload_gone, &problems, &ngroups)) {
-		web_unavailable(w);
-		return;
-	}
-	if (results && results_page(w->app->store, r.id, buckets[b], after, RESULTS_PER_PAGE, w->app->cfg.docs_url, add_result, &p,
-					 &more)) {
+	if (results && (!problem_list(w, &r, !upload_gone, &problems, &ngroups) ||
+			results_page(w->app->store, r.id, buckets[b], after, RESULTS_PER_PAGE, w->app->cfg.docs_url,
+				     add_result, &p, &more))) {
 		web_unavailable(w);
 		return;
 	}
@@ -458,6 +456,7 @@ static void run_page(struct web_req *w)
 		T_TEXT("correction_of", *r.correction_of ? r.correction_of : NULL),
 		T_FLAG("review", awaits_review(&r)),
 		T_TEXT("working", !terminal && !awaits_review(&r) ? web_run_token(w, &r) : NULL),   /* its wait token */
+		T_HTML("progress", run_progress_section(a, &r)),
 		T_TEXT("expires", web_time(a, r.expires_at)),
 		T_TEXT("expires_iso", r.expires_at ? web_time_iso(a, r.expires_at) : NULL),
 		T_TEXT("error_code", r.state == RUN_FAILED ? r.error_code : NULL),
