@@ -268,7 +268,8 @@ int results_entries(struct arena *a, bool dry_run, const struct colmap *map, con
  * [code, field, col, kind, value, args...] (col -1: no column).  An arg0
  * of 0 stands for the quote of value (norm_quote, MSG_QUOTE_CHARS), which
  * is what most messages quote.  Column header texts are stored once per
- * run (runs.result_columns: a JSON array, null where no diag points);
+ * run (runs.result_columns: a JSON array of the file's columns; runs
+ * stored before issue 29 have null where no diag pointed);
  * message, docUrl, column text and cell are rendered when read. */
 
 static void put_compact_diag(struct ctx *x, const struct diag *d)
@@ -382,6 +383,12 @@ int results_compact(struct arena *a, bool dry_run, const struct colmap *map, con
 	buf_init(&x.b, 64u << 20);
 	for (int i = 0; i < nrows; i++)
 		compact_row(&x, &rows[i], &e[i]);
+	/* Every column's text, not only those this call's diags point at: a
+	 * run written in batches stores them with each batch, and the last
+	 * batch's must serve the diags of all (issue 29). */
+	for (int c = 0; c < map->ncols; c++)
+		if (!x.column[c] && map->headers[c])
+			x.column[c] = norm_excerpt(a, map->headers[c], strlen(map->headers[c]), 200);
 	*ret_columns = columns_json(&x);
 	buf_done(&x.b);
 	*ret = e;

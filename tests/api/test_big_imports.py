@@ -12,6 +12,8 @@ import pytest
 from harness.db import db_int
 from harness.jobs import wait_run
 
+from .test_problems_stored import stored_equal_computed
+
 HEADER = "jobCode,loadNo,loadDate,weight,pickupStreet,pickupCity,pickupState,pickupZip\n"
 TERMINAL = ("SUCCEEDED", "PARTIAL", "SKIPPED", "FAILED", "CANCELLED")
 BATCH = 20
@@ -146,6 +148,9 @@ def test_kill_9_mid_file_resumes_after_the_last_batch(start_server):
     assert [(f["rowIndex"], f["errors"][0]["code"]) for f in failed] == [(n + 3, "UNIQUE_VIOLATION")], failed
     assert failed[0]["errors"][0]["message"].startswith("Row 3 "), failed
     assert "Row 3" in failed[0]["errors"][0]["message"], failed
+    # Its problem groups, stored at its end from its results read back (the
+    # tally of the killed attempt is gone), are the groups of its results.
+    stored_equal_computed(second, run_id)
 
 
 def test_cancelled_mid_file_keeps_its_committed_batches(start_server):
