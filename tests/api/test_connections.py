@@ -3,6 +3,7 @@ connections from one client must not lock everyone out, and the service
 recovers the moment they close.  Per-IP limit (LOADLINE_MAX_CONNECTIONS_PER_IP)
 and a short idle time-out (LOADLINE_IDLE_TIMEOUT)."""
 import base64
+import os
 import secrets
 import socket
 import threading
@@ -161,7 +162,10 @@ def test_health_stays_fast_under_heavy_xlsx_uploads(start_server):
     during = [d for t0, d in latencies if began <= t0 <= ended]
     assert len(during) >= 3, "only %d probes while the uploads ran (%.3f s)" % (len(during), ended - began)
     latencies = [d for _, d in latencies]
-    assert max(latencies) < 1.0, "healthz took %.2f s under load" % max(latencies)
+    # A bound for the ASan build; ThreadSanitizer runs the same code 5-15
+    # times slower (make tsan: what it checks there is races, not speed).
+    bound = 3.0 if "TSAN_OPTIONS" in os.environ else 1.0
+    assert max(latencies) < bound, "healthz took %.2f s under load" % max(latencies)
 
 
 class Trickler:
