@@ -85,7 +85,7 @@ static void background_start(struct app *app, struct background *bg)
 	struct worker_opts wo = {
 		.pipeline = {.max_rows = c->max_rows, .batch_rows = c->import_batch_rows,
 			     .debug_row_delay_ms = c->debug_row_delay_ms,
-			     .geo = app->geo},
+			     .geo = app->geo, .spool_dir = c->spool_dir},
 		.lease_ms = c->lease_ms, .sweep_interval_ms = c->sweep_interval_ms,
 		.sweep = {.run_timeout_ms = c->run_timeout_ms, .keep_uploads_ms = c->keep_uploads_ms,
 			  .keep_results_ms = c->keep_results_ms},

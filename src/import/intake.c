@@ -47,7 +47,7 @@ static enum code stage(struct store *st, struct arena *a, const struct intake *i
 	if (run->dry_run)
 		return CODE_OK;
 	struct staging s;
-	enum code rc = staging_decide(st, a, run, data, len, &s);
+	enum code rc = staging_decide(st, a, run, data, len, in->before_store, in->before_store_arg, &s);
 	if (rc || !s.staged)
 		return rc;
 	run->staged = true;
@@ -122,7 +122,8 @@ enum code intake_create_run(struct store *st, struct arena *a, const struct inta
 	if (rc)
 		return rc;
 	*ret_existing_id = '\0';
-	return store_run_create(st, run, data, len, ret_existing_id);
+	struct upload_bytes u = {data, len, in->before_store, in->before_store_arg};
+	return store_run_create_upload(st, run, &u, ret_existing_id);
 }
 
 enum code intake_rerun(struct store *st, struct arena *a, const struct run *orig, bool dry_run,

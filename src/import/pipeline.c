@@ -2,6 +2,8 @@
  * batch, then the outcome (PRODUCT §16). */
 #include "pipeline.h"
 
+#include <errno.h>
+#include <stdint.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/spool.h"
 #include "keyset.h"
 #include "mapping.h"
 #include "metrics/metrics.h"
@@ -43,6 +46,7 @@ struct stream {
 	 * are grouped from their stored results instead. */
 	struct problem_tally *tally;
 	bool resumed;
+	struct spool *spool;        /* the upload's, when it is read from one (big files); NULL */
 };
 
 /* One batch: its rows and the arena (reset between batches) that holds
@@ -109,11 +113,20 @@ static enum code fail_run(struct store *st, const struct run *run, const char *o
 /* Opens the file and resolves its mapping: the org's confirmed mapping of
  * its shape (or the template, or, for a dry run of a new shape, the
  * proposal). */
+static void drop_spool(void *spool)
+{
+	spool_forget(spool);
+}
+
 static enum code stream_open(struct store *st, const struct pipeline_opts *o, const struct run *run,
 			     const unsigned char *data, size_t len, struct stream *s, const char **ret_msg)
 {
 	sheet_limits_default(&s->lim);
 	s->lim.max_rows = (size_t)o->max_rows;
+	if (s->spool) {
+		s->lim.drop = drop_spool;   /* the whole-file checks hold none of it */
+		s->lim.drop_arg = s->spool;
+	}
 	import_read_for_run(&s->rd, st, s->a, run);
 	enum code rc = import_sheet_open(&s->rd, data, len, &s->lim, &s->sheet, ret_msg, NULL);
 	if (rc)
@@ -146,9 +159,14 @@ static enum code stream_count(struct stream *s, const unsigned char *data, size_
 	enum code rc = import_sheet_open(&s->rd, data, len, &s->lim, &sh, ret_msg, NULL);
 	int n = 0;
 	const struct sheet_row *in;
-	while (!rc && !(rc = sheet_next_row(sh, &in)) && in)
+	while (!rc && !(rc = sheet_next_row(sh, &in)) && in) {
 		if (++n > max_rows)
 			rc = CODE_TOO_MANY_ROWS;
+		if (s->spool && n % 4096 == 0)
+			spool_forget(s->spool);   /* a pass over a big file holds none of it */
+	}
+	if (s->spool)
+		spool_forget(s->spool);
 	if (rc && sh)
 		*ret_msg = arena_strdup(s->a, sheet_message(sh));
 	sheet_free(sh);
@@ -520,6 +538,8 @@ static enum code stream_run(struct store *st, const struct pipeline_opts *o, con
 		refresh_statistics(st, s, pg);
 		store_yield_to_writers(st);
 		batch_clear(b);
+		if (s->spool)
+			spool_forget(s->spool);   /* the rows read so far leave resident memory */
 		tp = mono_ms();
 		cp = thread_cpu_ms();
 	}
@@ -556,6 +576,32 @@ static enum code read_failed(struct store *st, const struct run *run, const char
 	return fail_run(st, run, owner, rc, msg, s);
 }
 
+/* The run's upload: in memory (*ret_data, freed by the caller), or for a
+ * big one, inflated into spool and mapped (*ret_data is its mapping; the
+ * caller closes spool).  As store_run_file. */
+static enum code load_upload(struct store *st, const struct pipeline_opts *o, const struct run *run,
+			     struct spool *spool, unsigned char **ret_data, size_t *ret_len)
+{
+	if (!o->spool_dir || run->file_size <= (int64_t)PIPELINE_SPOOL_BYTES)
+		return store_run_file(st, run->id, ret_data, ret_len);
+	if (spool_open(spool, o->spool_dir, SIZE_MAX / 2)) {
+		log_json("error", "cannot open a spool file for a big upload", json_pack("{s:s,s:s}", "dir",
+			 o->spool_dir, "cause", strerror(errno)));
+		return CODE_SERVICE_UNAVAILABLE;
+	}
+	enum code rc = store_run_file_spool(st, run->id, spool);
+	if (!rc && spool_map(spool))
+		rc = CODE_SERVICE_UNAVAILABLE;
+	if (rc) {
+		spool_close(spool);
+		spool->fd = -1;
+		return rc;
+	}
+	*ret_data = spool->map ? spool->map : (unsigned char *)"";
+	*ret_len = spool->len;
+	return CODE_OK;
+}
+
 enum code pipeline_run(struct store *st, const struct pipeline_opts *o, const struct run *run, const char *owner)
 {
 	/* A revert run has no file: it undoes another run's writes. */
@@ -563,13 +609,15 @@ enum code pipeline_run(struct store *st, const struct pipeline_opts *o, const st
 		return revert_run(st, run, owner);
 	unsigned char *data = NULL;
 	size_t len = 0;
-	enum code rc = store_run_file(st, run->id, &data, &len);
+	struct spool spool = {.fd = -1};
+	enum code rc = load_upload(st, o, run, &spool, &data, &len);
 	if (rc == CODE_NOT_FOUND)
 		return fail_run(st, run, owner, CODE_EMPTY_FILE, "The uploaded file is missing.", NULL);
 	if (rc)
 		return rc;
 	double t0 = mono_ms();
-	struct stream s = {.a = arena_new(), .rows_total = -1, .first_seen = keyset_new(), .jobs = keyset_new()};
+	struct stream s = {.a = arena_new(), .rows_total = -1, .first_seen = keyset_new(), .jobs = keyset_new(),
+			   .spool = spool.fd >= 0 ? &spool : NULL};
 	struct batch b = {.a = arena_new()};
 	struct progress pg = {.started = now_ms()};
 	if (run->ckpt_row > 0) {
@@ -602,6 +650,9 @@ enum code pipeline_run(struct store *st, const struct pipeline_opts *o, const st
 	free(b.rows);
 	arena_free(b.a);
 	arena_free(s.a);
-	free(data);
+	if (spool.fd >= 0)
+		spool_close(&spool);
+	else
+		free(data);
 	return rc;
 }

@@ -17,7 +17,13 @@ struct pipeline_opts {
 	int batch_rows;             /* LOADLINE_IMPORT_BATCH_ROWS; 0 = PIPELINE_BATCH_ROWS */
 	int debug_row_delay_ms;     /* fault injection for the recovery tests; 0 */
 	const struct geocoder *geo; /* geocodes new locations (src/geo); NULL = none */
+	/* LOADLINE_SPOOL_DIR: an upload over PIPELINE_SPOOL_BYTES is inflated
+	 * there and read through a mapping whose pages are dropped after each
+	 * batch (PRODUCT §16: memory stays flat); NULL: always in memory. */
+	const char *spool_dir;
 };
+
+#define PIPELINE_SPOOL_BYTES (8u << 20)
 
 /* Processes run (claimed by owner): reads the file, maps and checks every
  * row, writes Projects/Loads/Locations and the per-row results in batches

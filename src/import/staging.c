@@ -30,13 +30,15 @@ static const char *column_list(struct arena *a, const struct sheet_row *h)
 }
 
 enum code staging_decide(struct store *st, struct arena *a, const struct run *run, const void *data, size_t len,
-			 struct staging *ret)
+			 void (*drop)(void *), void *drop_arg, struct staging *ret)
 {
 	const char *org_id = run->org_id;
 	memset(ret, 0, sizeof(*ret));
 	ret->rows = -1;
 	struct sheet_limits lim;
 	sheet_limits_default(&lim);
+	lim.drop = drop;
+	lim.drop_arg = drop_arg;
 	struct sheet *sh = NULL;
 	const char *msg;
 	struct import_read rd;

@@ -24,9 +24,11 @@ struct staging {
  * Staged unless the shape is confirmed for the org or is the published
  * template; a file whose header row cannot be read is not staged (its run
  * fails with the parse code).  Returns CODE_OK or a storage error. */
-/* The run gives the org and its ?headerRow / ?sheet. */
+/* The run gives the org and its ?headerRow / ?sheet.  drop(drop_arg), when
+ * set, lets go of the pages of data read so far (a spool's mapping: the
+ * CSV reader's whole-file checks call it; sheet.h). */
 enum code staging_decide(struct store *st, struct arena *a, const struct run *run, const void *data, size_t len,
-			 struct staging *ret);
+			 void (*drop)(void *), void *drop_arg, struct staging *ret);
 
 struct staging_opts {
 	int max_rows;               /* LOADLINE_MAX_ROWS */

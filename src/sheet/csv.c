@@ -181,15 +181,44 @@ static size_t sep_line(const char *p, size_t len, char *ret_delim)
 	return n;
 }
 
+/* Whether p[0..len) is all UTF-8, scanned SHEET_DROP_BYTES at a time with
+ * lim's drop between them.  A sequence cut by a chunk's end is checked
+ * again from its first byte with the next chunk. */
+static bool utf8_valid_all(const char *p, size_t len, const struct sheet_limits *lim)
+{
+	for (size_t pos = 0; pos < len;) {
+		size_t n = len - pos < SHEET_DROP_BYTES ? len - pos : SHEET_DROP_BYTES;
+		size_t ok = utf8_valid_prefix(p + pos, n);
+		if (ok < n && (pos + n == len || n - ok > 3))
+			return false;
+		pos += ok;
+		if (lim->drop)
+			lim->drop(lim->drop_arg);
+	}
+	return true;
+}
+
+/* Whether p[0..len) has a NUL byte, in the same chunks. */
+static bool has_nul(const char *p, size_t len, const struct sheet_limits *lim)
+{
+	for (size_t pos = 0; pos < len; pos += SHEET_DROP_BYTES) {
+		size_t n = len - pos < SHEET_DROP_BYTES ? len - pos : SHEET_DROP_BYTES;
+		if (memchr(p + pos, '\0', n))
+			return true;
+		if (lim->drop)
+			lim->drop(lim->drop_arg);
+	}
+	return false;
+}
+
 enum code csv_reader_open(const char *data, size_t len, const struct sheet_limits *lim,
 			  struct sheet_info *info, struct sheet_reader **ret, const char **ret_msg)
 {
-	(void)lim;
 	size_t start = 0;
 	bool bom = len >= 3 && !memcmp(data, "\xEF\xBB\xBF", 3);
 	if (bom)
 		start = 3;
-	bool utf8 = utf8_valid_prefix(data + start, len - start) == len - start;
+	bool utf8 = utf8_valid_all(data + start, len - start, lim);
 	info->format = SHEET_CSV;
 	enum sbcs enc = utf8 ? SBCS_WINDOWS_1252 : sbcs_guess(data + start, len - start);
 	info->encoding = !utf8 ? (enc == SBCS_MACINTOSH ? "macintosh" : "windows-1252") : bom ? "utf-8-bom" : "utf-8";
@@ -198,7 +227,7 @@ enum code csv_reader_open(const char *data, size_t len, const struct sheet_limit
 		start += sep;
 	else
 		info->delimiter = detect_delimiter(data + start, len - start);
-	if (memchr(data, '\0', len)) {
+	if (has_nul(data, len, lim)) {
 		*ret_msg = "the text contains a NUL byte, so it is not a CSV export";
 		return CODE_MALFORMED_CSV;
 	}

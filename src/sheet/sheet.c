@@ -17,6 +17,8 @@ void sheet_limits_default(struct sheet_limits *lim)
 	 * ~80 MB of offsets. */
 	lim->max_shared_strings = 1000000;
 	lim->max_shared_bytes = 16u * 1024 * 1024;
+	lim->drop = NULL;
+	lim->drop_arg = NULL;
 }
 
 size_t sheet_expansion_budget(const struct sheet_limits *lim)

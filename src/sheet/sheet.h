@@ -18,7 +18,15 @@ struct sheet_limits {
 	size_t max_uncompressed;
 	size_t max_shared_strings;      /* XLSX: entries of the shared string table, 1,000,000 */
 	size_t max_shared_bytes;        /* XLSX: their text in all, 16 MB */
+	/* A reader of a big mapped file calls drop(drop_arg) after each
+	 * SHEET_DROP_BYTES it scans whole (a CSV's encoding and NUL checks),
+	 * so that the file's pages do not all stay resident (PRODUCT §16:
+	 * memory stays flat); NULL: nothing to drop. */
+	void (*drop)(void *arg);
+	void *drop_arg;
 };
+
+#define SHEET_DROP_BYTES (4u << 20)
 
 /* Hard caps that are not configurable: Excel's own grid size.  A row's
  * cells past column SHEET_MAX_COLUMNS are dropped (Excel cannot show them). */

@@ -81,6 +81,17 @@ struct outbox_mail;
  * ret_existing_id. */
 enum code store_run_create(struct store *st, struct run *run, const void *file, size_t len,
 			   char ret_existing_id[ID_MAX]);
+/* The same for an upload read through a spool's mapping: forget(arg)
+ * drops the pages read so far, which a big upload's deflating calls as it
+ * goes (it is never resident whole). */
+struct upload_bytes {
+	const void *data;
+	size_t len;
+	void (*forget)(void *arg);   /* NULL: the bytes are ordinary memory */
+	void *arg;
+};
+enum code store_run_create_upload(struct store *st, struct run *run, const struct upload_bytes *u,
+				  char ret_existing_id[ID_MAX]);
 /* CODE_NOT_FOUND unless the run exists in org_id (org_id NULL: any org). */
 enum code store_run_get(struct store *st, const char *org_id, const char *id, struct run *ret);
 /* Runs of an org, newest first, after the (created_at, id) cursor when given. */
@@ -88,6 +99,12 @@ enum code store_run_list(struct store *st, const char *org_id, int64_t after_cre
 			 const char *after_id, int limit, struct run *ret, int *ret_n);
 /* The uploaded bytes (caller frees *ret). */
 enum code store_run_file(struct store *st, const char *id, unsigned char **ret, size_t *ret_len);
+/* The same written into the spool s (open and empty), inflated a chunk at
+ * a time: a big upload is then read through its mapping, never whole in
+ * the process's memory (issue 29).  CODE_SERVICE_UNAVAILABLE when the
+ * spool cannot be written (disk full). */
+struct spool;
+enum code store_run_file_spool(struct store *st, const char *id, struct spool *s);
 /* The review screen read a staged run's file at another header row or
  * worksheet (PRODUCT §14): the run is read that way from now on, under the
  * shape key of that header.  Only while it is QUEUED and staged. */

@@ -783,9 +783,57 @@ static void test_xlsx_total_limit(void **state)
 	free(z);
 }
 
+static void count_drop(void *arg)
+{
+	(*(int *)arg)++;
+}
+
+/* Issue 29: a big CSV's whole-file checks run SHEET_DROP_BYTES at a time,
+ * calling the drop hook between chunks (its mapping's pages let go), and
+ * judge a UTF-8 sequence cut by a chunk's end as a whole. */
+static const char *encoding_of(const char *data, size_t len, int *drops)
+{
+	struct sheet_limits lim;
+	sheet_limits_default(&lim);
+	lim.drop = count_drop;
+	lim.drop_arg = drops;
+	struct sheet *s = NULL;
+	const char *msg = NULL;
+	assert_int_equal(sheet_open(data, len, &lim, &s, &msg), CODE_OK);
+	const char *enc = sheet_info(s)->encoding;
+	sheet_free(s);
+	return enc;
+}
+
+static void test_big_csv_checks_in_chunks(void **state)
+{
+	(void)state;
+	size_t len = 2 * SHEET_DROP_BYTES + 64;
+	char *data = malloc(len);
+	assert_non_null(data);
+	memcpy(data, "a,b\n", 4);
+	for (size_t i = 4; i < len; i++)
+		data[i] = (i % 16 == 15) ? '\n' : 'x';
+	/* A euro sign (3 bytes) across the first chunk's end. */
+	memcpy(data + SHEET_DROP_BYTES - 1, "\xE2\x82\xAC", 3);
+	int drops = 0;
+	assert_string_equal(encoding_of(data, len, &drops), "utf-8");
+	assert_true(drops >= 4);   /* the UTF-8 check and the NUL check, 3 chunks each */
+	/* A stray byte at the same place: not UTF-8. */
+	memcpy(data + SHEET_DROP_BYTES - 1, "\xFFxx", 3);
+	drops = 0;
+	assert_string_equal(encoding_of(data, len, &drops), "windows-1252");
+	/* A valid sequence cut only by the file's end is not whole. */
+	memcpy(data + SHEET_DROP_BYTES - 1, "xxx", 3);
+	memcpy(data + len - 2, "\xE2\x82", 2);
+	assert_string_equal(encoding_of(data, len, &drops), "windows-1252");
+	free(data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_big_csv_checks_in_chunks),
 		cmocka_unit_test(test_dates_1900),
 		cmocka_unit_test(test_dates_1904),
 		cmocka_unit_test(test_general),
