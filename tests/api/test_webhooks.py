@@ -24,6 +24,7 @@ import pytest
 
 from harness.checks import assert_problem
 from harness.jobs import accepted_run, csv_bytes, rows, upload, wait_run
+from harness.npm import npm_ci_once
 
 ROOT = Path(__file__).resolve().parents[2]
 VERIFY = ROOT / "tests" / "webhooks"
@@ -104,13 +105,8 @@ def ensure_node_modules():
     """`npm ci` in tests/webhooks once, when node_modules is missing (the
     lockfile pins every package), as tests/web/conftest.py does for the
     OIDC provider."""
-    if (VERIFY / "node_modules" / "standardwebhooks").is_dir():
-        return
-    npm = shutil.which("npm")
-    assert npm, "npm is missing: run scripts/deps"
-    r = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"],
-                       cwd=VERIFY, capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, "npm ci in tests/webhooks failed:\n%s%s" % (r.stdout, r.stderr)
+    err = npm_ci_once(str(VERIFY), "standardwebhooks", ("--ignore-scripts",))
+    assert err is None, err
 
 
 def verify_reference(secret, req):

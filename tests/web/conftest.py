@@ -2,7 +2,6 @@
 oidc-provider, pinned in tests/web/oidc/package-lock.json), a loadline
 server registered with it as a client, and a test SMTP server."""
 import os
-import shutil
 import subprocess
 import threading
 
@@ -10,6 +9,7 @@ import pytest
 import requests
 
 from harness.net import free_port
+from harness.npm import npm_ci_once
 from harness.server import OUT_DIR, _die_with_parent
 from harness.smtp import Smtp
 
@@ -19,15 +19,9 @@ OIDC_DIR = os.path.join(os.path.dirname(__file__), "oidc")
 def ensure_node_modules():
     """`npm ci` in tests/web/oidc once, when node_modules is missing
     (quietly; the lockfile pins every package)."""
-    if os.path.isdir(os.path.join(OIDC_DIR, "node_modules", "oidc-provider")):
-        return
-    npm = shutil.which("npm")
-    if not npm:
-        pytest.fail("npm is missing: run scripts/deps", pytrace=False)
-    r = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=OIDC_DIR,
-                       capture_output=True, text=True, timeout=600)
-    if r.returncode:
-        pytest.fail("npm ci in tests/web/oidc failed:\n%s%s" % (r.stdout, r.stderr), pytrace=False)
+    err = npm_ci_once(OIDC_DIR, "oidc-provider")
+    if err:
+        pytest.fail(err, pytrace=False)
 
 
 class OidcProvider:
@@ -37,7 +31,8 @@ class OidcProvider:
         self.port = free_port()
         self.issuer = "http://127.0.0.1:%d" % self.port
         os.makedirs(OUT_DIR, exist_ok=True)
-        self.log_path = os.path.join(OUT_DIR, "oidc-provider.log")
+        # One provider per pytest process (xdist workers each have theirs).
+        self.log_path = os.path.join(OUT_DIR, "oidc-provider%s.log" % os.environ.get("PYTEST_XDIST_WORKER", ""))
         self._log = open(self.log_path, "w")
         self.proc = subprocess.Popen(["node", "provider.mjs", str(self.port)], cwd=OIDC_DIR,
                                      stdout=subprocess.PIPE, stderr=self._log, text=True,
