@@ -44,9 +44,12 @@ static void print_endpoint(json_t *e, bool tty)
 	       T(events, shown), T(jstr(e, "url"), url));
 }
 
-static int list(const struct client *c)
+/* GET path's list: its data as JSON with --json, else a header (on a
+ * terminal) and a line a row. */
+static int print_list(const struct client *c, const char *path, const char *header,
+		      void (*line)(json_t *row, bool tty))
 {
-	json_t *l = client_get_json(c, "/api/v1/webhook-endpoints");
+	json_t *l = client_get_json(c, path);
 	if (!l)
 		return EXIT_ERROR;
 	bool tty = isatty(STDOUT_FILENO);
@@ -54,14 +57,21 @@ static int list(const struct client *c)
 		client_print_json(json_object_get(l, "data"));
 	} else {
 		if (tty)
-			printf("%-24s %-9s %-40s %s\n", "ID", "STATUS", "EVENTS", "URL");
+			fputs(header, stdout);
 		size_t i;
-		json_t *e;
-		json_array_foreach(json_object_get(l, "data"), i, e)
-			print_endpoint(e, tty);
+		json_t *row;
+		json_array_foreach(json_object_get(l, "data"), i, row)
+			line(row, tty);
 	}
 	json_decref(l);
 	return EXIT_OK;
+}
+
+static int list(const struct client *c)
+{
+	char header[128];
+	snprintf(header, sizeof header, "%-24s %-9s %-40s %s\n", "ID", "STATUS", "EVENTS", "URL");
+	return print_list(c, "/api/v1/webhook-endpoints", header, print_endpoint);
 }
 
 /* "a,b" into a JSON list; both event types when events is NULL. */
@@ -139,34 +149,23 @@ static int rotate(const struct client *c, const char *id)
 	return EXIT_OK;
 }
 
+static void print_attempt(json_t *a, bool tty)
+{
+	char aid[64], at[64], ev[64], err[600];
+	json_int_t st = json_integer_value(json_object_get(a, "status"));
+	printf(tty ? "%-26s %-24s %-7lld %-6lld %8lld %-26s %s\n" : "%s\t%s\t%lld\t%lld\t%lld\t%s\t%s\n",
+	       T(jstr(a, "id"), aid), T(jstr(a, "at"), at), (long long)json_integer_value(json_object_get(a, "attempt")),
+	       (long long)st, (long long)json_integer_value(json_object_get(a, "durationMs")),
+	       T(jstr(a, "eventId"), ev), T(jstr(a, "error") ? jstr(a, "error") : "", err));
+}
+
 static int attempts(const struct client *c, const char *id, const char *limit)
 {
-	char path[256];
+	char path[256], header[128];
 	snprintf(path, sizeof path, "/api/v1/webhook-endpoints/%s/attempts?limit=%d", id, limit ? atoi(limit) : 20);
-	json_t *l = client_get_json(c, path);
-	if (!l)
-		return EXIT_ERROR;
-	bool tty = isatty(STDOUT_FILENO);
-	if (c->json) {
-		client_print_json(json_object_get(l, "data"));
-	} else {
-		if (tty)
-			printf("%-26s %-24s %-7s %-6s %8s %-26s %s\n", "ID", "AT", "ATTEMPT", "STATUS", "MS", "EVENT",
-			       "ERROR");
-		size_t i;
-		json_t *a;
-		json_array_foreach(json_object_get(l, "data"), i, a) {
-			char aid[64], at[64], ev[64], err[600];
-			json_int_t st = json_integer_value(json_object_get(a, "status"));
-			printf(tty ? "%-26s %-24s %-7lld %-6lld %8lld %-26s %s\n" : "%s\t%s\t%lld\t%lld\t%lld\t%s\t%s\n",
-			       T(jstr(a, "id"), aid), T(jstr(a, "at"), at),
-			       (long long)json_integer_value(json_object_get(a, "attempt")), (long long)st,
-			       (long long)json_integer_value(json_object_get(a, "durationMs")), T(jstr(a, "eventId"), ev),
-			       T(jstr(a, "error") ? jstr(a, "error") : "", err));
-		}
-	}
-	json_decref(l);
-	return EXIT_OK;
+	snprintf(header, sizeof header, "%-26s %-24s %-7s %-6s %8s %-26s %s\n", "ID", "AT", "ATTEMPT", "STATUS", "MS",
+		 "EVENT", "ERROR");
+	return print_list(c, path, header, print_attempt);
 }
 
 static int on_one(const struct client *c, const char *verb, const char *id)

@@ -60,12 +60,7 @@ def test_stored_groups_equal_the_computed_ones_byte_for_byte(server):
         groups, _ = problems(server, rid)
         assert len(groups) == n and any(g["rowCount"] == 25 and len(g["rowIndexes"]) == 20 for g in groups) \
             == (data == repeat_file()), groups
-        stored = {limit: pages(server, rid, limit) for limit in (2, 100)}
-        # Forget that they were stored: the reader groups the results, as before.
-        db_exec(server.db_url, "UPDATE runs SET problem_groups = NULL WHERE id = '%s'" % rid)
-        for limit, bodies in stored.items():
-            assert pages(server, rid, limit) == bodies, limit
-        db_exec(server.db_url, "UPDATE runs SET problem_groups = %d WHERE id = '%s'" % (n, rid))
+        stored_equal_computed(server, rid)
 
 
 def test_groups_are_read_from_storage_not_from_the_results(server):
@@ -106,7 +101,8 @@ def test_the_warnings_page_reads_the_flagged_rows(server):
 
 
 def stored_equal_computed(srv, rid):
-    """The stored groups' pages equal the ones grouped from the results."""
+    """The stored groups' pages equal the ones grouped from the results
+    (problem_groups NULL: the reader groups the results, as before)."""
     n = db_int(srv.db_url, "SELECT problem_groups FROM runs WHERE id = '%s'" % rid)
     assert n >= 1, n
     stored = {limit: pages(srv, rid, limit) for limit in (2, 100)}
