@@ -133,6 +133,9 @@ bool db_res_null(const struct db_res *r, int row, int col);
 int64_t db_res_int(const struct db_res *r, int row, int col);
 /* Blob cell, decoded; caller frees *ret.  Returns 0 or -1. */
 int db_res_blob(const struct db_res *r, int row, int col, unsigned char **ret, size_t *ret_len);
+/* The same without a copy: *ret points into r, valid until db_res_free
+ * (a big stored upload is read once, not copied). */
+int db_res_blob_view(const struct db_res *r, int row, int col, const unsigned char **ret, size_t *ret_len);
 void db_res_free(struct db_res *r);
 
 #endif

@@ -93,6 +93,16 @@ int db_res_blob(const struct db_res *r, int row, int col, unsigned char **ret, s
 	return 0;
 }
 
+int db_res_blob_view(const struct db_res *r, int row, int col, const unsigned char **ret, size_t *ret_len)
+{
+	if (db_res_null(r, row, col))
+		return -1;
+	const struct db_cell *c = &r->cells[(size_t)row * (size_t)r->cols + (size_t)col];
+	*ret = (const unsigned char *)c->p;
+	*ret_len = c->len;
+	return 0;
+}
+
 void db_res_free(struct db_res *r)
 {
 	if (!r)

@@ -317,21 +317,20 @@ enum code store_run_file_spool(struct store *st, const char *id, struct spool *s
 	enum code rc = store_exec1(st, "SELECT content, raw_size FROM run_files WHERE run_id = $1", p, 1, &r);
 	if (rc)
 		return rc;
-	unsigned char *data = NULL;
+	const unsigned char *data = NULL;   /* in r: read once, not copied */
 	size_t len = 0, raw = 0;
 	rc = db_one_row(rc, r);
-	if (!rc && db_res_blob(r, 0, 0, &data, &len))
+	if (!rc && db_res_blob_view(r, 0, 0, &data, &len))
 		rc = CODE_NOT_FOUND;
 	bool deflated = !rc && !db_res_null(r, 0, 1);
 	int64_t want = deflated ? db_res_int(r, 0, 1) : (int64_t)len;
-	db_res_free(r);
 	if (!rc && (deflated ? inflate_into(data, len, s, &raw) : spool_write(s, data, len) ? -1 : (raw = len, 0)))
 		rc = s->error ? CODE_SERVICE_UNAVAILABLE : CODE_INTERNAL_ERROR;
+	db_res_free(r);
 	if (!rc && (int64_t)raw != want)
 		rc = CODE_INTERNAL_ERROR;
 	if (rc == CODE_INTERNAL_ERROR)
 		log_msg("error", "a stored upload does not inflate to its %lld bytes", (long long)want);
-	free(data);
 	return rc;
 }
 
