@@ -134,15 +134,21 @@ int client_url(const struct client *c, const char *path, char *out, size_t cap)
 
 int client_request(const struct client *c, const struct hc_request *rq, struct hc_response *res)
 {
+	return client_request_for(c, rq, res, NULL);
+}
+
+int client_request_for(const struct client *c, const struct hc_request *rq, struct hc_response *res,
+		       const char *what)
+{
 	for (int attempt = 0;; attempt++) {
-		if (client_expired(c, NULL))
+		if (client_expired(c, what))
 			return -1;
 		struct hc_request bounded = *rq;
 		long left = left_ms(c);
 		bounded.timeout_ms = left == LONG_MAX ? 0 : left;
 		bounded.stall_s = c->stall_s;
 		if (hc_perform(&bounded, res)) {
-			if (!(res->timed_out && client_expired(c, res->error)))
+			if (!(res->timed_out && client_expired(c, what ? what : res->error)))
 				fprintf(stderr, "loadline %s: %s %s: %s\n", c->cmd,
 					res->timed_out ? "no answer from" : "cannot reach", c->base, res->error);
 			hc_response_done(res);

@@ -49,6 +49,11 @@ int client_url(const struct client *c, const char *path, char *out, size_t cap);
 /* Performs rq, waiting and retrying while the server answers 429 or 503;
  * -1 (after a message) on a transport error. */
 int client_request(const struct client *c, const struct hc_request *rq, struct hc_response *res);
+/* The same, saying what was awaited ("run X is still QUEUED") when the
+ * --timeout deadline passes before or during the request, rather than
+ * the transfer's own error (what NULL: the latter). */
+int client_request_for(const struct client *c, const struct hc_request *rq, struct hc_response *res,
+		       const char *what);
 
 /* GET path: the 200 body as JSON, or NULL after reporting the problem. */
 json_t *client_get_json(const struct client *c, const char *path);

@@ -143,14 +143,14 @@ static int long_poll_s(const struct client *c)
 /* Fetches the run at url once (with If-None-Match, and as a long poll);
  * the new run (or NULL when unchanged) through ret, whether the server
  * held it (Preference-Applied) through *ret_waited, -1 after a message. */
-static int poll_once(const struct client *c, const char *url, char *etag, size_t etag_cap, int *retry_after,
-		     bool *ret_waited, json_t **ret)
+static int poll_once(const struct client *c, const char *url, const char *what, char *etag, size_t etag_cap,
+		     int *retry_after, bool *ret_waited, json_t **ret)
 {
 	struct hc_request rq = {.method = "GET", .url = url, .token = c->token, .if_none_match = *etag ? etag : NULL,
 				.prefer_wait_s = *etag ? long_poll_s(c) : 0};
 	struct hc_response res;
 	*ret = NULL;
-	if (client_request(c, &rq, &res))
+	if (client_request_for(c, &rq, &res, what))
 		return -1;
 	*retry_after = res.retry_after_s;
 	/* The first look had no ETag to wait on: the next one goes at once,
@@ -206,7 +206,7 @@ static json_t *wait_run(const struct client *c, const char *path, json_t *run)
 			 run ? jstr(run, "state") : "");
 		json_t *o;
 		if (client_expired(c, run ? what : NULL) ||
-		    poll_once(c, url, etag, sizeof etag, &retry_after, &waited, &o)) {
+		    poll_once(c, url, run ? what : NULL, etag, sizeof etag, &retry_after, &waited, &o)) {
 			end_progress(&sh);
 			json_decref(run);
 			return NULL;
