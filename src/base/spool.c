@@ -60,6 +60,11 @@ void spool_forget(struct spool *s)
 		madvise(s->map, s->len, MADV_DONTNEED);
 }
 
+void spool_forget_hook(void *spool)
+{
+	spool_forget(spool);
+}
+
 void spool_close(struct spool *s)
 {
 	if (s->map)

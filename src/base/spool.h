@@ -29,6 +29,9 @@ int spool_map(struct spool *s);
  * big upload, so that uploads waiting for the database do not each hold
  * theirs. */
 void spool_forget(struct spool *s);
+/* spool_forget as a callback taking a struct spool * as void * (the
+ * intake's before_store, sheet_limits.drop). */
+void spool_forget_hook(void *spool);
 /* Unmaps and closes; the file is gone.  A closed spool is fine. */
 void spool_close(struct spool *s);
 

@@ -338,6 +338,15 @@ static const char rerun_usage[] =
 	"  pushing the same file would be. Prints the new run's id and page; `loadline runs view`\n"
 	"  follows it.\n";
 
+/* A run a command made (rerun, revert): its id and state, and its page. */
+static void print_new_run(const struct client *c, json_t *run, bool dry_run)
+{
+	char t1[128], t2[64], t3[1200], shown[1300];
+	printf("%s %s%s\n", T(jstr(run, "id"), t1), T(jstr(run, "state"), t2), dry_run ? " (dry run)" : "");
+	snprintf(t3, sizeof t3, "%s/imports/runs/%s", c->app, jstr(run, "id"));
+	printf("run page: %s\n", T(t3, shown));
+}
+
 /* `loadline NAME ID`: POST /api/v1/imports/runs/ID/NAME, the run it
  * answers (printed as JSON with --json, then NULL: nothing left to print),
  * or NULL with *ret_rc set. */
@@ -373,10 +382,7 @@ int cli_rerun(struct app *app, int argc, char **argv)
 	json_t *run = run_action(&c, "rerun", rerun_usage, argc, argv, &rc);
 	if (!run)
 		return rc;
-	char t1[128], t2[64], t3[1200], shown[1300];
-	printf("%s %s\n", T(jstr(run, "id"), t1), T(jstr(run, "state"), t2));
-	snprintf(t3, sizeof t3, "%s/imports/runs/%s", c.app, jstr(run, "id"));
-	printf("run page: %s\n", T(t3, shown));
+	print_new_run(&c, run, false);
 	json_decref(run);
 	return EXIT_OK;
 }
@@ -414,14 +420,10 @@ int cli_revert(struct app *app, int argc, char **argv)
 	hc_response_done(&res);
 	if (!run)
 		return EXIT_ERROR;
-	char t1[128], t2[64], t3[1200], shown[1300];
-	if (c.json) {
+	if (c.json)
 		client_print_json(run);
-	} else {
-		printf("%s %s%s\n", T(jstr(run, "id"), t1), T(jstr(run, "state"), t2), rq.dry_run ? " (dry run)" : "");
-		snprintf(t3, sizeof t3, "%s/imports/runs/%s", c.app, jstr(run, "id"));
-		printf("run page: %s\n", T(t3, shown));
-	}
+	else
+		print_new_run(&c, run, rq.dry_run);
 	json_decref(run);
 	return EXIT_OK;
 }

@@ -171,11 +171,6 @@ enum code envelope_check(struct envelope *e, size_t max_file_bytes, enum sheet_f
 	return *ret_fmt == SHEET_UNKNOWN ? CODE_UNSUPPORTED_MIME : CODE_OK;
 }
 
-static void let_go(void *arg)
-{
-	spool_forget(arg);
-}
-
 enum code envelope_create_run(struct envelope *e, struct store *st, struct upload_slots *slots, struct intake *in,
 			      enum sheet_format fmt, struct run *ret_run, char *ret_existing)
 {
@@ -184,7 +179,7 @@ enum code envelope_create_run(struct envelope *e, struct store *st, struct uploa
 	in->file_name = e->file_name;
 	in->format = fmt;
 	in->fingerprint = fingerprint;
-	in->before_store = let_go;
+	in->before_store = spool_forget_hook;
 	in->before_store_arg = &e->file;
 	while (slots && sem_wait(&slots->sem) && errno == EINTR)
 		;

@@ -113,18 +113,13 @@ static enum code fail_run(struct store *st, const struct run *run, const char *o
 /* Opens the file and resolves its mapping: the org's confirmed mapping of
  * its shape (or the template, or, for a dry run of a new shape, the
  * proposal). */
-static void drop_spool(void *spool)
-{
-	spool_forget(spool);
-}
-
 static enum code stream_open(struct store *st, const struct pipeline_opts *o, const struct run *run,
 			     const unsigned char *data, size_t len, struct stream *s, const char **ret_msg)
 {
 	sheet_limits_default(&s->lim);
 	s->lim.max_rows = (size_t)o->max_rows;
 	if (s->spool) {
-		s->lim.drop = drop_spool;   /* the whole-file checks hold none of it */
+		s->lim.drop = spool_forget_hook;   /* the whole-file checks hold none of it */
 		s->lim.drop_arg = s->spool;
 	}
 	import_read_for_run(&s->rd, st, s->a, run);
