@@ -162,9 +162,11 @@ def test_health_stays_fast_under_heavy_xlsx_uploads(start_server):
     during = [d for t0, d in latencies if began <= t0 <= ended]
     assert len(during) >= 3, "only %d probes while the uploads ran (%.3f s)" % (len(during), ended - began)
     latencies = [d for _, d in latencies]
-    # A bound for the ASan build; ThreadSanitizer runs the same code 5-15
-    # times slower (make tsan: what it checks there is races, not speed).
-    bound = 3.0 if "TSAN_OPTIONS" in os.environ else 1.0
+    # The defect took 16 s.  The bound leaves room for the ASan build with
+    # make check's other pytest workers on the same two cores (CI once saw
+    # 1.001 s with 1.0 as the bound); ThreadSanitizer runs the same code
+    # 5-15 times slower (make tsan: what it checks there is races, not speed).
+    bound = 5.0 if "TSAN_OPTIONS" in os.environ else 2.5
     assert max(latencies) < bound, "healthz took %.2f s under load" % max(latencies)
 
 
