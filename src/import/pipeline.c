@@ -165,13 +165,15 @@ static enum code stream_count(struct stream *s, const unsigned char *data, size_
 	if (rc && sh)
 		*ret_msg = arena_strdup(s->a, sheet_message(sh));
 	sheet_free(sh);
-	if (!rc)
+	if (!rc) {
 		s->rows_total = n;
+		keyset_reserve(s->first_seen, (size_t)n);   /* at most a key a row, never doubled */
+	}
 	return rc;
 }
 
 /* The batch's next free row, growing its array by doubling (a one-row file
- * takes one row's memory).  realloc, not the arena: a row is a few kB, and
+ * takes one row's memory).  realloc, not the arena: a row is ~2 kB, and
  * the array is kept from batch to batch. */
 static struct row *batch_next(struct batch *b)
 {
@@ -620,6 +622,7 @@ enum code pipeline_run(struct store *st, const struct pipeline_opts *o, const st
 		memcpy(pg.counts, run->counts, sizeof pg.counts);
 		pg.rows_at_start = run->rows_done;
 		s.rows_total = run->row_count;
+		keyset_reserve(s.first_seen, run->row_count > 0 ? (size_t)run->row_count : 0);
 		s.resumed = true;
 	}
 	const char *msg = NULL;

@@ -24,22 +24,32 @@ char *cell_ref(struct arena *a, int col, unsigned row)
 	return out;
 }
 
-static void add(struct diag *list, int *n, enum code c, enum field f, int col, const char *value, struct msg m)
+static void add(struct arena *a, struct diag **list, int *n, int *cap, enum code c, enum field f, int col,
+		const char *value, struct msg m)
 {
 	if (*n >= ROW_MAX_DIAGS)
 		return;
-	list[*n] = (struct diag){c, f, col, value, m};
+	if (*n == *cap) {
+		int more = *cap ? 2 * *cap : 4;
+		more = more > ROW_MAX_DIAGS ? ROW_MAX_DIAGS : more;
+		struct diag *grown = arena_alloc(a, sizeof(*grown) * (size_t)more);
+		if (*n)
+			memcpy(grown, *list, sizeof(*grown) * (size_t)*n);
+		*list = grown;
+		*cap = more;
+	}
+	(*list)[*n] = (struct diag){c, f, col, value, m};
 	(*n)++;
 }
 
 void row_add_error(struct row *r, enum code c, enum field f, int col, const char *value, struct msg m)
 {
-	add(r->errors, &r->nerrors, c, f, col, value, m);
+	add(r->arena, &r->errors, &r->nerrors, &r->errors_cap, c, f, col, value, m);
 }
 
 void row_add_warning(struct row *r, enum code c, enum field f, int col, const char *value, struct msg m)
 {
-	add(r->warnings, &r->nwarnings, c, f, col, value, m);
+	add(r->arena, &r->warnings, &r->nwarnings, &r->warnings_cap, c, f, col, value, m);
 }
 
 void row_add_id(struct row *r, struct arena *a, const char *id)
@@ -119,7 +129,8 @@ static void content_hash(const struct row *r, char out[DIGEST_HEX])
 
 void row_check(struct arena *a, const struct colmap *map, const struct sheet_row *in, struct row *out)
 {
-	memset(out, 0, offsetof(struct row, errors));
+	memset(out, 0, sizeof(*out));
+	out->arena = a;
 	out->number = in->number;
 	for (int f = 0; f < FIELD__COUNT; f++) {
 		int col = map->field_col[f];

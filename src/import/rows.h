@@ -57,11 +57,12 @@ struct row {
 	char content_hash[65];
 	enum bucket bucket;
 	const char *reason;             /* skipped rows */
-	/* The lists last: row_check clears the row only up to here (only their
-	 * first n entries are ever read), so a row costs its few hundred bytes
-	 * of fields, not the 4 kB of the lists' capacity. */
-	struct diag errors[ROW_MAX_DIAGS];
-	struct diag warnings[ROW_MAX_DIAGS];
+	/* The diagnostics, in the row's arena, grown as they are added (at
+	 * most ROW_MAX_DIAGS each): a batch of rows costs their fields, not
+	 * 6 kB a row of lists' capacity (issue 29's memory goal). */
+	struct arena *arena;
+	struct diag *errors, *warnings;
+	int errors_cap, warnings_cap;
 	const char *ids[ROW_MAX_IDS];   /* createdRecordIds */
 };
 
@@ -70,7 +71,8 @@ struct row {
  * warnings, and the content hash of the normalized values. */
 void row_check(struct arena *a, const struct colmap *map, const struct sheet_row *in, struct row *out);
 
-/* Adds a diagnostic (silently drops past ROW_MAX_DIAGS). */
+/* Adds a diagnostic in r->arena (silently drops past ROW_MAX_DIAGS); a row
+ * not made by row_check sets its arena first. */
 void row_add_error(struct row *r, enum code c, enum field f, int col, const char *value, struct msg m);
 void row_add_warning(struct row *r, enum code c, enum field f, int col, const char *value, struct msg m);
 void row_add_id(struct row *r, struct arena *a, const char *id);

@@ -35,6 +35,8 @@ static void test_entries_are_jansson_compact(void **state)
 		map.field_col[col_field[c]] = c;
 	struct row rows[3];
 	memset(rows, 0, sizeof rows);
+	for (int i = 0; i < 3; i++)
+		rows[i].arena = a;
 	/* Succeeded with warnings, texts that need every escape. */
 	rows[0].number = 2;
 	rows[0].bucket = BUCKET_SUCCEEDED;
@@ -138,7 +140,7 @@ static void add_every_mismatch(struct arena *a, struct row *rows)
 	int cols[MISMATCH_FIELDS] = {8, 2, 11, 9, 12, 7, 10};
 	for (size_t i = 0; i < MISMATCH_FIELDS; i++) {
 		struct row *bad = &rows[i];
-		*bad = (struct row){.number = 40 + (unsigned)i, .bucket = BUCKET_FAILED};
+		*bad = (struct row){.arena = a, .number = 40 + (unsigned)i, .bucket = BUCKET_FAILED};
 		for (int why = NORM_WHY_NONE; why <= NORM_WHY_NOT_ZIP; why++) {
 			if (why == NORM_WHY_TOO_LONG)
 				continue;
@@ -194,19 +196,19 @@ static void test_compact_renders_the_reference(void **state)
 	int nrows = 5 + MISMATCH_FIELDS;
 	struct row *rows = arena_alloc(a, sizeof(struct row) * (size_t)nrows);
 	memset(rows, 0, sizeof(struct row) * (size_t)nrows);
-	rows[0] = (struct row){.number = 2, .bucket = BUCKET_SUCCEEDED};
+	rows[0] = (struct row){.arena = a, .number = 2, .bucket = BUCKET_SUCCEEDED};
 	set_raw(&rows[0], FIELD_JOB_CODE, "  J\"1\\  ");
 	set_raw(&rows[0], FIELD_LOAD_NO, "7\x01\b\f\n\r\t/é😀");
 	set_raw(&rows[0], FIELD_PROJECT_NAME, "Pröject");
 	row_add_id(&rows[0], a, "load_abc");
 	row_add_id(&rows[0], a, "prj_def");
-	rows[1] = (struct row){.number = 3, .bucket = BUCKET_FAILED};
+	rows[1] = (struct row){.arena = a, .number = 3, .bucket = BUCKET_FAILED};
 	set_raw(&rows[1], FIELD_LOAD_NO, "8");
 	add_every_kind(a, &rows[0], &rows[1]);
-	rows[2] = (struct row){.number = 4, .bucket = BUCKET_SUCCEEDED};
+	rows[2] = (struct row){.arena = a, .number = 4, .bucket = BUCKET_SUCCEEDED};
 	set_raw(&rows[2], FIELD_JOB_CODE, "J");
-	rows[3] = (struct row){.number = 30, .bucket = BUCKET_SKIPPED, .reason = "duplicate_in_file"};
-	rows[4] = (struct row){.number = 31, .bucket = BUCKET_SUCCEEDED};
+	rows[3] = (struct row){.arena = a, .number = 30, .bucket = BUCKET_SKIPPED, .reason = "duplicate_in_file"};
+	rows[4] = (struct row){.arena = a, .number = 31, .bucket = BUCKET_SUCCEEDED};
 	set_raw(&rows[4], FIELD_PROJECT_NAME, "   ");
 	row_add_id(&rows[4], a, "load_x");
 	add_every_mismatch(a, &rows[5]);
