@@ -8,7 +8,10 @@ lbs and kg, $ rates, M/D/YYYY dates, customers the organization does not
 have) and prints, each with its verdict:
 
 - rows/s: the run's own time, startedAt to finishedAt (goal >= 100,000 on
-  SQLite, >= 80,000 on PostgreSQL);
+  SQLite, >= 80,000 on PostgreSQL), and for the CSV its floor: the same
+  rows' required writes (projects, loads, a result row of the run's mean
+  size, the checkpoint) inserted raw in the pipeline's 2,000-row batches on
+  a fresh database of the same backend (build/bench/bench_bigfloor);
 - the server's peak memory above idle during the import: VmHWM (reset
   before each import through /proc/PID/clear_refs) minus the idle VmRSS
   (goal <= 64 MiB);
@@ -209,6 +212,35 @@ def report_import(backend, kind, rows, f):
         verdict(bool(small) and worst <= GOAL_SMALL_S)))
 
 
+def report_floor(ctx, backend, rows, run_id):
+    """The CSV import's floor (bench_bigfloor) on a fresh database."""
+    floor_bin = os.path.join(os.path.dirname(ctx["binary"]), "bench", "bench_bigfloor")
+    if not os.path.exists(floor_bin):
+        print("    (no %s: floor not measured)" % floor_bin)
+        return
+    mean = Sql(ctx["db"]).run("SELECT AVG(LENGTH(body)) FROM run_results WHERE run_id = '%s'" % run_id)
+    fresh = SqliteDb() if backend == "sqlite" else None
+    url = fresh.url if fresh else ctx["db"].pg.url(ctx["db"].pg._create_now())
+    try:
+        out = subprocess.run([floor_bin, url, str(rows), "2000", str(int(float(mean or 200)))],
+                             capture_output=True, text=True, timeout=3600)
+    finally:
+        if fresh:
+            for f in os.listdir(fresh.dir):
+                os.unlink(os.path.join(fresh.dir, f))
+            os.rmdir(fresh.dir)
+    if out.returncode:
+        print("    floor failed: %s" % out.stderr[-300:])
+        return None
+    f = json.loads(out.stdout.splitlines()[0])
+    print("    floor: the same rows' required writes, raw, in 2,000-row batches: %.0f rows/s "
+          "(the import takes %.2fx the floor's time)" % (f["rowsPerSecond"], f["rowsPerSecond"] / ctx["rows_s"]))
+    if "copyRowsPerSecond" in f:
+        print("    floor the way a bulk loader writes (COPY into a temporary table, set-based upserts, 2,000 "
+              "rows a batch): %.0f rows/s" % f["copyRowsPerSecond"])
+    return f["rowsPerSecond"]
+
+
 # ---- pages at a million rows ----
 
 class Sql:
@@ -342,6 +374,8 @@ def one_backend(a, backend, files):
             ok &= f["rows_s"] >= GOAL_ROWS_S[backend] and f["peak_mib"] <= GOAL_MEM_MIB
             if kind == "csv" and f["run"]["state"] in ("SUCCEEDED", "PARTIAL"):
                 csv_run = f["run"]
+                ctx["rows_s"] = f["rows_s"]
+                report_floor(ctx, backend, rows, csv_run["id"])
         if csv_run is None:
             print("  the CSV run has no results: pages not timed")
             return False

@@ -290,6 +290,93 @@ enum code store_bench_required_writes(struct store *st, const char *org_id, int 
 	return rc;
 }
 
+/* Row i's job in the big-file bench (bench/bench_bigfile.py). */
+static int big_job(int i, int jobs)
+{
+	return (int)(((long long)i * 7) % jobs);
+}
+
+/* One batch of the batched floor: rows [from, to). */
+static enum code batch_floor_one(struct db *db, const char *org_id, const char *run_id, const struct floor_data *d,
+				 bool *job_written, int from, int to, const char *body, size_t body_len, int64_t now)
+{
+	enum code rc = CODE_OK;
+	for (int i = from; i < to && !rc; i++) {
+		const struct floor_load *l = &d->loads[i];
+		if (!job_written[l->job]) {
+			const struct floor_job *x = &d->jobs[l->job];
+			struct db_param p[] = {P_TXT(x->id), P_TXT(org_id), P_TXT(x->code), P_TXT(x->name), P_INT(now)};
+			rc = db_exec(db, "INSERT INTO projects (id, org_id, job_code, name, created_at, updated_at) "
+				     "VALUES ($1, $2, $3, $4, $5, $5)", p, 5, NULL);
+			job_written[l->job] = true;
+		}
+		struct db_param q[] = {
+			P_TXT(l->id), P_TXT(org_id), P_TXT(d->jobs[l->job].id), P_TXT(l->load_no), P_TXT(l->load_date),
+			P_TXT("Crushed limestone"), P_NULL, P_TXT(l->ticket), P_INT(l->weight_centilb), P_TXT("lb"),
+			P_INT(l->rate_cents), P_TXT(l->notes), P_TXT(d->sites[l->pickup].id), P_TXT(d->sites[l->dropoff].id),
+			P_TXT(l->hash), P_TXT(run_id), P_INT(now)};
+		if (!rc)
+			rc = db_exec(db, "INSERT INTO loads (id, org_id, project_id, load_no, load_date, material, "
+				     "truck_type, ticket_no, weight_centilb, weight_unit, rate_cents, notes, "
+				     "pickup_location_id, dropoff_location_id, content_hash, last_run_id, created_at, "
+				     "updated_at, created_run_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
+				     "$12, $13, $14, $15, $16, $17, $17, $16)", q, 17, NULL);
+		struct db_param r[] = {P_TXT(run_id), P_INT(i + 2), P_TXTN(body, body_len)};
+		if (!rc)
+			rc = db_exec(db, "INSERT INTO run_results (run_id, bucket, row_index, body) VALUES ($1, "
+				     "'succeeded', $2, $3)", r, 3, NULL);
+	}
+	struct db_param c[] = {P_TXT(run_id), P_INT(to), P_INT(now)};
+	if (!rc)
+		rc = db_exec(db, "UPDATE runs SET ckpt_row = $2, rows_done = $2, updated_at = $3 WHERE id = $1", c, 3,
+			     NULL);
+	return rc;
+}
+
+enum code store_bench_batched_floor(struct store *st, const char *org_id, int rows, int batch, int sites,
+				    size_t result_len, double *ret_ms)
+{
+	*ret_ms = 0;
+	int jobs = rows / 20 > 40 ? rows / 20 : 40;
+	struct floor_data d;
+	floor_data_make(&d, jobs, rows, sites);
+	for (int i = 0; i < rows; i++) {
+		d.loads[i].job = big_job(i, jobs);
+		snprintf(d.loads[i].load_no, sizeof d.loads[i].load_no, "B%07d", i);
+	}
+	bool *job_written = calloc((size_t)jobs, sizeof(bool));
+	char *body = malloc(result_len + 1);
+	if (!job_written || !body)
+		abort();
+	memset(body, 'x', result_len);
+	char run_id[ID_MAX];
+	id_new_ordered("run", run_id);
+	int64_t now = now_ms();
+	struct db *db = store_acquire(st);
+	enum code rc = db ? db_begin_write(db) : CODE_SERVICE_UNAVAILABLE;
+	if (!rc)
+		rc = db_finish(db, insert_run(db, run_id, org_id, "floor", (const unsigned char *)"x", 1, now));
+	for (int k = 0; !rc && k < sites; k++) {   /* the named locations exist already, as after a first batch */
+		const struct floor_site *x = &d.sites[k];
+		struct db_param p[] = {P_TXT(x->id), P_TXT(org_id), P_TXT(x->name), P_TXT(x->key), P_INT(now)};
+		rc = db_exec(db, "INSERT INTO locations (id, org_id, name, name_key, import_created, created_at) VALUES "
+			     "($1, $2, $3, $4, 1, $5)", p, 5, NULL);
+	}
+	double t0 = mono_ms();
+	for (int from = 0; !rc && from < rows; from += batch) {
+		int to = from + batch < rows ? from + batch : rows;
+		if (!(rc = db_begin_write(db)))
+			rc = db_finish(db, batch_floor_one(db, org_id, run_id, &d, job_written, from, to, body, result_len,
+							   now));
+	}
+	*ret_ms = mono_ms() - t0;
+	store_release(st, db);
+	free(body);
+	free(job_written);
+	floor_data_free(&d);
+	return rc;
+}
+
 enum code store_bench_noop_reads(struct store *st, const char *org_id)
 {
 	struct db *db = store_acquire(st);

@@ -51,6 +51,17 @@ enum code store_bench_required_writes(struct store *st, const char *org_id, int 
  * upserts (projects, locations, loads joined to both), in one transaction. */
 enum code store_bench_copy_floor(struct store *st, const char *org_id, int jobs, int rows, int sites, bool *ret_done);
 
+/* The floor of a big import in batches (issue 29): rows loads of the big-file
+ * bench's shape (about 20 a job, row i in job (7i) % jobs, so consecutive
+ * rows are in different jobs, picking up and dropping off at two of sites
+ * named locations), written batch rows to a transaction as the pipeline
+ * commits them: the batch's new projects, its loads, one result row of
+ * result_len bytes a row and the run's checkpoint — plain INSERTs of values
+ * computed up front, no look-ups, no JSON built.  *ret_ms: the wall time of
+ * the transactions alone. */
+enum code store_bench_batched_floor(struct store *st, const char *org_id, int rows, int batch, int sites,
+				    size_t result_len, double *ret_ms);
+
 /* The no-op floor: in one read transaction, each of the org's projects
  * looked up by job code and each of its loads by (project, load number),
  * reading the content hash: what deciding that a re-pushed file changes
