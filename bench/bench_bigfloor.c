@@ -25,8 +25,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench_bigfloor URL ROWS [BATCH [RESULT_BYTES]]\n");
 		return 2;
 	}
-	int rows = atoi(argv[2]), batch = argc > 3 ? atoi(argv[3]) : 2000;
-	size_t result_len = argc > 4 ? (size_t)atol(argv[4]) : 200;
+	long rows = strtol(argv[2], NULL, 10), batch = argc > 3 ? strtol(argv[3], NULL, 10) : 2000;
+	long result_len = argc > 4 ? strtol(argv[4], NULL, 10) : 200;
+	if (rows < 1 || rows > 10000000 || batch < 1 || batch > rows || result_len < 1 || result_len > 100000) {
+		fprintf(stderr, "bench_bigfloor: ROWS 1..10000000, BATCH 1..ROWS, RESULT_BYTES 1..100000\n");
+		return 2;
+	}
 	struct store *st = NULL;
 	struct org o;
 	char err[512];
@@ -36,18 +40,18 @@ int main(int argc, char **argv)
 	}
 	store_checkpoint_in_background(st);   /* as `loadline serve` does */
 	double ms = 0;
-	if (rows < 1 || batch < 1 || store_org_create(st, "Floor", &o) ||
-	    store_bench_batched_floor(st, o.id, rows, batch, 60, result_len, &ms)) {
+	if (store_org_create(st, "Floor", &o) ||
+	    store_bench_batched_floor(st, o.id, (int)rows, (int)batch, 60, (size_t)result_len, &ms)) {
 		fprintf(stderr, "bench_bigfloor: the floor failed\n");
 		return 1;
 	}
-	printf("{\"rows\": %d, \"batch\": %d, \"ms\": %.0f, \"rowsPerSecond\": %.0f", rows, batch, ms,
+	printf("{\"rows\": %ld, \"batch\": %ld, \"ms\": %.0f, \"rowsPerSecond\": %.0f", rows, batch, ms,
 	       rows / (ms / 1000.0));
 	if (store_is_postgres(st)) {
 		bool done = true;
 		double t0 = mono_ms();
 		for (int from = 0; done && from < rows; from += batch)
-			if (store_bench_copy_floor(st, o.id, batch / 20 > 1 ? batch / 20 : 1, batch, 60, &done))
+			if (store_bench_copy_floor(st, o.id, batch / 20 > 1 ? (int)batch / 20 : 1, (int)batch, 60, &done))
 				done = false;
 		if (done)
 			printf(", \"copyRowsPerSecond\": %.0f", rows / ((mono_ms() - t0) / 1000.0));

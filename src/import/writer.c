@@ -551,69 +551,48 @@ static enum code prefetch_addressed(struct write_ctx *w, const struct distinct *
 	return CODE_OK;
 }
 
-/* The load numbers of the rows, grouped by the existing Project they
- * belong to. */
-struct load_keys {
-	struct distinct d;
-	int rows;
-};
-
-static int group_load_keys(struct write_ctx *w, const struct row *rows, int n, int njobs, struct load_keys **ret,
-			   const char ***ret_pids)
+/* The distinct (existing Project, load number) keys of the rows. */
+static int load_keys(struct write_ctx *w, const struct row *rows, int n, const char ***ret_pids,
+		     const char ***ret_nos)
 {
-	struct strmap *per_project = strmap_new(w->a);
-	struct load_keys *lists = arena_alloc(w->a, sizeof(struct load_keys) * (size_t)(njobs + 1));
-	const char **pids = arena_alloc(w->a, sizeof(char *) * (size_t)(njobs + 1));
-	int nlists = 0;
-	for (int pass = 0; pass < 2; pass++) {
-		/* Pass 0 counts each Project's rows, pass 1 lists their keys. */
-		for (int i = 0; i < n; i++) {
-			const struct row *r = &rows[i];
-			if (r->bucket == BUCKET_FAILED || !val(r, FIELD_LOAD_NO))
-				continue;
-			struct cached_project *cp = strmap_get(w->projects, val(r, FIELD_JOB_CODE));
-			if (!cp || !cp->exists)
-				continue;
-			struct load_keys *x = strmap_get(per_project, cp->p.id);
-			if (!x) {
-				x = &lists[nlists];
-				pids[nlists++] = cp->p.id;
-				strmap_put(per_project, cp->p.id, x);
-			}
-			if (pass == 0)
-				x->rows++;
-			else
-				distinct_add(&x->d, val(r, FIELD_LOAD_NO));
-		}
-		for (int j = 0; pass == 0 && j < nlists; j++)
-			lists[j].d = (struct distinct){strmap_new(w->a),
-						      arena_alloc(w->a, sizeof(char *) * (size_t)lists[j].rows), 0};
+	struct strmap *seen = strmap_new(w->a);
+	const char **pids = arena_alloc(w->a, sizeof(char *) * (size_t)(n + 1));
+	const char **nos = arena_alloc(w->a, sizeof(char *) * (size_t)(n + 1));
+	int k = 0;
+	for (int i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+		if (r->bucket == BUCKET_FAILED || !val(r, FIELD_LOAD_NO))
+			continue;
+		struct cached_project *cp = strmap_get(w->projects, val(r, FIELD_JOB_CODE));
+		if (!cp || !cp->exists)
+			continue;
+		char *key = arena_printf(w->a, "%s\x1f%s", cp->p.id, val(r, FIELD_LOAD_NO));
+		if (strmap_get(seen, key))
+			continue;
+		strmap_put(seen, key, key);
+		pids[k] = cp->p.id;
+		nos[k++] = val(r, FIELD_LOAD_NO);
 	}
-	*ret = lists;
 	*ret_pids = pids;
-	return nlists;
+	*ret_nos = nos;
+	return k;
 }
 
 /* Loads of the Projects that exist, for the rows' keys. */
-static enum code prefetch_loads(struct write_ctx *w, const struct row *rows, int n, int njobs)
+static enum code prefetch_loads(struct write_ctx *w, const struct row *rows, int n)
 {
-	struct load_keys *lists;
-	const char **pids;
-	int nlists = group_load_keys(w, rows, n, njobs, &lists, &pids);
+	const char **pids, **nos;
+	int nkeys = load_keys(w, rows, n, &pids, &nos);
 	w->loads = strmap_new(w->a);
-	for (int j = 0; j < nlists; j++) {
-		struct load_rec *loads;
-		int nloads = 0;
-		enum code rc = store_loads_find_many(w->tx, w->a, pids[j], lists[j].d.v, lists[j].d.n, &loads, &nloads);
-		if (rc)
-			return rc;
-		for (int i = 0; i < nloads; i++) {
-			char *key = arena_printf(w->a, "%s\x1f%s", loads[i].project_id, loads[i].load_no);
-			if (!strmap_get(w->loads, key))
-				strmap_put(w->loads, key, &loads[i]);
-		}
+	struct load_rec *loads;
+	int nloads = 0;
+	enum code rc = nkeys ? store_loads_find_pairs(w->tx, w->a, pids, nos, nkeys, &loads, &nloads) : CODE_OK;
+	for (int i = 0; !rc && i < nloads; i++) {
+		char *key = arena_printf(w->a, "%s\x1f%s", loads[i].project_id, loads[i].load_no);
+		if (!strmap_get(w->loads, key))
+			strmap_put(w->loads, key, &loads[i]);
 	}
-	return CODE_OK;
+	return rc;
 }
 
 enum code writer_prefetch(struct write_ctx *w, const struct row *rows, int n)
@@ -626,7 +605,7 @@ enum code writer_prefetch(struct write_ctx *w, const struct row *rows, int n)
 	if (!rc)
 		rc = prefetch_addressed(w, &addrs);
 	if (!rc)
-		rc = prefetch_loads(w, rows, n, jobs.n);
+		rc = prefetch_loads(w, rows, n);
 	return rc;
 }
 

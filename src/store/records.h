@@ -70,9 +70,10 @@ enum code store_projects_find_many(struct store_tx *tx, struct arena *a, const c
 /* Inserts n Projects (ids set), a few statements in all. */
 enum code store_projects_insert_many(struct store_tx *tx, const char *org_id, const char *run_id,
 				     const struct project_rec *p, int n);
-/* The Loads of one Project with any of the n (distinct) load numbers, in *ret (a). */
-enum code store_loads_find_many(struct store_tx *tx, struct arena *a, const char *project_id,
-				const char *const *load_nos, int n, struct load_rec **ret, int *ret_n);
+/* The Loads with any of the n (distinct) keys (project_ids[i], load_nos[i]),
+ * in *ret (a), a few statements in all. */
+enum code store_loads_find_pairs(struct store_tx *tx, struct arena *a, const char *const *project_ids,
+				 const char *const *load_nos, int n, struct load_rec **ret, int *ret_n);
 /* The org's locations whose name key is any of the n keys, ordered by name
  * key, then oldest first; (*ret_keys)[i] is the name key of (*ret)[i]. */
 enum code store_locations_by_names(struct store_tx *tx, struct arena *a, const char *org_id,

@@ -360,7 +360,11 @@ void store_yield_to_writers(struct store *st)
 void store_refresh_statistics(struct store *st)
 {
 	if (st->kind == DB_POSTGRES)
-		(void)store_exec1(st, "ANALYZE loads", NULL, 0, NULL);
+		/* Projects too: a run that makes thousands of them otherwise
+		 * looks them up with the plan of an empty table — a sequential
+		 * scan a statement, 90 % of a 200,000-row run's time when its rows
+		 * spread over 10,000 jobs (issue 29). */
+		(void)store_exec1(st, "ANALYZE loads, projects, locations", NULL, 0, NULL);
 }
 
 void store_bound_waits(struct store *st, int64_t lease_ms)

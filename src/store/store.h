@@ -36,9 +36,11 @@ void store_close(struct store *st);
  * losing every race for the lock.  Returns at once on PostgreSQL, whose
  * writers wait only for the rows they share. */
 void store_yield_to_writers(struct store *st);
-/* PostgreSQL: refreshes the planner's statistics of the Loads, which a big
- * import outgrows (planned for a few loads per Project, a look-up of a
- * batch's keys read every load of the Project: docs/benchmarks.md).
+/* PostgreSQL: refreshes the planner's statistics of the Loads, Projects
+ * and Locations, which a big import outgrows (planned for a few loads per
+ * Project, a look-up of a batch's keys read every load of the Project;
+ * planned for an empty projects table, every look-up of a batch's jobs
+ * scanned it: docs/benchmarks.md).
  * Outside any transaction; a no-op on SQLite. */
 void store_refresh_statistics(struct store *st);
 bool store_is_postgres(const struct store *st);
