@@ -23,6 +23,7 @@
 #include "mail/mailer.h"
 #include "model/messages.h"
 #include "model/names.h"
+#include "store/records.h"
 #include "store/outbox.h"
 #include "store/reference.h"
 #include "store/runs.h"
@@ -331,6 +332,72 @@ static void problems(struct store *st)
 	arena_free(a);
 }
 
+/* Loads found by key (issue 29): keys spread over many Projects (the OR of
+ * pairs) and keys sharing few Projects (an IN list a Project) find exactly
+ * the Loads with those keys — never a Load of one Project under another's
+ * load number — and nothing for keys that do not exist. */
+static void loads_by_key(struct store *st)
+{
+	struct org o;
+	assert_int_equal(store_org_create(st, "Keys Org", &o), CODE_OK);
+	enum { PROJECTS = 300, PER = 3 };
+	struct arena *a = arena_new();
+	struct project_rec *p = arena_alloc(a, sizeof(*p) * PROJECTS);
+	struct load_rec *l = arena_alloc(a, sizeof(*l) * PROJECTS * PER);
+	for (int j = 0; j < PROJECTS; j++) {
+		id_new("prj", p[j].id);
+		p[j].job_code = arena_printf(a, "J%d", j);
+		p[j].name = p[j].job_code;
+		for (int k = 0; k < PER; k++) {
+			struct load_rec *x = &l[j * PER + k];
+			id_new_ordered("load", x->id);
+			x->project_id = p[j].id;
+			x->load_no = arena_printf(a, "%d", k + (j % 2) * 100);   /* odd jobs: 100.. */
+			x->load_date = "2026-11-02";
+			x->content_hash = "h";
+		}
+	}
+	struct store_tx *tx;
+	assert_int_equal(store_tx_begin(st, &tx), CODE_OK);
+	assert_int_equal(store_projects_insert_many(tx, o.id, NULL, p, PROJECTS), CODE_OK);
+	assert_int_equal(store_load_insert_many(tx, o.id, NULL, l, PROJECTS * PER), CODE_OK);
+	/* Spread: one key of each Project (its first load), plus an even job's
+	 * id with an odd job's number and a number nobody has. */
+	const char *pids[PROJECTS + 2], *nos[PROJECTS + 2];
+	for (int j = 0; j < PROJECTS; j++) {
+		pids[j] = p[j].id;
+		nos[j] = l[j * PER].load_no;
+	}
+	pids[PROJECTS] = p[0].id, nos[PROJECTS] = "100";
+	pids[PROJECTS + 1] = p[1].id, nos[PROJECTS + 1] = "nope";
+	struct load_rec *got;
+	int ngot = 0;
+	assert_int_equal(store_loads_find_pairs(tx, a, pids, nos, PROJECTS + 2, &got, &ngot), CODE_OK);
+	assert_int_equal(ngot, PROJECTS);
+	for (int i = 0; i < ngot; i++) {
+		int j = atoi(got[i].job_code + 1);
+		assert_string_equal(got[i].project_id, p[j].id);
+		assert_string_equal(got[i].id, l[j * PER].id);
+	}
+	/* Grouped: every key of 5 Projects, and the cross keys again. */
+	int n = 0;
+	for (int j = 0; j < 5; j++)
+		for (int k = 0; k < PER; k++, n++) {
+			pids[n] = p[j].id;
+			nos[n] = l[j * PER + k].load_no;
+		}
+	pids[n] = p[2].id, nos[n++] = "101";
+	assert_int_equal(store_loads_find_pairs(tx, a, pids, nos, n, &got, &ngot), CODE_OK);
+	assert_int_equal(ngot, 5 * PER);
+	for (int i = 0; i < ngot; i++) {
+		int j = atoi(got[i].job_code + 1);
+		assert_true(j < 5);
+		assert_string_equal(got[i].project_id, p[j].id);
+	}
+	store_tx_abort(tx);
+	arena_free(a);
+}
+
 static void run_all(const char *url)
 {
 	struct store *st = open_store(url);
@@ -340,6 +407,7 @@ static void run_all(const char *url)
 	outbox_and_secrets(st);
 	locations(st);
 	problems(st);
+	loads_by_key(st);
 	store_close(st);
 }
 
