@@ -45,10 +45,28 @@ static int on_wal_commit(void *ctx, sqlite3 *s, const char *name, int pages)
 	return SQLITE_OK;
 }
 
+/* The log's size, in pages, past which the checkpointer makes it start
+ * over (WAL_SIZE_LIMIT's worth). */
+#define WAL_RESTART_PAGES 4096
+
 void db_sqlite_checkpoint(struct db *db)
 {
-	if (db->conn)
-		sqlite3_wal_checkpoint_v2(db->conn, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+	if (!db->conn)
+		return;
+	int log = 0;
+	sqlite3_wal_checkpoint_v2(db->conn, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, NULL);
+	/* A passive checkpoint copies the log into the database but never
+	 * lets it start over while writers keep committing: a writer starts
+	 * the log over only when everything in it was copied before it began,
+	 * and a big import's batches follow one another without such a gap.
+	 * The log then grew by every page each batch wrote — 5 GB during a
+	 * million-row import, with its index (the -shm file, mapped by every
+	 * connection) 9 MB (issue 29).  Past the limit, a RESTART checkpoint
+	 * waits (the busy handler: a batch's length at most) for the writer
+	 * of the moment, copies what is left and makes the next writer start
+	 * the log over, cut back to WAL_SIZE_LIMIT. */
+	if (log >= WAL_RESTART_PAGES)
+		sqlite3_wal_checkpoint_v2(db->conn, NULL, SQLITE_CHECKPOINT_RESTART, NULL, NULL);
 }
 
 /* A statement that writes several rows and may fail half-way (a multi-row
