@@ -383,8 +383,15 @@ struct load_key {
  * over 2,000 Projects 2,000 round trips on PostgreSQL (issue 29); a VALUES
  * list of pairs joined to loads got a hash join over the whole table from
  * PostgreSQL's generic plan. */
-static enum code find_pairs_or(struct db *db, struct arena *a, const struct load_key *keys, int n,
-			       struct load_rec *out, int *got)
+static void gather_loads(void *ctx, const struct db_res *r)
+{
+	struct gather *g = ctx;
+	struct load_rec *out = g->items;
+	for (int i = 0; i < db_res_rows(r) && g->n < g->cap; i++)
+		row_to_load(g->a, r, i, &out[g->n++]);
+}
+
+static enum code find_pairs_or(struct db *db, const struct load_key *keys, int n, struct gather *g)
 {
 	struct db_param p[2 * 256];
 	struct buf sql;
@@ -402,36 +409,8 @@ static enum code find_pairs_or(struct db *db, struct arena *a, const struct load
 		}
 		struct db_res *r = NULL;
 		rc = db_exec(db, buf_str(&sql), p, 2 * len, &r);
-		for (int i = 0; !rc && i < db_res_rows(r) && *got < n; i++)
-			row_to_load(a, r, i, &out[(*got)++]);
-		db_res_free(r);
-	}
-	buf_done(&sql);
-	return rc;
-}
-
-/* The Loads of one Project with any of the k load numbers: an index range
- * a value. */
-static enum code find_in_project(struct db *db, struct arena *a, const char *project_id, const char *const *load_nos,
-				 int k, struct load_rec *out, int *got, int cap)
-{
-	struct db_param p[1 + 256];
-	struct buf sql;
-	buf_init(&sql, 1u << 20);
-	enum code rc = CODE_OK;
-	for (int start = 0; start < k && !rc; start += 256) {
-		int m = k - start < 256 ? k - start : 256, len = in_len(m);
-		buf_clear(&sql);
-		buf_puts(&sql, "SELECT " LOAD_COLS " FROM loads l JOIN projects p ON p.id = l.project_id "
-			 "WHERE l.project_id = $1 AND l.load_no IN ");
-		in_list(&sql, 2, len);
-		p[0] = P_TXT(project_id);
-		for (int i = 0; i < len; i++)
-			p[1 + i] = P_TXT(load_nos[start + (i < m ? i : m - 1)]);
-		struct db_res *r = NULL;
-		rc = db_exec(db, buf_str(&sql), p, 1 + len, &r);
-		for (int i = 0; !rc && i < db_res_rows(r) && *got < cap; i++)
-			row_to_load(a, r, i, &out[(*got)++]);
+		if (!rc)
+			gather_loads(g, r);
 		db_res_free(r);
 	}
 	buf_done(&sql);
@@ -443,13 +422,28 @@ static int by_project(const void *x, const void *y)
 	return strcmp(((const struct load_key *)x)->project_id, ((const struct load_key *)y)->project_id);
 }
 
+/* Keys sharing their Projects (sorted by Project): one Project's key prefix
+ * and an IN list, an index range a value. */
+static enum code find_by_project(struct db *db, const struct load_key *keys, int n, struct gather *g)
+{
+	const char **nos = arena_alloc(g->a, sizeof(char *) * (size_t)(n + 1));
+	enum code rc = CODE_OK;
+	for (int i = 0, j; i < n && !rc; i = j) {
+		int k = 0;
+		for (j = i; j < n && !strcmp(keys[j].project_id, keys[i].project_id); j++)
+			nos[k++] = keys[j].load_no;
+		rc = each_chunk(db, "SELECT " LOAD_COLS " FROM loads l JOIN projects p ON p.id = l.project_id "
+				"WHERE l.project_id = $1 AND l.load_no IN ", "", keys[i].project_id, nos, k, gather_loads, g);
+	}
+	return rc;
+}
+
 enum code store_loads_find_pairs(struct store_tx *tx, struct arena *a, const char *const *project_ids,
 				 const char *const *load_nos, int n, struct load_rec **ret, int *ret_n)
 {
 	struct load_rec *out = arena_alloc(a, sizeof(struct load_rec) * (size_t)(n + 1));
 	struct load_key *keys = arena_alloc(a, sizeof(*keys) * (size_t)(n + 1));
-	const char **nos = arena_alloc(a, sizeof(char *) * (size_t)(n + 1));
-	int got = 0, projects = 0;
+	int projects = 0;
 	for (int i = 0; i < n; i++)
 		keys[i] = (struct load_key){project_ids[i], load_nos[i]};
 	qsort(keys, (size_t)n, sizeof(*keys), by_project);
@@ -459,17 +453,11 @@ enum code store_loads_find_pairs(struct store_tx *tx, struct arena *a, const cha
 	 * in all); more: an IN list a Project, the cheaper plan when a batch's
 	 * rows share their Projects (a 750-row re-push of 40 jobs took 3-6 ms
 	 * longer on PostgreSQL, ~2.5 ms on SQLite, with the OR of pairs). */
-	enum code rc = CODE_OK;
-	if (projects * 4 > n)
-		rc = find_pairs_or(store_tx_db(tx), a, keys, n, out, &got);
-	for (int i = 0, j; projects * 4 <= n && i < n && !rc; i = j) {
-		int k = 0;
-		for (j = i; j < n && !strcmp(keys[j].project_id, keys[i].project_id); j++)
-			nos[k++] = keys[j].load_no;
-		rc = find_in_project(store_tx_db(tx), a, keys[i].project_id, nos, k, out, &got, n);
-	}
+	struct gather g = {a, out, NULL, 0, n};
+	enum code rc = projects * 4 > n ? find_pairs_or(store_tx_db(tx), keys, n, &g)
+					: find_by_project(store_tx_db(tx), keys, n, &g);
 	*ret = out;
-	*ret_n = got;
+	*ret_n = g.n;
 	return rc;
 }
 

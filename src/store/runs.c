@@ -321,20 +321,49 @@ static int inflater_feed(struct inflater *f, const unsigned char *in, size_t n, 
 	return 0;
 }
 
-/* 0 when the stream ended where it should; frees the inflater. */
+/* 0 when the stream ended where it should; frees the inflater (also one
+ * whose inflateInit2 failed). */
 static int inflater_end(struct inflater *f)
 {
 	inflateEnd(&f->z);
 	return f->zr == Z_STREAM_END ? 0 : -1;
 }
 
-/* What the stored upload's reading needs to say at the end: a corrupt or
- * short upload is logged, a spool that could not be written is transient. */
-static enum code spooled(enum code rc, const struct spool *s, size_t raw, int64_t want)
+/* Where a stored upload's bytes go as they are read: inflated into the
+ * spool when it was stored deflated, written as they are otherwise. */
+struct upload_sink {
+	struct spool *s;
+	bool deflated;
+	struct inflater f;
+	size_t raw;   /* bytes written to the spool */
+};
+
+static int sink_begin(struct upload_sink *k, struct spool *s, bool deflated)
 {
-	if (rc == CODE_INTERNAL_ERROR && s->error)
+	*k = (struct upload_sink){.s = s, .deflated = deflated};
+	return deflated ? inflater_init(&k->f) : 0;
+}
+
+static int sink_take(struct upload_sink *k, const unsigned char *p, size_t n)
+{
+	if (k->deflated)
+		return inflater_feed(&k->f, p, n, k->s);
+	k->raw += n;
+	return spool_write(k->s, p, n);
+}
+
+/* rc of the reading, then what the sink says at the end: a corrupt or
+ * short upload is logged, a spool that could not be written is transient. */
+static enum code sink_end(struct upload_sink *k, enum code rc, int64_t want)
+{
+	if (k->deflated) {
+		if (inflater_end(&k->f) && !rc)
+			rc = CODE_INTERNAL_ERROR;
+		k->raw = k->f.total;
+	}
+	if (rc == CODE_INTERNAL_ERROR && k->s->error)
 		rc = CODE_SERVICE_UNAVAILABLE;
-	if (!rc && (int64_t)raw != want)
+	if (!rc && (int64_t)k->raw != want)
 		rc = CODE_INTERNAL_ERROR;
 	if (rc == CODE_INTERNAL_ERROR)
 		log_msg("error", "a stored upload does not inflate to its %lld bytes", (long long)want);
@@ -348,12 +377,8 @@ static enum code spooled(enum code rc, const struct spool *s, size_t raw, int64_
  * once (issue 29's memory goal).  SQLite reads a blob's pages itself, and
  * a slice of one (substr) would read the whole value each time. */
 #define SPOOL_SLICE (1 << 20)
-static enum code spool_in_slices(struct store *st, const char *id, int64_t len, struct spool *s, size_t *ret_raw,
-				 bool deflated)
+static enum code spool_in_slices(struct store *st, const char *id, int64_t len, struct upload_sink *k)
 {
-	struct inflater f;
-	if (deflated && inflater_init(&f))
-		return CODE_INTERNAL_ERROR;
 	enum code rc = CODE_OK;
 	for (int64_t off = 0; !rc && off < len; off += SPOOL_SLICE) {
 		struct db_param p[] = {P_TXT(id), P_INT(off + 1), P_INT(SPOOL_SLICE)};
@@ -365,40 +390,11 @@ static enum code spool_in_slices(struct store *st, const char *id, int64_t len, 
 		rc = db_one_row(rc, r);
 		if (!rc && db_res_blob_view(r, 0, 0, &data, &n))
 			rc = CODE_NOT_FOUND;
-		if (!rc && (deflated ? inflater_feed(&f, data, n, s) : spool_write(s, data, n)))
+		if (!rc && sink_take(k, data, n))
 			rc = CODE_INTERNAL_ERROR;
-		if (!rc && !deflated)
-			*ret_raw += n;
 		db_res_free(r);
 	}
-	if (deflated) {
-		if (!rc && inflater_end(&f))
-			rc = CODE_INTERNAL_ERROR;
-		else if (rc)
-			inflateEnd(&f.z);
-		*ret_raw = f.total;
-	}
 	return rc;
-}
-
-/* The upload in one result: SQLite's, or PostgreSQL's when small. */
-static enum code spool_whole(struct db_res *r, struct spool *s, bool deflated, size_t *ret_raw)
-{
-	const unsigned char *data = NULL;   /* in r: read once, not copied */
-	size_t len = 0;
-	if (db_res_blob_view(r, 0, 0, &data, &len))
-		return CODE_NOT_FOUND;
-	if (!deflated) {
-		*ret_raw = len;
-		return spool_write(s, data, len) ? CODE_INTERNAL_ERROR : CODE_OK;
-	}
-	struct inflater f;
-	if (inflater_init(&f))
-		return CODE_INTERNAL_ERROR;
-	int bad = inflater_feed(&f, data, len, s);
-	bad |= inflater_end(&f);
-	*ret_raw = f.total;
-	return bad ? CODE_INTERNAL_ERROR : CODE_OK;
 }
 
 enum code store_run_file_spool(struct store *st, const char *id, struct spool *s)
@@ -416,12 +412,21 @@ enum code store_run_file_spool(struct store *st, const char *id, struct spool *s
 		return rc;
 	bool deflated = !db_res_null(r, 0, 1), sliced = db_res_null(r, 0, 0) && pg;
 	int64_t stored = db_res_int(r, 0, 2), want = deflated ? db_res_int(r, 0, 1) : stored;
-	size_t raw = 0;
-	rc = sliced ? CODE_OK : spool_whole(r, s, deflated, &raw);
+	const unsigned char *data = NULL;   /* in r: read once, not copied */
+	size_t len = 0;
+	struct upload_sink k;
+	if (sink_begin(&k, s, deflated))
+		rc = CODE_INTERNAL_ERROR;
+	else if (sliced)
+		rc = CODE_OK;
+	else if (db_res_blob_view(r, 0, 0, &data, &len))
+		rc = CODE_NOT_FOUND;
+	else if (sink_take(&k, data, len))
+		rc = CODE_INTERNAL_ERROR;
 	db_res_free(r);
-	if (sliced)
-		rc = spool_in_slices(st, id, stored, s, &raw, deflated);
-	return spooled(rc, s, raw, want);
+	if (!rc && sliced)
+		rc = spool_in_slices(st, id, stored, &k);
+	return sink_end(&k, rc, want);   /* inflateEnd is safe after a failed inflateInit2 */
 }
 
 /* The one-statement claim both claims share: sets = the SET list, which =
