@@ -85,6 +85,7 @@ enum code envelope_open(struct envelope *e, struct arena *a, const char *content
 	e->a = a;
 	e->keep_fields = keep_fields;
 	e->file.fd = -1;
+	e->spool_dir = arena_strdup(a, spool_dir);
 	if (spool_open(&e->file, spool_dir, max_file_bytes)) {
 		log_json("error", "cannot open a spool file", json_pack("{s:s,s:s}", "dir", spool_dir, "cause",
 			 strerror(errno)));
@@ -181,6 +182,7 @@ enum code envelope_create_run(struct envelope *e, struct store *st, struct uploa
 	in->fingerprint = fingerprint;
 	in->before_store = spool_forget_hook;
 	in->before_store_arg = &e->file;
+	in->spool_dir = e->spool_dir;
 	while (slots && sem_wait(&slots->sem) && errno == EINTR)
 		;
 	enum code rc = intake_create_run(st, e->a, in, e->file.map ? e->file.map : "", e->file.len, ret_run,

@@ -44,6 +44,7 @@ struct envelope {
 	struct arena *a;
 	struct multipart *mp;
 	struct spool file;
+	const char *spool_dir;    /* where file is (a big upload is deflated there too) */
 	struct digest hash;       /* the fingerprint: the kind, then the file */
 	int file_parts;           /* parts named `file` */
 	bool in_file;             /* the current part is the (first) file part */

@@ -122,7 +122,7 @@ enum code intake_create_run(struct store *st, struct arena *a, const struct inta
 	if (rc)
 		return rc;
 	*ret_existing_id = '\0';
-	struct upload_bytes u = {data, len, in->before_store, in->before_store_arg};
+	struct upload_bytes u = {data, len, in->before_store, in->before_store_arg, in->spool_dir};
 	return store_run_create_upload(st, run, &u, ret_existing_id);
 }
 

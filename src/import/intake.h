@@ -37,6 +37,9 @@ struct intake {
 	 * lets go of its pages there. */
 	void (*before_store)(void *arg);
 	void *before_store_arg;
+	/* Where a big upload read from a spool may be deflated before it is
+	 * stored (NULL: stored as it is). */
+	const char *spool_dir;
 	/* Who asks (PRODUCT §15 createdBy): intake_who_token/_user's JSON. */
 	const char *created_by;
 	/* ?commit: "all" or "partial"; NULL: the organization's default

@@ -284,6 +284,17 @@ const struct migration migrations[] = {
 	 "UPDATE webhook_attempts SET id = 'wha_' || substr(event_id, 5, 14) || substr(endpoint_id, 5, 5) || "
 	 "  CAST(attempt + 100 AS TEXT);"
 	 "CREATE UNIQUE INDEX webhook_attempts_id ON webhook_attempts(id);"},
+	/* Big uploads stored in parts (issue 29): an upload over 8 MiB read
+	 * from a spool is stored as parts of 1 MiB (deflated when that pays),
+	 * written and read one at a time, so that neither the process nor a
+	 * database record ever holds it whole; its run_files row then has an
+	 * empty content and the number of parts.  Uploads stored before stay
+	 * one value. */
+	{21, "uploads stored in parts",
+	 "CREATE TABLE run_file_parts ("
+	 "  run_id TEXT NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL, content @BLOB@ NOT NULL,"
+	 "  PRIMARY KEY (run_id, seq));"
+	 "ALTER TABLE run_files ADD COLUMN parts INTEGER;"},
 };
 
 const int migrations_count = (int)(sizeof migrations / sizeof migrations[0]);

@@ -67,7 +67,9 @@ enum code store_retention_delete_upload(struct store *st, const char *run_id, in
 	struct db_param m[] = {P_INT(now), P_TXT(run_id)};
 	enum code rc = db_begin_write(db);
 	if (!rc) {
-		rc = db_exec(db, "DELETE FROM run_files WHERE run_id = $1", p, 1, NULL);
+		rc = db_exec(db, "DELETE FROM run_file_parts WHERE run_id = $1", p, 1, NULL);
+		if (!rc)
+			rc = db_exec(db, "DELETE FROM run_files WHERE run_id = $1", p, 1, NULL);
 		if (!rc)
 			rc = db_exec(db, "UPDATE runs SET upload_deleted_at = $1 WHERE id = $2", m, 2, NULL);
 		rc = db_finish(db, rc);

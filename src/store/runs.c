@@ -99,48 +99,10 @@ static enum code find_active(struct db *db, const struct run *run, char ret_id[I
  * a fifth or less; an XLSX file is a zip already and stays as it is):
  * stored uploads were ~190 bytes of every imported row (issue 21).  NULL
  * when not worth it.  Done before the write transaction begins. */
-/* Deflating a big upload read from a spool's mapping: a chunk at a time,
- * its pages dropped as it goes (zlib's raw deflate, which libdeflate
- * inflates), so that it is never resident whole (issue 29). */
-#define DEFLATE_CHUNK (1u << 20)
-static unsigned char *deflate_chunked(const struct upload_bytes *u, size_t cap, size_t *ret_len)
+static unsigned char *deflate_upload(const void *file, size_t len, size_t *ret_len)
 {
-	z_stream z = {0};
-	if (deflateInit2(&z, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return NULL;
-	size_t bound = deflateBound(&z, (uLong)u->len);
-	unsigned char *out = malloc(bound);   /* only the pages written become resident */
-	int zr = out ? Z_OK : Z_MEM_ERROR;
-	z.next_out = out;
-	z.avail_out = (uInt)bound;
-	for (size_t off = 0; zr == Z_OK && off < u->len; off += DEFLATE_CHUNK) {
-		size_t n = u->len - off < DEFLATE_CHUNK ? u->len - off : DEFLATE_CHUNK;
-		z.next_in = (unsigned char *)u->data + off;
-		z.avail_in = (uInt)n;
-		bool last = off + n == u->len;
-		zr = deflate(&z, last ? Z_FINISH : Z_NO_FLUSH);
-		if (zr == Z_OK && (last || z.avail_in))
-			zr = Z_BUF_ERROR;   /* out of room: not within deflateBound */
-		u->forget(u->arg);
-	}
-	size_t n = bound - z.avail_out;
-	deflateEnd(&z);
-	if (zr != Z_STREAM_END || n > cap) {
-		free(out);
-		return NULL;
-	}
-	*ret_len = n;
-	return out;
-}
-
-static unsigned char *deflate_upload(const struct upload_bytes *u, size_t *ret_len)
-{
-	const void *file = u->data;
-	size_t len = u->len;
 	if (len < 64)
 		return NULL;
-	if (u->forget && len > DEFLATE_CHUNK * 8)
-		return deflate_chunked(u, len - len / 10, ret_len);
 	/* Level 1: 0.18 ms for a 144 kB CSV against level 6's 0.6 ms, for
 	 * 17 kB instead of 15 (docs/design.md, "Uploads"). */
 	struct libdeflate_compressor *c = libdeflate_alloc_compressor(1);
@@ -156,23 +118,123 @@ static unsigned char *deflate_upload(const struct upload_bytes *u, size_t *ret_l
 	return out;
 }
 
+/* Deflates a big upload into out, a spool opened in u->spool_dir and
+ * capped at nine tenths of it (zlib's raw deflate, which libdeflate and
+ * the reader's inflater read): UPLOAD_PART bytes at a time, the upload's
+ * pages dropped as it goes (issue 29).  0 with out mapped, or -1 with it
+ * closed: it did not pay, or could not be written (then the upload is
+ * stored as it is). */
+static int deflate_to_spool(const struct upload_bytes *u, struct spool *out)
+{
+	if (!u->spool_dir || spool_open(out, u->spool_dir, u->len - u->len / 10))
+		return -1;
+	enum { OUT = 256 * 1024 };
+	unsigned char *buf = malloc(OUT);
+	z_stream z = {0};
+	int zr = buf && deflateInit2(&z, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK ? Z_OK : Z_MEM_ERROR;
+	for (size_t off = 0; zr == Z_OK && off < u->len; off += UPLOAD_PART) {
+		size_t n = u->len - off < UPLOAD_PART ? u->len - off : UPLOAD_PART;
+		int flush = off + n == u->len ? Z_FINISH : Z_NO_FLUSH;
+		z.next_in = (unsigned char *)u->data + off;
+		z.avail_in = (uInt)n;
+		do {   /* zlib's usage: until the output buffer is left with room */
+			z.next_out = buf;
+			z.avail_out = OUT;
+			zr = deflate(&z, flush);
+			size_t got = OUT - z.avail_out;
+			if (zr == Z_BUF_ERROR)
+				zr = Z_OK;   /* no progress possible: not an error */
+			if (got && spool_write(out, buf, got))
+				zr = Z_ERRNO;   /* over the cap (it did not pay) or the disk is full */
+		} while (zr == Z_OK && z.avail_out == 0);
+		u->forget(u->arg);
+	}
+	if (buf)
+		deflateEnd(&z);
+	free(buf);
+	if (zr != Z_STREAM_END || spool_map(out)) {
+		spool_close(out);
+		return -1;
+	}
+	return 0;
+}
+
+/* What is stored of an upload: one value (run_files.content), or parts
+ * of UPLOAD_PART bytes (run_file_parts) read from a mapping whose pages
+ * forget(arg) drops once written. */
+struct stored_upload {
+	const unsigned char *data;
+	size_t len;
+	int64_t raw_size;   /* what data inflates to; -1: data is the upload as it came */
+	bool in_parts;
+	unsigned char *z;   /* data deflated in memory, or NULL */
+	struct spool zs;    /* data deflated into a spool, or fd -1 */
+	void (*forget)(void *arg);
+	void *arg;
+};
+
+static void stored_upload_prepare(const struct upload_bytes *u, struct stored_upload *s)
+{
+	*s = (struct stored_upload){.data = u->data, .len = u->len, .raw_size = -1, .zs = {.fd = -1}};
+	size_t zlen = 0;
+	if (u->forget && u->len > UPLOAD_PARTS_OVER) {
+		s->in_parts = true;
+		s->forget = u->forget;
+		s->arg = u->arg;
+		if (deflate_to_spool(u, &s->zs))
+			return;
+		s->data = s->zs.map;
+		s->len = s->zs.len;
+		s->forget = spool_forget_hook;
+		s->arg = &s->zs;
+	} else if ((s->z = deflate_upload(u->data, u->len, &zlen))) {
+		s->data = s->z;
+		s->len = zlen;
+	} else {
+		return;
+	}
+	s->raw_size = (int64_t)u->len;
+}
+
+static void stored_upload_done(struct stored_upload *s)
+{
+	free(s->z);
+	spool_close(&s->zs);
+}
+
+/* The upload's row of run_files, and its parts after it: each a statement
+ * of its own, its pages dropped once written. */
+static enum code stored_upload_insert(struct db *db, const char *run_id, struct stored_upload *s)
+{
+	int64_t parts = s->in_parts ? (int64_t)((s->len + UPLOAD_PART - 1) / UPLOAD_PART) : 0;
+	struct db_param f[] = {P_TXT(run_id), s->in_parts ? P_BLOB("", 0) : P_BLOB(s->data, s->len),
+			       s->raw_size >= 0 ? P_INT(s->raw_size) : P_NULL, s->in_parts ? P_INT(parts) : P_NULL};
+	enum code rc = db_exec(db, "INSERT INTO run_files (run_id, content, raw_size, parts) VALUES ($1, $2, $3, $4)",
+			       f, 4, NULL);
+	for (int64_t seq = 0; !rc && seq < parts; seq++) {
+		size_t off = (size_t)seq * UPLOAD_PART, n = s->len - off < UPLOAD_PART ? s->len - off : UPLOAD_PART;
+		struct db_param p[] = {P_TXT(run_id), P_INT(seq), P_BLOB(s->data + off, n)};
+		rc = db_exec(db, "INSERT INTO run_file_parts (run_id, seq, content) VALUES ($1, $2, $3)", p, 3, NULL);
+		s->forget(s->arg);
+	}
+	return rc;
+}
+
 enum code store_run_create(struct store *st, struct run *run, const void *file, size_t len,
 			   char ret_existing_id[ID_MAX])
 {
-	struct upload_bytes u = {file, len, NULL, NULL};
+	struct upload_bytes u = {file, len, NULL, NULL, NULL};
 	return store_run_create_upload(st, run, &u, ret_existing_id);
 }
 
 enum code store_run_create_upload(struct store *st, struct run *run, const struct upload_bytes *u,
 				  char ret_existing_id[ID_MAX])
 {
-	const void *file = u->data;
-	size_t len = u->len, zlen = 0;
-	unsigned char *z = deflate_upload(u, &zlen);
-	struct db_param f[] = {P_TXT(run->id), z ? P_BLOB(z, zlen) : P_BLOB(file, len), z ? P_INT(len) : P_NULL};
+	struct stored_upload su;
+	stored_upload_prepare(u, &su);
 	struct db *db = store_acquire(st);
 	if (!db) {
-		free(z);
+		stored_upload_done(&su);
 		return CODE_SERVICE_UNAVAILABLE;
 	}
 	enum code rc = db_begin_write(db);
@@ -201,12 +263,12 @@ enum code store_run_create_upload(struct store *st, struct run *run, const struc
 		if (!rc)
 			rc = CODE_SERVICE_UNAVAILABLE;   /* it finished meanwhile: let the client retry */
 		store_release(st, db);
-		free(z);
+		stored_upload_done(&su);
 		return rc;
 	}
 	if (!rc)
-		rc = db_exec(db, "INSERT INTO run_files (run_id, content, raw_size) VALUES ($1, $2, $3)", f, 3, NULL);
-	free(z);
+		rc = stored_upload_insert(db, run->id, &su);
+	stored_upload_done(&su);
 	if (!rc)
 		runs_notify(db);   /* to process, or (staged) to triage */
 	rc = db_finish(db, rc);
@@ -268,16 +330,62 @@ static enum code inflate_upload(unsigned char **ret, size_t *ret_len, int64_t ra
 	return CODE_OK;
 }
 
+/* Reads the parts of a stored upload in order, each handed to take(ctx,
+ * bytes, n) (-1 from it stops: CODE_INTERNAL_ERROR); CODE_NOT_FOUND when
+ * one is missing. */
+static enum code each_part(struct store *st, const char *id, int64_t parts,
+			   int (*take)(void *ctx, const unsigned char *p, size_t n), void *ctx)
+{
+	enum code rc = CODE_OK;
+	for (int64_t seq = 0; !rc && seq < parts; seq++) {
+		struct db_param p[] = {P_TXT(id), P_INT(seq)};
+		struct db_res *r = NULL;
+		const unsigned char *data = NULL;
+		size_t n = 0;
+		rc = store_exec1(st, "SELECT content FROM run_file_parts WHERE run_id = $1 AND seq = $2", p, 2, &r);
+		rc = db_one_row(rc, r);
+		if (!rc && db_res_blob_view(r, 0, 0, &data, &n))
+			rc = CODE_NOT_FOUND;
+		if (!rc && take(ctx, data, n))
+			rc = CODE_INTERNAL_ERROR;
+		db_res_free(r);
+	}
+	return rc;
+}
+
+static int take_into_buf(void *ctx, const unsigned char *p, size_t n)
+{
+	return buf_append(ctx, p, n);
+}
+
+/* The stored bytes of a run's upload, whole: its one value, or its parts
+ * joined (*ret malloc'd). */
+static enum code stored_bytes(struct store *st, const char *id, struct db_res *r, unsigned char **ret,
+			      size_t *ret_len)
+{
+	if (db_res_null(r, 0, 2))
+		return db_res_blob(r, 0, 0, ret, ret_len) ? CODE_NOT_FOUND : CODE_OK;
+	struct buf b;
+	buf_init(&b, SIZE_MAX / 2);
+	enum code rc = each_part(st, id, db_res_int(r, 0, 2), take_into_buf, &b);
+	if (!rc && buf_append(&b, "", 0))
+		rc = CODE_INTERNAL_ERROR;
+	if (rc) {
+		buf_done(&b);
+		return rc;
+	}
+	*ret = (unsigned char *)buf_steal(&b, ret_len);
+	return CODE_OK;
+}
+
 enum code store_run_file(struct store *st, const char *id, unsigned char **ret, size_t *ret_len)
 {
 	struct db_res *r;
 	struct db_param p[] = {P_TXT(id)};
-	enum code rc = store_exec1(st, "SELECT content, raw_size FROM run_files WHERE run_id = $1", p, 1, &r);
-	if (rc)
+	enum code rc = store_exec1(st, "SELECT content, raw_size, parts FROM run_files WHERE run_id = $1", p, 1, &r);
+	if ((rc = db_one_row(rc, r)))
 		return rc;
-	rc = db_one_row(rc, r);
-	if (!rc && db_res_blob(r, 0, 0, ret, ret_len))
-		rc = CODE_NOT_FOUND;
+	rc = stored_bytes(st, id, r, ret, ret_len);
 	if (!rc && !db_res_null(r, 0, 1))
 		rc = inflate_upload(ret, ret_len, db_res_int(r, 0, 1));
 	db_res_free(r);
@@ -310,7 +418,7 @@ static int inflater_feed(struct inflater *f, const unsigned char *in, size_t n, 
 		f->z.avail_out = sizeof out;
 		f->zr = inflate(&f->z, Z_NO_FLUSH);
 		size_t got = sizeof out - f->z.avail_out;
-		if (f->zr == Z_BUF_ERROR && !got)   /* wants the next slice */
+		if (f->zr == Z_BUF_ERROR && !got)   /* wants the next part */
 			f->zr = Z_OK;
 		if ((f->zr != Z_OK && f->zr != Z_STREAM_END) || (got && spool_write(s, out, got)))
 			return -1;
@@ -363,69 +471,41 @@ static enum code sink_end(struct upload_sink *k, enum code rc, int64_t want)
 	}
 	if (rc == CODE_INTERNAL_ERROR && k->s->error)
 		rc = CODE_SERVICE_UNAVAILABLE;
-	if (!rc && (int64_t)k->raw != want)
+	if (!rc && want >= 0 && (int64_t)k->raw != want)
 		rc = CODE_INTERNAL_ERROR;
 	if (rc == CODE_INTERNAL_ERROR)
 		log_msg("error", "a stored upload does not inflate to its %lld bytes", (long long)want);
 	return rc;
 }
 
-/* PostgreSQL: the upload read a slice at a time (SPOOL_SLICE bytes of it
- * a statement) and inflated as it comes, so the worker never holds it
- * whole — in a text-format result a bytea arrives hex-escaped, and a
- * million-row upload of 40 MB held 80 MB escaped and 40 MB unescaped at
- * once (issue 29's memory goal).  SQLite reads a blob's pages itself, and
- * a slice of one (substr) would read the whole value each time. */
-#define SPOOL_SLICE (1 << 20)
-static enum code spool_in_slices(struct store *st, const char *id, int64_t len, struct upload_sink *k)
+static int take_into_sink(void *ctx, const unsigned char *p, size_t n)
 {
-	enum code rc = CODE_OK;
-	for (int64_t off = 0; !rc && off < len; off += SPOOL_SLICE) {
-		struct db_param p[] = {P_TXT(id), P_INT(off + 1), P_INT(SPOOL_SLICE)};
-		struct db_res *r = NULL;
-		const unsigned char *data = NULL;
-		size_t n = 0;
-		rc = store_exec1(st, "SELECT substring(content FROM $2::int FOR $3::int) FROM run_files WHERE run_id = $1",
-				 p, 3, &r);
-		rc = db_one_row(rc, r);
-		if (!rc && db_res_blob_view(r, 0, 0, &data, &n))
-			rc = CODE_NOT_FOUND;
-		if (!rc && sink_take(k, data, n))
-			rc = CODE_INTERNAL_ERROR;
-		db_res_free(r);
-	}
-	return rc;
+	return sink_take(ctx, p, n);
 }
 
 enum code store_run_file_spool(struct store *st, const char *id, struct spool *s)
 {
 	struct db_res *r;
 	struct db_param p[] = {P_TXT(id)};
-	/* On PostgreSQL the size first (length() of a stored bytea does not
-	 * read it), the content then in slices when it is big. */
-	bool pg = store_is_postgres(st);
-	enum code rc = store_exec1(st, pg ? "SELECT CASE WHEN length(content) > 2 * 1048576 THEN NULL ELSE content END, "
-					   "raw_size, length(content) FROM run_files WHERE run_id = $1"
-					 : "SELECT content, raw_size, length(content) FROM run_files WHERE run_id = $1",
-				   p, 1, &r);
+	enum code rc = store_exec1(st, "SELECT content, raw_size, parts FROM run_files WHERE run_id = $1", p, 1, &r);
 	if ((rc = db_one_row(rc, r)))
 		return rc;
-	bool deflated = !db_res_null(r, 0, 1), sliced = db_res_null(r, 0, 0) && pg;
-	int64_t stored = db_res_int(r, 0, 2), want = deflated ? db_res_int(r, 0, 1) : stored;
+	bool deflated = !db_res_null(r, 0, 1), in_parts = !db_res_null(r, 0, 2);
+	int64_t want = deflated ? db_res_int(r, 0, 1) : -1, parts = in_parts ? db_res_int(r, 0, 2) : 0;
 	const unsigned char *data = NULL;   /* in r: read once, not copied */
 	size_t len = 0;
 	struct upload_sink k;
 	if (sink_begin(&k, s, deflated))
 		rc = CODE_INTERNAL_ERROR;
-	else if (sliced)
+	else if (in_parts)
 		rc = CODE_OK;
 	else if (db_res_blob_view(r, 0, 0, &data, &len))
 		rc = CODE_NOT_FOUND;
 	else if (sink_take(&k, data, len))
 		rc = CODE_INTERNAL_ERROR;
 	db_res_free(r);
-	if (!rc && sliced)
-		rc = spool_in_slices(st, id, stored, &k);
+	if (!rc && in_parts)
+		rc = each_part(st, id, parts, take_into_sink, &k);
 	return sink_end(&k, rc, want);   /* inflateEnd is safe after a failed inflateInit2 */
 }
 

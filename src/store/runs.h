@@ -82,13 +82,18 @@ struct outbox_mail;
 enum code store_run_create(struct store *st, struct run *run, const void *file, size_t len,
 			   char ret_existing_id[ID_MAX]);
 /* The same for an upload read through a spool's mapping: forget(arg)
- * drops the pages read so far, which a big upload's deflating calls as it
- * goes (it is never resident whole). */
+ * drops the pages read so far.  A big one (over UPLOAD_PARTS_OVER bytes)
+ * is deflated into a spool of its own in spool_dir and stored in parts of
+ * UPLOAD_PART bytes, each page dropped once written: neither the upload
+ * nor its deflated copy is ever resident whole (issue 29). */
+#define UPLOAD_PARTS_OVER (8u << 20)
+#define UPLOAD_PART (1u << 20)
 struct upload_bytes {
 	const void *data;
 	size_t len;
 	void (*forget)(void *arg);   /* NULL: the bytes are ordinary memory */
 	void *arg;
+	const char *spool_dir;       /* NULL: a big upload is stored as it is */
 };
 enum code store_run_create_upload(struct store *st, struct run *run, const struct upload_bytes *u,
 				  char ret_existing_id[ID_MAX]);

@@ -19,6 +19,7 @@
 #include "base/arena.h"
 #include "base/clock.h"
 #include "base/ids.h"
+#include "base/spool.h"
 #include "import/results.h"
 #include "mail/mailer.h"
 #include "model/messages.h"
@@ -26,6 +27,7 @@
 #include "store/records.h"
 #include "store/outbox.h"
 #include "store/reference.h"
+#include "store/retention.h"
 #include "store/runs.h"
 #include "store/settings.h"
 #include "store/store.h"
@@ -398,6 +400,117 @@ static void loads_by_key(struct store *st)
 	arena_free(a);
 }
 
+static int forgets;
+static void count_forget(void *spool)
+{
+	forgets++;
+	spool_forget(spool);
+}
+
+static int64_t sql_int(struct store *st, const char *sql, const char *id)
+{
+	struct db_param p[] = {P_TXT(id)};
+	struct db_res *r = NULL;
+	enum code rc = store_exec1(st, sql, p, 1, &r);
+	rc = db_one_row(rc, r);
+	if (rc)
+		fail_msg("%s: %s", sql, code_name(rc));
+	int64_t v = db_res_null(r, 0, 0) ? -1 : db_res_int(r, 0, 0);
+	db_res_free(r);
+	return v;
+}
+
+/* One upload of len bytes (text: CSV-like lines, else bytes that do not
+ * deflate) through a spool, as the envelope hands it over; checks how it
+ * is stored and that both readers give back exactly its bytes.  Returns
+ * the run's id in id. */
+static void upload_through_spool(struct store *st, const char *org_id, size_t len, bool text, bool want_parts,
+				 char id[ID_MAX])
+{
+	struct spool in;
+	assert_int_equal(spool_open(&in, sqlite_dir, len), 0);
+	unsigned char *bytes = malloc(len);
+	uint64_t x = 88172645463325252ull;
+	for (size_t i = 0; i < len; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		char c = "J1,L,2026-11-01,1200 lb,Main St\n"[i % 32];
+		/* Lines whose digits vary deflate to about a third: parts too. */
+		bytes[i] = text ? (unsigned char)(c >= '0' && c <= '9' ? '0' + (char)(x % 10) : c) : (unsigned char)x;
+	}
+	assert_int_equal(spool_write(&in, bytes, len), 0);
+	assert_int_equal(spool_map(&in), 0);
+	char fp[32];
+	snprintf(fp, sizeof fp, "parts-%zu-%d", len, text);
+	struct run r = new_run(org_id, fp);
+	char existing[ID_MAX] = "";
+	forgets = 0;
+	struct upload_bytes u = {in.map, in.len, count_forget, &in, sqlite_dir};
+	assert_int_equal(store_run_create_upload(st, &r, &u, existing), CODE_OK);
+	snprintf(id, ID_MAX, "%s", r.id);
+	spool_close(&in);
+	int64_t parts = sql_int(st, "SELECT parts FROM run_files WHERE run_id = $1", id);
+	assert_int_equal(sql_int(st, "SELECT COUNT(*) FROM run_file_parts WHERE run_id = $1", id), parts < 0 ? 0 : parts);
+	if (!want_parts) {
+		assert_int_equal(parts, -1);
+	} else {
+		int64_t stored = sql_int(st, "SELECT SUM(length(content)) FROM run_file_parts WHERE run_id = $1", id);
+		assert_int_equal(parts, (stored + UPLOAD_PART - 1) / UPLOAD_PART);
+		assert_true(parts >= 2);
+		assert_true(text ? stored < (int64_t)len / 2 : stored == (int64_t)len);
+		/* Each part at most 1 MiB, and the upload's pages were dropped
+		 * as it was deflated or written. */
+		assert_true(sql_int(st, "SELECT MAX(length(content)) FROM run_file_parts WHERE run_id = $1", id) <=
+			    UPLOAD_PART);
+		assert_true(forgets >= 8);
+		assert_int_equal(sql_int(st, "SELECT raw_size FROM run_files WHERE run_id = $1", id),
+				 text ? (int64_t)len : -1);
+	}
+	unsigned char *data = NULL;
+	size_t got = 0;
+	assert_int_equal(store_run_file(st, id, &data, &got), CODE_OK);
+	assert_int_equal(got, len);
+	assert_memory_equal(data, bytes, len);
+	free(data);
+	struct spool out;
+	assert_int_equal(spool_open(&out, sqlite_dir, SIZE_MAX / 2), 0);
+	assert_int_equal(store_run_file_spool(st, id, &out), CODE_OK);
+	assert_int_equal(spool_map(&out), 0);
+	assert_int_equal(out.len, len);
+	assert_memory_equal(out.map, bytes, len);
+	spool_close(&out);
+	free(bytes);
+}
+
+/* Big uploads stored in parts (issue 29, migration 21): over 8 MiB from a
+ * spool, deflated when that pays (text) and as they are otherwise, in
+ * parts of at most 1 MiB that both readers join back exactly; smaller
+ * ones stay one value.  A missing part is an error, never a short file,
+ * and retention deletes the parts with the upload. */
+static void uploads_in_parts(struct store *st)
+{
+	struct org o;
+	assert_int_equal(store_org_create(st, "Parts Org", &o), CODE_OK);
+	char text_id[ID_MAX], raw_id[ID_MAX], small_id[ID_MAX];
+	size_t big = UPLOAD_PARTS_OVER + 12345;
+	upload_through_spool(st, o.id, big, true, true, text_id);
+	upload_through_spool(st, o.id, big, false, true, raw_id);
+	upload_through_spool(st, o.id, UPLOAD_PARTS_OVER - 1, false, false, small_id);
+	struct db_param p[] = {P_TXT(raw_id)};
+	assert_int_equal(store_exec1(st, "DELETE FROM run_file_parts WHERE run_id = $1 AND seq = 3", p, 1, NULL),
+			 CODE_OK);
+	unsigned char *data = NULL;
+	size_t len = 0;
+	assert_int_equal(store_run_file(st, raw_id, &data, &len), CODE_NOT_FOUND);
+	struct spool out;
+	assert_int_equal(spool_open(&out, sqlite_dir, SIZE_MAX / 2), 0);
+	assert_int_not_equal(store_run_file_spool(st, raw_id, &out), CODE_OK);
+	spool_close(&out);
+	assert_int_equal(store_retention_delete_upload(st, text_id, now_ms()), CODE_OK);
+	assert_int_equal(store_retention_delete_upload(st, raw_id, now_ms()), CODE_OK);
+	assert_int_equal(sql_int(st, "SELECT COUNT(*) FROM run_file_parts WHERE run_id = $1", text_id), 0);
+	assert_int_equal(sql_int(st, "SELECT COUNT(*) FROM run_file_parts WHERE run_id = $1", raw_id), 0);
+}
+
 static void run_all(const char *url)
 {
 	struct store *st = open_store(url);
@@ -408,6 +521,7 @@ static void run_all(const char *url)
 	locations(st);
 	problems(st);
 	loads_by_key(st);
+	uploads_in_parts(st);
 	store_close(st);
 }
 
