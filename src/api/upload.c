@@ -218,7 +218,8 @@ void api_run_created(struct api_ctx *ctx, struct http_request *req, struct http_
 }
 
 /* The run, made under the process's upload slots (one per core, shared
- * with the web app's form: import/envelope.h). */
+ * with the web app's form: import/envelope.h); while none is free the
+ * request is held without its thread, and this runs again. */
 static void finish(struct api_ctx *ctx, struct http_request *req, struct http_response *res)
 {
 	struct upload *up = ctx->state;
@@ -227,8 +228,8 @@ static void finish(struct api_ctx *ctx, struct http_request *req, struct http_re
 		return;
 	}
 	enum sheet_format fmt;
-	if (refused(ctx, req, res, up, &fmt))
-		return;
+	if (refused(ctx, req, res, up, &fmt) || !envelope_take_slot(&up->env, ctx->app->uploads, req))
+		return;   /* answered, or held until a slot frees */
 	struct intake in = {.org_id = ctx->org.id, .dry_run = up->dry_run,
 			    .staging_ttl_ms = ctx->app->cfg.staging_ttl_ms, .header_row = up->header_row,
 			    .sheet = up->sheet, .commit_policy = up->commit,

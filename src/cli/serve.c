@@ -134,7 +134,7 @@ static int serving_parts(struct app *app)
 	app->uploads = malloc(sizeof(*app->uploads));
 	if (!app->uploads)
 		abort();
-	upload_slots_init(app->uploads);
+	upload_slots_init(app->uploads, app->notify);
 	/* On PostgreSQL every serve process shares each token's budget. */
 	if (store_is_postgres(app->store))
 		ratelimit_share(app->rl, lease_allowance, app->store);

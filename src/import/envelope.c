@@ -6,14 +6,53 @@
 #include <unistd.h>
 
 #include "base/arena.h"
+#include "base/clock.h"
 #include "base/log.h"
+#include "http/http.h"
 #include "http/multipart.h"
 #include "intake.h"
+#include "metrics/metrics.h"
+#include "notify/notify.h"
 
-void upload_slots_init(struct upload_slots *s)
+void upload_slots_init(struct upload_slots *s, struct notify *n)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	sem_init(&s->sem, 0, (unsigned)(n < 1 ? 1 : n > 16 ? 16 : n));
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	sem_init(&s->sem, 0, (unsigned)(cores < 1 ? 1 : cores > 16 ? 16 : cores));
+	s->notify = n;
+}
+
+static void slot_wait(struct upload_slots *s)
+{
+	while (sem_wait(&s->sem) && errno == EINTR)
+		;
+}
+
+/* A slot given back wakes the uploads held for one (this process's: the
+ * slots are). */
+static void slot_give(struct upload_slots *s)
+{
+	sem_post(&s->sem);
+	notify_wake_here(s->notify, UPLOAD_SLOTS_TOPIC);
+}
+
+bool envelope_take_slot(struct envelope *e, struct upload_slots *slots, struct http_request *req)
+{
+	if (!slots || e->slot)
+		return true;
+	if (!sem_trywait(&slots->sem))
+		return e->slot = true;
+	/* Register, then look again (as a long poll does): a slot given back
+	 * in between wakes the hold, which then does not park. */
+	bool held = http_hold(req, UPLOAD_SLOTS_TOPIC, now_ms() + UPLOAD_SLOT_RECHECK_MS);
+	if (held && sem_trywait(&slots->sem)) {
+		if (!e->held)
+			metrics_upload_held();
+		e->held = true;
+		return false;   /* held: the handler runs again */
+	}
+	if (!held)
+		slot_wait(slots);
+	return e->slot = true;   /* a hold that found a slot after all is dropped as the request answers */
 }
 
 void upload_slots_destroy(struct upload_slots *s)
@@ -147,8 +186,8 @@ static enum code check_parts(struct envelope *e, const char **ret_msg)
 	return CODE_OK;
 }
 
-enum code envelope_check(struct envelope *e, size_t max_file_bytes, enum sheet_format *ret_fmt,
-			 const char **ret_msg)
+static enum code check_once(struct envelope *e, size_t max_file_bytes, enum sheet_format *ret_fmt,
+			    const char **ret_msg)
 {
 	envelope_end(e);
 	if (e->too_large) {
@@ -172,6 +211,20 @@ enum code envelope_check(struct envelope *e, size_t max_file_bytes, enum sheet_f
 	return *ret_fmt == SHEET_UNKNOWN ? CODE_UNSUPPORTED_MIME : CODE_OK;
 }
 
+enum code envelope_check(struct envelope *e, size_t max_file_bytes, enum sheet_format *ret_fmt,
+			 const char **ret_msg)
+{
+	if (!e->checked) {
+		e->check_fmt = SHEET_UNKNOWN;
+		e->check_msg = NULL;
+		e->check_rc = check_once(e, max_file_bytes, &e->check_fmt, &e->check_msg);
+		e->checked = true;
+	}
+	*ret_fmt = e->check_fmt;
+	*ret_msg = e->check_msg;
+	return e->check_rc;
+}
+
 enum code envelope_create_run(struct envelope *e, struct store *st, struct upload_slots *slots, struct intake *in,
 			      enum sheet_format fmt, struct run *ret_run, char *ret_existing)
 {
@@ -183,11 +236,12 @@ enum code envelope_create_run(struct envelope *e, struct store *st, struct uploa
 	in->before_store = spool_forget_hook;
 	in->before_store_arg = &e->file;
 	in->spool_dir = e->spool_dir;
-	while (slots && sem_wait(&slots->sem) && errno == EINTR)
-		;
+	if (slots && !e->slot)
+		slot_wait(slots);
 	enum code rc = intake_create_run(st, e->a, in, e->file.map ? e->file.map : "", e->file.len, ret_run,
 					 ret_existing);
 	if (slots)
-		sem_post(&slots->sem);
+		slot_give(slots);
+	e->slot = false;
 	return rc;
 }

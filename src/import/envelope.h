@@ -17,8 +17,10 @@
 #include "sheet/sheet.h"
 
 struct arena;
+struct http_request;
 struct intake;
 struct multipart;
+struct notify;
 struct run;
 struct store;
 
@@ -32,8 +34,13 @@ struct store;
  * the application object; the API and the web app share it. */
 struct upload_slots {
 	sem_t sem;
+	struct notify *notify;   /* wakes the uploads held for a slot; NULL: none held */
 };
-void upload_slots_init(struct upload_slots *s);
+/* The topic an upload waiting for a slot is held on (http_hold). */
+#define UPLOAD_SLOTS_TOPIC "upload-slots"
+/* How long a held upload waits before it looks again anyway (ms). */
+#define UPLOAD_SLOT_RECHECK_MS 1000
+void upload_slots_init(struct upload_slots *s, struct notify *n);
 void upload_slots_destroy(struct upload_slots *s);
 
 struct envelope_field {
@@ -52,6 +59,12 @@ struct envelope {
 	bool keep_fields;
 	bool field_too_large;     /* a kept field passed ENVELOPE_FIELD_MAX */
 	bool ended;               /* envelope_end was called */
+	bool checked;             /* envelope_check answered (check_rc, check_fmt, check_msg) */
+	enum code check_rc;
+	enum sheet_format check_fmt;
+	const char *check_msg;
+	bool slot;                /* holds one of the upload slots */
+	bool held;                /* was held waiting for one */
 	int status;               /* enum multipart_status so far */
 	char *file_name;          /* the file part's filename, or NULL */
 	struct envelope_field fields[ENVELOPE_FIELDS_MAX];
@@ -77,13 +90,25 @@ void envelope_end(struct envelope *e);
  * do; NULL for MISSING_FILE, whose code says it): TOO_LARGE,
  * SERVICE_UNAVAILABLE (the spool failed: logged; e->file.error is ENOSPC
  * when the disk is full), MALFORMED_MULTIPART, MISSING_FILE,
- * UNSUPPORTED_MIME. */
+ * UNSUPPORTED_MIME.  Asked again (a request held for a slot and
+ * resumed), the same answer. */
 enum code envelope_check(struct envelope *e, size_t max_file_bytes, enum sheet_format *ret_fmt,
 			 const char **ret_msg);
+/* One of the upload slots for e: true once it holds one (made into a run
+ * next: envelope_create_run gives it back).  When none is free, req is
+ * held (http_hold on UPLOAD_SLOTS_TOPIC) without its HTTP thread until
+ * one frees or UPLOAD_SLOT_RECHECK_MS pass, and false says so: return
+ * without answering, the handler runs again.  A request that cannot be
+ * held (the table full, the server stopping) waits here, on its thread.
+ * An upload waiting on an HTTP thread stalled every other request of
+ * that thread, /healthz too. */
+bool envelope_take_slot(struct envelope *e, struct upload_slots *slots, struct http_request *req);
 /* Makes the run of a checked upload (in's file name, format and
- * fingerprint filled from e) under slots; the upload's pages are let go
- * before the insert, which may wait for the write lock.  As
- * intake_create_run.  slots NULL: no bound (tools, fuzzing). */
+ * fingerprint filled from e) under slots (taking one, waiting on this
+ * thread, unless envelope_take_slot did), and gives the slot back; the
+ * upload's pages are let go before the insert, which may wait for the
+ * write lock.  As intake_create_run.  slots NULL: no bound (tools,
+ * fuzzing). */
 enum code envelope_create_run(struct envelope *e, struct store *st, struct upload_slots *slots, struct intake *in,
 			      enum sheet_format fmt, struct run *ret_run, char *ret_existing);
 

@@ -115,12 +115,18 @@ void metrics_http(const char *method, const char *route, int status, double seco
 }
 
 static _Atomic uint64_t long_polls[3];
+static _Atomic uint64_t uploads_held;
 static _Atomic uint64_t webhook_results[3];
 static struct histogram webhook_duration;
 
 void metrics_long_poll(enum long_poll_outcome o)
 {
 	atomic_fetch_add_explicit(&long_polls[o], 1, memory_order_relaxed);
+}
+
+void metrics_upload_held(void)
+{
+	atomic_fetch_add_explicit(&uploads_held, 1, memory_order_relaxed);
 }
 
 static void long_poll_series(struct buf *b, const struct metrics_gauges *g)
@@ -132,8 +138,13 @@ static void long_poll_series(struct buf *b, const struct metrics_gauges *g)
 	for (int i = 0; i < 3; i++)
 		buf_printf(b, "loadline_long_polls_total{outcome=\"%s\"} %llu\n", names[i],
 			   (unsigned long long)atomic_load_explicit(&long_polls[i], memory_order_relaxed));
+	buf_printf(b, "# HELP loadline_uploads_held_total Uploads that found every upload slot (one per core) "
+		   "taken and were held, without an HTTP thread, until one freed.\n"
+		   "# TYPE loadline_uploads_held_total counter\nloadline_uploads_held_total %llu\n",
+		   (unsigned long long)atomic_load_explicit(&uploads_held, memory_order_relaxed));
 	if (g && g->held >= 0)
-		buf_printf(b, "# HELP loadline_long_polls_held Long polls this process holds now (no thread each).\n"
+		buf_printf(b, "# HELP loadline_long_polls_held Requests this process holds now without a thread: long "
+			   "polls, and uploads waiting for an upload slot.\n"
 			   "# TYPE loadline_long_polls_held gauge\nloadline_long_polls_held %lld\n", (long long)g->held);
 }
 
@@ -382,6 +393,7 @@ void metrics_reset(void)
 	memset(&run_duration, 0, sizeof run_duration);
 	memset(rows_by_bucket, 0, sizeof rows_by_bucket);
 	memset(long_polls, 0, sizeof long_polls);
+	atomic_store(&uploads_held, 0);
 	memset(webhook_results, 0, sizeof webhook_results);
 	memset(&webhook_duration, 0, sizeof webhook_duration);
 	pthread_mutex_unlock(&intern_lock);

@@ -27,6 +27,9 @@ void metrics_run(const char *state, double seconds, const int rows[4]);
  * could be held (LOADLINE_MAX_WAITERS). */
 enum long_poll_outcome { LONG_POLL_CHANGED, LONG_POLL_TIMEOUT, LONG_POLL_REFUSED };
 void metrics_long_poll(enum long_poll_outcome o);
+/* An upload found every upload slot taken (one per core) and was held,
+ * without an HTTP thread, until one freed. */
+void metrics_upload_held(void);
 
 /* A webhook delivery attempt ended (PRODUCT §17): delivered (a 2xx),
  * failed and to be retried, or failed for good (the retry window is

@@ -114,6 +114,12 @@ void notify_run_changed(struct notify *n, const char *run_id)
 	shared_bump(n, NOTIFY_RUNS);
 }
 
+void notify_wake_here(struct notify *n, const char *topic)
+{
+	if (n)
+		holds_wake(&n->holds, topic);
+}
+
 void notify_work(struct notify *n, enum notify_kind kind)
 {
 	if (!n || kind == NOTIFY_RUNS)

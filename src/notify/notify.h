@@ -59,6 +59,9 @@ void notify_stop(struct notify *n);
  * unknown): wakes its held requests here, and tells the other processes
  * on SQLite (PostgreSQL: the store's NOTIFY). */
 void notify_run_changed(struct notify *n, const char *run_id);
+/* Wakes this process's requests held on topic and no other process's:
+ * something of this process's own freed (an upload slot). */
+void notify_wake_here(struct notify *n, const char *topic);
 /* Work was queued in this process's database (NOTIFY_WEBHOOKS,
  * NOTIFY_MAIL): wakes this process's sender, and the others' on SQLite. */
 void notify_work(struct notify *n, enum notify_kind kind);

@@ -118,7 +118,8 @@ static void import_file(struct web_req *w)
 							 why ? why : ""));
 		return;
 	}
-	create(w, up, fmt);
+	if (envelope_take_slot(&up->env, w->app->uploads, w->req))
+		create(w, up, fmt);   /* else held until an upload slot frees: this runs again */
 }
 
 const struct web_handler page_import_upload = {import_file};

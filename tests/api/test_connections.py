@@ -9,6 +9,7 @@ import socket
 import threading
 import time
 
+from harness.db import db_int
 from harness.jobs import xlsx_bytes
 
 LIMIT = 40
@@ -168,6 +169,102 @@ def test_health_stays_fast_under_heavy_xlsx_uploads(start_server):
     # 5-15 times slower (make tsan: what it checks there is races, not speed).
     bound = 5.0 if "TSAN_OPTIONS" in os.environ else 2.5
     assert max(latencies) < bound, "healthz took %.2f s under load" % max(latencies)
+
+
+class WriteLock:
+    """The database's write lock, held from outside the service: SQLite's
+    by a connection in BEGIN IMMEDIATE, PostgreSQL's on the runs table (a
+    new run's INSERT waits for it; reads do not) by a psql session."""
+
+    def __init__(self, url):
+        self.url = url
+        if url.startswith("sqlite:"):
+            import sqlite3
+            self.con = sqlite3.connect(url[len("sqlite:"):], timeout=30, isolation_level=None)
+            self.con.execute("BEGIN IMMEDIATE")
+        else:
+            import subprocess
+            self.psql = subprocess.Popen(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", url],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            self.psql.stdin.write("BEGIN; LOCK TABLE runs IN SHARE ROW EXCLUSIVE MODE; SELECT 'locked';\n")
+            self.psql.stdin.flush()
+            assert self.psql.stdout.readline().strip() == "locked"
+
+    def release(self):
+        if self.url.startswith("sqlite:"):
+            self.con.execute("COMMIT")
+            self.con.close()
+        else:
+            self.psql.stdin.write("COMMIT;\n")
+            self.psql.stdin.close()
+            assert self.psql.wait(30) == 0
+
+
+def _metric(srv, name):
+    """A metric's value (None when not exposed)."""
+    for l in srv.get("/metrics", token=None).text.splitlines():
+        if l.startswith(name + " "):
+            return float(l.split()[1])
+    return None
+
+
+def test_uploads_waiting_for_a_slot_hold_no_thread(start_server):
+    """Issue 29 (noticed in issue 27's CI failure): at most one upload per
+    core is stored at once, and one that found every slot taken waited on
+    its HTTP thread (sem_wait), stalling every other request that thread
+    had — /healthz too.  Now it is held without a thread until a slot is
+    given back.  With the database's write lock held from outside, the
+    uploads that have slots wait for it (on their threads: storing takes
+    the lock) and the others are held (loadline_uploads_held_total); when
+    the lock goes, every upload gets its 202 and its run.  (Whether a
+    /healthz meanwhile is quick depends on the thread libmicrohttpd gives
+    its connection — by descriptor — so test_health_stays_fast_under_heavy_
+    xlsx_uploads measures that.)"""
+    import requests
+    slots = max(1, min(16, os.cpu_count() or 1))
+    extra = 3
+    srv = start_server(workers=0, env={"LOADLINE_HTTP_THREADS": str(slots + extra + 3),
+                                       "LOADLINE_RATE_LIMIT": "100000/60s",
+                                       "LOADLINE_MAX_CONNECTIONS_PER_IP": "0"})
+    codes, go = [], threading.Event()
+
+    def push(i):
+        # The body's first part now, the rest once the lock is held.
+        b = "----slot%d" % i
+        head = ('--%s\r\nContent-Disposition: form-data; name="file"; filename="f%d.csv"\r\n'
+                "Content-Type: text/csv\r\n\r\njobCode,loadNo,loadDate\r\n" % (b, i)).encode()
+        tail = ("J%d,1,2026-11-02\r\n\r\n--%s--\r\n" % (i, b)).encode()
+
+        def body():
+            yield head
+            go.wait(30)
+            yield tail
+        r = requests.post(srv.base_url + "/api/v1/imports/jobs", timeout=60, data=body(),
+                          headers={"Authorization": "Bearer " + srv.token,
+                                   "Content-Type": "multipart/form-data; boundary=" + b})
+        codes.append(r.status_code)
+
+    # The token's last use is written at most once a second: a call now,
+    # and the uploads' authentication writes nothing under the lock.
+    assert srv.get("/api/v1/whoami").status_code == 200
+    pushers = [threading.Thread(target=push, args=(i,)) for i in range(slots + extra)]
+    for t in pushers:
+        t.start()
+    lock = WriteLock(srv.db_url)
+    try:
+        go.set()
+        time.sleep(3)   # past a hold's one-second look, under the store's 15 s wait for the lock
+        assert codes == []
+    finally:
+        lock.release()
+    for t in pushers:
+        t.join(60)
+    assert codes == [202] * (slots + extra), codes
+    assert db_int(srv.db_url, "SELECT COUNT(*) FROM runs") == slots + extra
+    # Every upload past the slots was held (once each, however often it
+    # looked again), and none is held now.
+    assert _metric(srv, "loadline_uploads_held_total") == extra
+    assert _metric(srv, "loadline_long_polls_held") == 0
 
 
 class Trickler:
