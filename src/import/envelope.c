@@ -50,8 +50,11 @@ bool envelope_take_slot(struct envelope *e, struct upload_slots *slots, struct h
 		e->held = true;
 		return false;   /* held: the handler runs again */
 	}
-	if (!held)
+	if (!held) {
+		log_msg("warn", "an upload waits for an upload slot on its HTTP thread: no more requests can be held "
+			"(LOADLINE_MAX_WAITERS)");
 		slot_wait(slots);
+	}
 	return e->slot = true;   /* a hold that found a slot after all is dropped as the request answers */
 }
 
