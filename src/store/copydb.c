@@ -17,6 +17,9 @@
 #include "store_internal.h"
 
 #define COPY_PAGE 500
+/* A table with a blob column (stored uploads: up to 1 MiB a part, tens
+ * of MB a value stored before migration 21) is read a few rows a page. */
+#define COPY_PAGE_BLOBS 4
 
 struct table {
 	const char *name;
@@ -255,8 +258,12 @@ static enum code insert_row(struct copy *c, const struct table *t, const char *s
 static enum code copy_table(struct copy *c, const struct table *t, int64_t *ret_rows, uint64_t sum[2])
 {
 	const char *cols = col_list(c->a, t);
+	int page = COPY_PAGE;
+	for (int k = 0; k < t->ncols; k++)
+		if (t->blob[k])
+			page = COPY_PAGE_BLOBS;
 	const char *sel = arena_printf(c->a, "SELECT rowid, %s FROM %s WHERE rowid > $1 ORDER BY rowid LIMIT %d", cols,
-				       ident(c->a, t->name), COPY_PAGE);
+				       ident(c->a, t->name), page);
 	const char *ins = arena_printf(c->a, "INSERT INTO %s (%s) VALUES (", ident(c->a, t->name), cols);
 	for (int k = 0; k < t->ncols; k++)
 		ins = arena_printf(c->a, "%s%s$%d", ins, k ? ", " : "", k + 1);
@@ -278,7 +285,7 @@ static enum code copy_table(struct copy *c, const struct table *t, int64_t *ret_
 			last = db_res_int(r, n - 1, 0);
 		db_res_free(r);
 		*ret_rows += n;
-		if (rc || n < COPY_PAGE)
+		if (rc || n < page)
 			return rc;
 	}
 }

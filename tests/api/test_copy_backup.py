@@ -8,6 +8,7 @@ copy answers exactly what the original answered.
 These tests are about one backend each way (SQLite source, PostgreSQL
 target), so they build their servers themselves instead of through the
 backend-parametrized fixtures."""
+import base64
 import contextlib
 import os
 import shutil
@@ -26,7 +27,8 @@ from harness.server import Server, child_env, loadline_bin, sanitizer_reports
 def served(db_url, label, bootstrap=True):
     # Links in bodies name these, not the port each server happened to get.
     srv = Server(db_url, label, env={"LOADLINE_DOCS_URL": "https://docs.loadline.test",
-                                     "LOADLINE_BASE_URL": "https://loadline.test"})
+                                     "LOADLINE_BASE_URL": "https://loadline.test",
+                                     "LOADLINE_MAX_FILE_BYTES": str(16 << 20)})
     try:
         srv.start()
         if bootstrap:
@@ -81,6 +83,12 @@ def fill(srv):
     wait_run(srv, r.json()["id"])
     r = upload(srv, csv_bytes(rows(5, job="J-COPY2")), filename="second.csv")
     wait_run(srv, r.json()["id"])
+    # An upload over 8 MiB is stored in 1 MiB parts (run_file_parts):
+    # notes of random text that does not deflate much.
+    big = [row(i, job="J-BIG", notes=base64.b64encode(os.urandom(22500)).decode()) for i in range(300)]
+    r = upload(srv, csv_bytes(big), filename="big.csv")
+    assert r.status_code == 202, r.text
+    wait_run(srv, r.json()["id"])
     assert srv.post("/api/v1/webhook-endpoints", json={"url": "https://hooks.example.com/x",
                                                          "events": ["import_run.completed"]}).status_code == 201
 
@@ -94,7 +102,8 @@ def test_copy_db_moves_a_sqlite_installation_to_postgres(sqlite_url, pg_cluster)
     rc, out, err = admin(sqlite_url, "copy-db", "--to", target)
     assert rc == 0, err
     tables = {ln.split()[0]: int(ln.split()[1]) for ln in out.splitlines()}
-    assert tables["loads"] == 36 and tables["runs"] == 2 and tables["webhook_endpoints"] == 1, tables
+    assert tables["loads"] >= 36 and tables["runs"] == 3 and tables["webhook_endpoints"] == 1, tables
+    assert tables["run_file_parts"] >= 2, tables
     assert all(ln.endswith("verified") for ln in out.splitlines()), out
     assert "schema_migrations" not in tables
     with served(target, "copy-db-target", bootstrap=False) as dst:
