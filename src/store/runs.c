@@ -368,7 +368,7 @@ static enum code stored_bytes(struct store *st, const char *id, struct db_res *r
 	struct buf b;
 	buf_init(&b, SIZE_MAX / 2);
 	enum code rc = each_part(st, id, db_res_int(r, 0, 2), take_into_buf, &b);
-	if (!rc && buf_append(&b, "", 0))
+	if (!rc && buf_append(&b, "", 0))   /* data allocated even for no part: callers free *ret */
 		rc = CODE_INTERNAL_ERROR;
 	if (rc) {
 		buf_done(&b);
@@ -393,7 +393,7 @@ enum code store_run_file(struct store *st, const char *id, unsigned char **ret, 
 }
 
 /* A stored upload inflated into a spool as its deflated bytes arrive, in
- * one piece or in slices. */
+ * one piece or in parts. */
 struct inflater {
 	z_stream z;
 	int zr;

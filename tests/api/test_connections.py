@@ -9,6 +9,7 @@ import socket
 import threading
 import time
 
+from api.test_metrics import scrape
 from harness.db import db_int
 from harness.jobs import xlsx_bytes
 from web.webtools import forms, signin
@@ -201,14 +202,6 @@ class WriteLock:
             assert self.psql.wait(30) == 0
 
 
-def _metric(srv, name):
-    """A metric's value (None when not exposed)."""
-    for l in srv.get("/metrics", token=None).text.splitlines():
-        if l.startswith(name + " "):
-            return float(l.split()[1])
-    return None
-
-
 def test_uploads_waiting_for_a_slot_hold_no_thread(start_server):
     """Issue 29 (noticed in issue 27's CI failure): at most one upload per
     core is stored at once, and one that found every slot taken waited on
@@ -288,8 +281,9 @@ def test_uploads_waiting_for_a_slot_hold_no_thread(start_server):
     assert db_int(srv.db_url, "SELECT COUNT(*) FROM runs") == slots + extra
     # Every upload past the slots was held (once each, however often it
     # looked again), the form's too, and none is held now.
-    assert _metric(srv, "loadline_uploads_held_total") == extra, srv.stderr()[-8000:]
-    assert _metric(srv, "loadline_long_polls_held") == 0
+    samples = scrape(srv)   # a sample missing is a KeyError, as it should fail
+    assert samples[("loadline_uploads_held_total", frozenset())] == extra, srv.stderr()[-8000:]
+    assert samples[("loadline_long_polls_held", frozenset())] == 0
 
 
 class Trickler:
