@@ -287,7 +287,9 @@ def test_column_mapping_learned_and_forgotten(start_server, browser):
     Select(d.find_element(By.ID, "col-0")).select_by_value("jobCode")
     shot(d, "14-review-reasons")
     click_button(d, "Confirm mapping and import")
-    wait(d, EC.url_contains("/imports/runs/"))
+    # the review page's URL already contains /imports/runs/: wait for the
+    # run page itself, or the next get() can abort the form's POST
+    wait(d, EC.url_to_be(srv.base_url + "/imports/runs/" + run["id"]))
     d.get(srv.base_url + "/settings/api-keys")
     d.find_element(By.LINK_TEXT, "Column mapping").click()
     wait(d, EC.url_to_be(srv.base_url + "/settings/column-mapping"))
