@@ -118,6 +118,7 @@ static enum code stream_open(struct store *st, const struct pipeline_opts *o, co
 {
 	sheet_limits_default(&s->lim);
 	s->lim.max_rows = (size_t)o->max_rows;
+	s->lim.spool_dir = o->spool_dir;   /* a big workbook's shared strings spill there */
 	if (s->spool) {
 		s->lim.drop = spool_forget_hook;   /* the whole-file checks hold none of it */
 		s->lim.drop_arg = s->spool;

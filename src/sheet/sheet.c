@@ -19,6 +19,23 @@ void sheet_limits_default(struct sheet_limits *lim)
 	lim->max_shared_bytes = 16u * 1024 * 1024;
 	lim->drop = NULL;
 	lim->drop_arg = NULL;
+	lim->spool_dir = NULL;
+	lim->sst_spill_bytes = 0;
+}
+
+void sheet_shared_caps(const struct sheet_limits *lim, size_t *ret_strings, size_t *ret_bytes)
+{
+	*ret_strings = lim->max_shared_strings;
+	*ret_bytes = lim->max_shared_bytes ? lim->max_shared_bytes : lim->max_uncompressed;
+	if (!lim->spool_dir)
+		return;
+	size_t per_rows = lim->max_rows < SIZE_MAX / 4 / SHEET_SST_PER_ROW ? lim->max_rows * SHEET_SST_PER_ROW
+									     : SIZE_MAX / 4;
+	size_t budget = sheet_expansion_budget(lim);
+	if (*ret_strings && per_rows > *ret_strings)
+		*ret_strings = per_rows;
+	if (budget > *ret_bytes)
+		*ret_bytes = budget;
 }
 
 size_t sheet_expansion_budget(const struct sheet_limits *lim)

@@ -24,7 +24,20 @@ struct sheet_limits {
 	 * memory stays flat); NULL: nothing to drop. */
 	void (*drop)(void *arg);
 	void *drop_arg;
+	/* Where an XLSX's shared-string table may spill past sst_spill_bytes
+	 * of text (0: XSST_SPILL_BYTES), so that it is never held whole; NULL:
+	 * held in memory, under the caps above.  With a directory the caps
+	 * grow with max_rows (sheet_shared_caps). */
+	const char *spool_dir;
+	size_t sst_spill_bytes;
 };
+
+/* The shared-string caps a read applies: the ones in lim, or with a spool
+ * directory at least SHEET_SST_PER_ROW entries a row and the expansion
+ * budget of text (a million-row workbook from a spreadsheet program has
+ * ~2.1 million strings, 20 MB of text; the text is then on disk). */
+#define SHEET_SST_PER_ROW 32u
+void sheet_shared_caps(const struct sheet_limits *lim, size_t *ret_strings, size_t *ret_bytes);
 
 #define SHEET_DROP_BYTES (4u << 20)
 

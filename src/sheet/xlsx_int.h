@@ -134,21 +134,51 @@ void xsax_close(struct xsax *s);
 void xsax_attr_copy(char *dst, size_t size, const xmlChar *start, const xmlChar *end);
 
 /* Shared strings: texts back to back (NUL after each) and their offsets,
- * parsed lazily: only as far as the highest index asked for so far. */
+ * parsed lazily: only as far as the highest index asked for so far.
+ *
+ * With a spool directory (sheet_limits.spool_dir) the table is kept in a
+ * bounded window: once the strings in memory pass spill_at bytes, they go
+ * to two spool files (their text, and each one's offset as a uint64_t) and
+ * the window starts again empty.  A workbook written by a spreadsheet
+ * program keeps every text cell in this table (2.1 million strings, 20 MB
+ * of text for a million rows), so held whole it would grow with the file
+ * (PRODUCT §16: memory stays flat).  Strings are appended in the order the
+ * program met them, so a row's new strings are still in the window when the
+ * row needs them; an older one is read back with pread through a small
+ * direct-mapped cache (the repeated ones: cities, customers, materials). */
+struct xsst_cached {
+	size_t idx1;                 /* string index + 1; 0: empty slot */
+	uint32_t len;
+	char text[52];               /* strings up to 51 bytes are cached */
+};
+
+#define XSST_CACHE_SLOTS 4096
+#define XSST_SPILL_BYTES (2u << 20)
+
 struct xsst {
-	struct buf pool;
-	size_t *offs;
-	size_t n, cap;
-	size_t max_strings;
+	struct buf pool;             /* the window: strings base_n.. */
+	size_t *offs;                /* offsets in pool of strings base_n.. */
+	size_t n, cap;               /* strings parsed in all; cap of offs */
+	size_t max_strings, max_bytes;
 	struct xsax part;
 	xmlSAXHandler sax;
 	bool open;          /* part is being parsed */
 	bool complete;      /* the whole part was parsed (or there is none) */
 	const char *err;    /* sticky: why the table cannot be read further */
+	bool io_failed;     /* err is the spool's: the file is not at fault */
 	int depth, si, t, rph;   /* depth of the open <si>, <t>, <rPh>, or 0 */
 	size_t cur;         /* offset of the open <si>'s text */
 	size_t done;        /* pool length after the last complete string: text
 			     * past it belongs to an <si> still open */
+	/* Spilling (spool_dir set; spill_at 0: never). */
+	const char *spool_dir;
+	size_t spill_at;
+	size_t base_n;               /* strings in the spool files */
+	uint64_t base_off;           /* bytes of text in the spool files */
+	int text_fd, offs_fd;        /* -1 until the first spill */
+	struct xsst_cached *cache;   /* XSST_CACHE_SLOTS, made at the first spill */
+	char *scratch;               /* a spilled string read back */
+	size_t scratch_cap;
 };
 
 /* The cell styles' number-format kinds (0, SHEET_NUMFMT_DATE/TIME). */
@@ -166,7 +196,9 @@ struct xstyles {
  * z must outlive sst. */
 enum code xsst_open(struct xzip *z, const char *name, struct xsst *sst, const char **ret_msg);
 /* String i, parsing the part only as far as it takes; MALFORMED_XLSX when
- * there is no string i or the part is broken before it. */
+ * there is no string i or the part is broken before it, SERVICE_UNAVAILABLE
+ * when the spool files failed (disk full).  *ret_s stays valid until the
+ * next call. */
 enum code xsst_get(struct xsst *sst, size_t i, const char **ret_s, size_t *ret_len,
 		   const char **ret_msg);
 /* Parses the rest of the part, so that a broken table or one over the caps

@@ -1,14 +1,20 @@
 /* Workbook-wide XLSX parts the worksheet needs: the shared string table and
  * the cell styles' number formats (which cells are dates). */
+#include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "base/spool.h"
 #include "xlsx_int.h"
 
+/* Appends the offset of string n (the window's next). */
 static int push_off(struct xsst *sst, size_t off)
 {
-	if (sst->n == sst->cap) {
+	size_t k = sst->n - sst->base_n;
+	if (k == sst->cap) {
 		size_t cap = sst->cap ? sst->cap * 2 : 256;
 		size_t *v = realloc(sst->offs, cap * sizeof(*v));
 		if (!v)
@@ -16,14 +22,85 @@ static int push_off(struct xsst *sst, size_t off)
 		sst->offs = v;
 		sst->cap = cap;
 	}
-	sst->offs[sst->n++] = off;
+	sst->offs[k] = off;
+	sst->n++;
 	return 0;
 }
 
-#define SST_COUNT_MSG "the workbook's shared string table has more than 1,000,000 entries; save the " \
-	"sheet to import on its own as .xlsx or CSV"
-#define SST_BYTES_MSG "the workbook's shared strings hold more than 16 MB of text; save the sheet to " \
-	"import on its own as .xlsx or CSV"
+/* Static: a message may outlive the table (a header that cannot be read
+ * frees the reader before the caller sees why).  Without a spool directory
+ * the caps are sheet_limits_default's. */
+static const char *count_msg(const struct xsst *sst)
+{
+	return sst->spool_dir
+		? "the workbook's shared string table has more entries than LOADLINE_MAX_ROWS allows (32 a row, "
+		  "1,000,000 at least); save the sheet to import on its own as CSV (which has no such table), or split it"
+		: "the workbook's shared string table has more than 1,000,000 entries; save the sheet to import on "
+		  "its own as CSV (which has no such table), or split it";
+}
+
+static const char *bytes_msg(const struct xsst *sst)
+{
+	return sst->spool_dir
+		? "the workbook's shared strings hold more text than the expansion limit (4 KB a row of "
+		  "LOADLINE_MAX_ROWS, 50 MB at least); save the sheet to import on its own as CSV (which has no such "
+		  "table), or split it"
+		: "the workbook's shared strings hold more than 16 MB of text; save the sheet to import on its own "
+		  "as CSV (which has no such table), or split it";
+}
+
+/* Whether the table's text could take n more bytes (the window and what
+ * went to the spool files count alike). */
+static bool has_room(const struct xsst *sst, size_t n)
+{
+	return sst->base_off + sst->pool.len <= sst->max_bytes &&
+	       n <= sst->max_bytes - (size_t)sst->base_off - sst->pool.len;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n > 0) {
+		ssize_t w = write(fd, c, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int spool_fd(const char *dir)
+{
+	struct spool sp;
+	return spool_open(&sp, dir, 0) ? -1 : sp.fd;
+}
+
+/* Moves the window (whole strings only: called between two) to the spool
+ * files, which are made at the first call. */
+static int spill(struct xsst *sst)
+{
+	if (sst->text_fd < 0) {
+		sst->cache = calloc(XSST_CACHE_SLOTS, sizeof(*sst->cache));
+		if (!sst->cache || (sst->text_fd = spool_fd(sst->spool_dir)) < 0 ||
+		    (sst->offs_fd = spool_fd(sst->spool_dir)) < 0)
+			return -1;
+	}
+	size_t k = sst->n - sst->base_n;
+	for (size_t i = 0; i < k; i++)
+		sst->offs[i] += (size_t)sst->base_off;   /* offsets in the text file */
+	_Static_assert(sizeof(size_t) == sizeof(uint64_t), "offsets are written as uint64_t");
+	if (write_all(sst->text_fd, sst->pool.data, sst->pool.len) ||
+	    write_all(sst->offs_fd, sst->offs, k * sizeof(*sst->offs)))
+		return -1;
+	sst->base_off += sst->pool.len;
+	sst->base_n = sst->n;
+	buf_clear(&sst->pool);
+	sst->done = 0;
+	return 0;
+}
 
 /* SAX callbacks: <si> at any depth starts a string (a nested one is part
  * of it); its text is the text inside <t> elements, phonetic runs (<rPh>)
@@ -45,7 +122,7 @@ static void sst_start(void *ctx, const xmlChar *local, const xmlChar *prefix, co
 		if (strcmp(name, "si"))
 			return;
 		if (sst->max_strings && sst->n >= sst->max_strings) {
-			xsax_fail(&sst->part, SST_COUNT_MSG);
+			xsax_fail(&sst->part, count_msg(sst));
 			return;
 		}
 		sst->si = d;
@@ -72,17 +149,24 @@ static void sst_end(void *ctx, const xmlChar *local, const xmlChar *prefix, cons
 		return;
 	sst->si = 0;
 	buf_unescape_xstring(&sst->pool, sst->cur);
-	if (buf_append(&sst->pool, "", 1) || push_off(sst, sst->cur))
-		xsax_fail(&sst->part, SST_BYTES_MSG);
-	else
-		sst->done = sst->pool.len;
+	if (!has_room(sst, 1) || buf_append(&sst->pool, "", 1) || push_off(sst, sst->cur)) {
+		xsax_fail(&sst->part, bytes_msg(sst));
+		return;
+	}
+	sst->done = sst->pool.len;
+	if (sst->spill_at && sst->pool.len >= sst->spill_at && spill(sst)) {
+		sst->io_failed = true;
+		xsax_fail(&sst->part, "the workbook's shared strings could not be written to LOADLINE_SPOOL_DIR "
+			  "(is its disk full?); the import is tried again later");
+	}
 }
 
 static void sst_text(void *ctx, const xmlChar *s, int len)
 {
 	struct xsst *sst = ctx;
-	if (sst->si && sst->t && !sst->rph && buf_append(&sst->pool, s, (size_t)len))
-		xsax_fail(&sst->part, SST_BYTES_MSG);
+	if (sst->si && sst->t && !sst->rph &&
+	    (!has_room(sst, (size_t)len) || buf_append(&sst->pool, s, (size_t)len)))
+		xsax_fail(&sst->part, bytes_msg(sst));
 }
 
 /* The table is as large as the part's text, which the caps bound; strings
@@ -91,9 +175,11 @@ static void sst_text(void *ctx, const xmlChar *s, int len)
 enum code xsst_open(struct xzip *z, const char *name, struct xsst *sst, const char **ret_msg)
 {
 	memset(sst, 0, sizeof(*sst));
-	size_t max_bytes = z->lim->max_shared_bytes ? z->lim->max_shared_bytes : z->lim->max_uncompressed;
-	buf_init(&sst->pool, max_bytes);
-	sst->max_strings = z->lim->max_shared_strings;
+	sst->text_fd = sst->offs_fd = -1;
+	sheet_shared_caps(z->lim, &sst->max_strings, &sst->max_bytes);
+	buf_init(&sst->pool, sst->max_bytes);
+	if ((sst->spool_dir = z->lim->spool_dir))
+		sst->spill_at = z->lim->sst_spill_bytes ? z->lim->sst_spill_bytes : XSST_SPILL_BYTES;
 	sst->complete = true;
 	if (!name || !xzip_has(z, name))
 		return CODE_OK;  /* a dangling reference is harmless until a cell uses it */
@@ -126,20 +212,80 @@ static void sst_parse_to(struct xsst *sst, size_t i)
 	}
 }
 
+static int pread_all(int fd, void *p, size_t n, uint64_t at)
+{
+	char *c = p;
+	while (n > 0) {
+		ssize_t r = pread(fd, c, n, (off_t)at);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		c += r;
+		n -= (size_t)r;
+		at += (uint64_t)r;
+	}
+	return 0;
+}
+
+/* String i < base_n, from the cache or the spool files. */
+static enum code spilled_get(struct xsst *sst, size_t i, const char **ret_s, size_t *ret_len,
+			     const char **ret_msg)
+{
+	struct xsst_cached *c = &sst->cache[i % XSST_CACHE_SLOTS];
+	if (c->idx1 == i + 1) {
+		*ret_s = c->text;
+		*ret_len = c->len;
+		return CODE_OK;
+	}
+	uint64_t off[2] = {0, sst->base_off};   /* string i's offset, and the next one's */
+	size_t n = i + 1 < sst->base_n ? 2 : 1;
+	if (pread_all(sst->offs_fd, off, n * sizeof(*off), (uint64_t)i * sizeof(*off)) || off[1] <= off[0])
+		goto failed;
+	size_t len = (size_t)(off[1] - off[0] - 1);
+	if (len >= sst->scratch_cap) {
+		/* len is at most the table's text, which the caps bound */
+		char *p = realloc(sst->scratch, len + 1);
+		if (!p)
+			goto failed;
+		sst->scratch = p;
+		sst->scratch_cap = len + 1;
+	}
+	if (len && pread_all(sst->text_fd, sst->scratch, len, off[0]))
+		goto failed;
+	sst->scratch[len] = 0;
+	if (len < sizeof c->text) {
+		c->idx1 = i + 1;
+		c->len = (uint32_t)len;
+		memcpy(c->text, sst->scratch, len);
+		c->text[len] = 0;
+	}
+	*ret_s = sst->scratch;
+	*ret_len = len;
+	return CODE_OK;
+failed:
+	*ret_msg = "the workbook's shared strings could not be read back from LOADLINE_SPOOL_DIR; "
+		   "the import is tried again later";
+	return CODE_SERVICE_UNAVAILABLE;
+}
+
 enum code xsst_get(struct xsst *sst, size_t i, const char **ret_s, size_t *ret_len,
 		   const char **ret_msg)
 {
 	sst_parse_to(sst, i);
+	if (i < sst->base_n)
+		return spilled_get(sst, i, ret_s, ret_len, ret_msg);
 	if (i < sst->n) {
-		size_t off = sst->offs[i];
+		size_t k = i - sst->base_n;
+		size_t off = sst->offs[k];
 		/* Not pool.len: the parse may have stopped inside the next <si>. */
-		size_t end = i + 1 < sst->n ? sst->offs[i + 1] : sst->done;
+		size_t end = i + 1 < sst->n ? sst->offs[k + 1] : sst->done;
 		*ret_s = sst->pool.data + off;
 		*ret_len = end - off - 1;
 		return CODE_OK;
 	}
 	*ret_msg = sst->err ? sst->err : "a cell refers to a shared string that does not exist";
-	return CODE_MALFORMED_XLSX;
+	return sst->io_failed ? CODE_SERVICE_UNAVAILABLE : CODE_MALFORMED_XLSX;
 }
 
 enum code xsst_finish(struct xsst *sst, const char **ret_msg)
@@ -147,7 +293,7 @@ enum code xsst_finish(struct xsst *sst, const char **ret_msg)
 	sst_parse_to(sst, SIZE_MAX);
 	if (sst->err) {
 		*ret_msg = sst->err;
-		return CODE_MALFORMED_XLSX;
+		return sst->io_failed ? CODE_SERVICE_UNAVAILABLE : CODE_MALFORMED_XLSX;
 	}
 	return CODE_OK;
 }
@@ -157,8 +303,15 @@ void xsst_free(struct xsst *sst)
 	if (sst->open)
 		xsax_close(&sst->part);
 	buf_done(&sst->pool);
+	free(sst->scratch);
 	free(sst->offs);
+	free(sst->cache);
+	if (sst->text_fd >= 0)
+		close(sst->text_fd);
+	if (sst->offs_fd >= 0)
+		close(sst->offs_fd);
 	memset(sst, 0, sizeof(*sst));
+	sst->text_fd = sst->offs_fd = -1;
 }
 
 #define MAX_NUMFMTS 1024

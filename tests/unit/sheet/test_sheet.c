@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/csv_write.h"
@@ -749,6 +750,94 @@ static void test_xlsx_lazy_shared_strings(void **state)
 	buf_done(&sheet);
 }
 
+/* PRODUCT §16: with a spool directory the shared-string table spills to
+ * disk past sst_spill_bytes and strings before the window are read back
+ * (pread, through the cache).  The plain in-memory table is the reference:
+ * the same workbook reads the same with the table spilled after every
+ * string, after every few, or never; old strings are referred to again
+ * (cache hits and misses), long ones (past the cache's 51 bytes), empty
+ * ones, rich text with phonetic runs and entities among them.  With a
+ * directory the count cap grows with the row limit; a directory that
+ * cannot be written is SERVICE_UNAVAILABLE (the run is tried again), not a
+ * malformed file. */
+static void test_xlsx_shared_strings_spilled(void **state)
+{
+	(void)state;
+	enum { STRINGS = 6000, ROWS = 4000 };
+	struct buf sst, sheet;
+	buf_init(&sst, 1 << 24);
+	buf_init(&sheet, 1 << 24);
+	buf_puts(&sst, "<sst xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\">");
+	for (int i = 0; i < STRINGS; i++) {
+		if (i % 7 == 3)
+			buf_printf(&sst, "<si><t>long string %d, past the cache's slot: "
+					 "0123456789012345678901234567890123456789</t></si>", i);
+		else if (i % 11 == 5)
+			buf_puts(&sst, "<si><t/></si>");
+		else if (i % 13 == 6)
+			buf_printf(&sst, "<si><r><t>rich %d &amp; </t></r><r><t>run</t></r><rPh><t>ルビ</t></rPh></si>", i);
+		else
+			buf_printf(&sst, "<si><t>s%d caf\xc3\xa9</t></si>", i);
+	}
+	buf_puts(&sst, "</sst>");
+	buf_puts(&sheet, SHEET_HEAD);
+	uint32_t x = 2463534242u;
+	for (int r = 1; r <= ROWS; r++) {
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		int fresh = (r * STRINGS / ROWS) - 1, old = (int)(x % (uint32_t)(fresh + 1));
+		buf_printf(&sheet, "<row r=\"%d\"><c r=\"A%d\" t=\"s\"><v>%d</v></c><c r=\"B%d\" t=\"s\"><v>%d</v></c>"
+			   "<c r=\"C%d\" t=\"s\"><v>%d</v></c><c r=\"D%d\"><v>%d</v></c></row>",
+			   r, r, fresh, r, old, r, r % 5, r, r);
+	}
+	buf_puts(&sheet, SHEET_TAIL);
+	size_t len;
+	void *z = sst_workbook(&sst, &sheet, &len);
+	char dir[] = "/tmp/ll-sst-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	struct sheet_limits lim;
+	sheet_limits_default(&lim);
+	lim.max_rows = ROWS;
+	char *plain = render_lim(z, len, &lim);
+	assert_null(strchr(plain, '!'));
+	assert_non_null(strstr(plain, "\n2:s2 caf\xc3\xa9|s1 caf\xc3\xa9|s2 caf\xc3\xa9|2\n"));
+	assert_non_null(strstr(plain, "rich 6 & run"));
+	assert_null(strstr(plain, "ルビ"));
+	const size_t spill_at[] = {1, 64, 4096};
+	for (size_t i = 0; i < sizeof spill_at / sizeof *spill_at; i++) {
+		lim.spool_dir = dir;
+		lim.sst_spill_bytes = spill_at[i];
+		char *spilled = render_lim(z, len, &lim);
+		assert_string_equal(spilled, plain);
+		free(spilled);
+	}
+
+	/* The count cap: 100 entries held in memory; with a directory, at
+	 * least 32 a row of the row limit. */
+	sheet_limits_default(&lim);
+	lim.max_rows = ROWS;
+	lim.max_shared_strings = 100;
+	char *capped = render_lim(z, len, &lim);
+	assert_non_null(strstr(capped, "!MALFORMED_XLSX"));
+	free(capped);
+	lim.spool_dir = dir;
+	capped = render_lim(z, len, &lim);
+	assert_string_equal(capped, plain);
+	free(capped);
+
+	/* A directory that cannot be written: tried again later. */
+	lim.spool_dir = "/nonexistent/loadline-sst";
+	lim.sst_spill_bytes = 64;
+	char *failed = render_lim(z, len, &lim);
+	assert_non_null(strstr(failed, "!SERVICE_UNAVAILABLE"));
+	free(failed);
+
+	assert_int_equal(rmdir(dir), 0);   /* the spool files were anonymous */
+	free(plain);
+	free(z);
+	buf_done(&sst);
+	buf_done(&sheet);
+}
+
 /* Parts each far under the ratio limit, together past the size limit
  * (lowered here to 256 KiB so that the package stays small). */
 static void test_xlsx_total_limit(void **state)
@@ -857,6 +946,7 @@ int main(void)
 		cmocka_unit_test(test_xlsx_bombs),
 		cmocka_unit_test(test_xlsx_total_limit),
 		cmocka_unit_test(test_xlsx_lazy_shared_strings),
+		cmocka_unit_test(test_xlsx_shared_strings_spilled),
 		cmocka_unit_test(test_xlsx_comment_and_char_ref_far_in),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
