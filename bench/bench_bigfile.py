@@ -27,7 +27,13 @@ have) and prints, each with its verdict:
   For comparison, the problems computed per view (as before migration 19).
 
     python3 bench/bench_bigfile.py [--backend sqlite|postgres|both] [--rows N]
-                                   [--xlsx-rows N] [--pages-rows N] [build/loadline]
+                                   [--xlsx-rows N] [--office-rows N] [--pages-rows N]
+                                   [build/loadline]
+
+Besides the generated XLSX (inline strings), --office-rows rows (default
+--rows) of the CSV saved as .xlsx by LibreOffice, as a person saves a
+workbook: every text cell in the shared-string table, dates and amounts
+typed by Calc.
 
 --rows 50000 runs it small (the XLSX then has N/5 rows).
 """
@@ -36,6 +42,7 @@ import itertools
 import json
 import os
 import re
+import shutil
 import signal
 import sqlite3
 import statistics
@@ -58,6 +65,7 @@ from harness.jobs import col_letter, xlsx_package_parts  # noqa: E402
 
 GOAL_ROWS_S = {"sqlite": 100000, "postgres": 80000}
 GOAL_MEM_MIB = 64
+XLSX_CT = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 GOAL_SMALL_S = 1.0
 GOAL_PAGE_MS = 50
 SITES, CUSTOMERS = 60, 10
@@ -109,6 +117,27 @@ def write_xlsx(path, rows, tag):
             for n in range(rows):
                 w.write(row_xml(n + 2, cells(n, jobs, tag)).encode())
             w.write(b"</sheetData></worksheet>")
+
+
+def write_office_xlsx(path, rows, tag):
+    """The CSV of `rows` rows saved as .xlsx by LibreOffice (headless), as a
+    person would save it: every text cell in the shared-string table (2.1
+    million strings for a million rows), dates, $ amounts and ZIP codes
+    typed by Calc's own detection.  False when soffice is missing."""
+    exe = shutil.which("soffice")
+    if not exe:
+        return False
+    d = tempfile.mkdtemp(prefix="ll-bigfile-office-")
+    try:
+        src = os.path.join(d, "big-office.csv")
+        write_csv(src, rows, tag)
+        subprocess.run([exe, "-env:UserInstallation=file://" + os.path.join(d, "profile"), "--headless",
+                        "--norestore", "--convert-to", "xlsx", "--outdir", d, src], capture_output=True,
+                       timeout=3600, check=True, env=dict(os.environ, HOME=d))
+        shutil.move(os.path.join(d, "big-office.xlsx"), path)
+        return True
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def proc_kib(pid, key):
@@ -393,10 +422,13 @@ def main():
     ap.add_argument("--backend", choices=("sqlite", "postgres", "both"), default="both")
     ap.add_argument("--rows", type=int, default=1000000, help="rows of the CSV (default 1,000,000)")
     ap.add_argument("--xlsx-rows", type=int, default=None, help="rows of the XLSX (default rows / 5)")
+    ap.add_argument("--office-rows", type=int, default=None,
+                    help="rows of the workbook LibreOffice saves from the CSV (default rows; 0: none)")
     ap.add_argument("--pages-rows", type=int, default=1000000, help="result rows the pages are timed at")
     ap.add_argument("binary", nargs="?", default=os.path.join(ROOT, "build", "loadline"))
     a = ap.parse_args()
     a.xlsx_rows = a.rows // 5 if a.xlsx_rows is None else a.xlsx_rows
+    a.office_rows = a.rows if a.office_rows is None else a.office_rows
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))   # servers and files are cleaned up
     tmp = tempfile.mkdtemp(prefix="ll-bigfile-")
     try:
@@ -406,8 +438,12 @@ def main():
         files = [("csv", csv_path, a.rows, "text/csv")]
         if a.xlsx_rows:
             write_xlsx(xlsx_path, a.xlsx_rows, "X")
-            files.append(("xlsx", xlsx_path, a.xlsx_rows,
-                          "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"))
+            files.append(("xlsx", xlsx_path, a.xlsx_rows, XLSX_CT))
+        office_path = os.path.join(tmp, "big-office.xlsx")
+        if a.office_rows and write_office_xlsx(office_path, a.office_rows, "O"):
+            files.append(("xlsx saved by LibreOffice", office_path, a.office_rows, XLSX_CT))
+        elif a.office_rows:
+            print("no soffice (LibreOffice): the workbook a spreadsheet program saves is not measured")
         print("generated %s in %.0f s" % (", ".join("%s %d rows %.0f MB" % (k, n, os.path.getsize(p) / 1e6)
                                                    for k, p, n, _ in files), time.perf_counter() - t0), flush=True)
         ok = True
