@@ -153,7 +153,7 @@ struct xsst_cached {
 };
 
 #define XSST_CACHE_SLOTS 4096
-#define XSST_SPILL_BYTES (2u << 20)
+#define XSST_SPILL_BYTES (512u << 10)
 
 struct xsst {
 	struct buf pool;             /* the window: strings base_n.. */

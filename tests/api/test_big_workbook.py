@@ -5,7 +5,7 @@ string table: a million-row file has ~2.1 million strings, 20 MB of text.
 Held whole, the table grew with the file, and past 1,000,000 entries the
 reader refused the file (MALFORMED_XLSX at row 449,318 of a million-row
 workbook LibreOffice saved).  With the server's spool directory the table
-spills there past 2 MiB of text and its caps grow with LOADLINE_MAX_ROWS
+spills there past 512 KiB of text and its caps grow with LOADLINE_MAX_ROWS
 (docs/sheet.md); the equivalence of the spilled and in-memory tables is the
 unit test `test_xlsx_shared_strings_spilled`.
 
