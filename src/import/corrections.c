@@ -119,6 +119,7 @@ static enum code open_upload(struct store *st, struct arena *a, const struct run
 	sheet_limits_default(&lim);
 	if (run->row_count > 0)
 		lim.max_rows = (size_t)run->row_count + 1;
+	sheet_lift_shared_caps(&lim);   /* as the import read it, with the table in memory */
 	struct import_read rd;
 	import_read_for_run(&rd, st, a, run);
 	const char *msg = NULL;

@@ -38,6 +38,10 @@ struct sheet_limits {
  * ~2.1 million strings, 20 MB of text; the text is then on disk). */
 #define SHEET_SST_PER_ROW 32u
 void sheet_shared_caps(const struct sheet_limits *lim, size_t *ret_strings, size_t *ret_bytes);
+/* Sets lim's shared-string caps to what a spool directory would allow, for
+ * readers of a file the import already accepted that hold the table in
+ * memory anyway (fix-ups, corrections: they hold the whole file too). */
+void sheet_lift_shared_caps(struct sheet_limits *lim);
 
 #define SHEET_DROP_BYTES (4u << 20)
 
