@@ -13,6 +13,7 @@
 #include <zip.h>
 
 #include "base/buf.h"
+#include "base/spool.h"
 #include "sheet_int.h"
 
 #define XZIP_MAX_ENTRIES 10000
@@ -175,7 +176,7 @@ struct xsst {
 	size_t spill_at;
 	size_t base_n;               /* strings in the spool files */
 	uint64_t base_off;           /* bytes of text in the spool files */
-	int text_fd, offs_fd;        /* -1 until the first spill */
+	struct spool text, offsets;  /* fd -1 until the first spill */
 	struct xsst_cached *cache;   /* XSST_CACHE_SLOTS, made at the first spill */
 	char *scratch;               /* a spilled string read back */
 	size_t scratch_cap;

@@ -57,43 +57,22 @@ static bool has_room(const struct xsst *sst, size_t n)
 	       n <= sst->max_bytes - (size_t)sst->base_off - sst->pool.len;
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-	while (n > 0) {
-		ssize_t w = write(fd, c, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static int spool_fd(const char *dir)
-{
-	struct spool sp;
-	return spool_open(&sp, dir, 0) ? -1 : sp.fd;
-}
-
 /* Moves the window (whole strings only: called between two) to the spool
  * files, which are made at the first call. */
 static int spill(struct xsst *sst)
 {
-	if (sst->text_fd < 0) {
+	if (!sst->cache) {
 		sst->cache = calloc(XSST_CACHE_SLOTS, sizeof(*sst->cache));
-		if (!sst->cache || (sst->text_fd = spool_fd(sst->spool_dir)) < 0 ||
-		    (sst->offs_fd = spool_fd(sst->spool_dir)) < 0)
+		if (!sst->cache || spool_open(&sst->text, sst->spool_dir, SIZE_MAX / 2) ||
+		    spool_open(&sst->offsets, sst->spool_dir, SIZE_MAX / 2))
 			return -1;
 	}
 	size_t k = sst->n - sst->base_n;
 	for (size_t i = 0; i < k; i++)
 		sst->offs[i] += (size_t)sst->base_off;   /* offsets in the text file */
 	_Static_assert(sizeof(size_t) == sizeof(uint64_t), "offsets are written as uint64_t");
-	if (write_all(sst->text_fd, sst->pool.data, sst->pool.len) ||
-	    write_all(sst->offs_fd, sst->offs, k * sizeof(*sst->offs)))
+	if (spool_write(&sst->text, sst->pool.data, sst->pool.len) ||
+	    spool_write(&sst->offsets, sst->offs, k * sizeof(*sst->offs)))
 		return -1;
 	sst->base_off += sst->pool.len;
 	sst->base_n = sst->n;
@@ -175,7 +154,7 @@ static void sst_text(void *ctx, const xmlChar *s, int len)
 enum code xsst_open(struct xzip *z, const char *name, struct xsst *sst, const char **ret_msg)
 {
 	memset(sst, 0, sizeof(*sst));
-	sst->text_fd = sst->offs_fd = -1;
+	sst->text.fd = sst->offsets.fd = -1;
 	sheet_shared_caps(z->lim, &sst->max_strings, &sst->max_bytes);
 	buf_init(&sst->pool, sst->max_bytes);
 	if ((sst->spool_dir = z->lim->spool_dir))
@@ -240,7 +219,7 @@ static enum code spilled_get(struct xsst *sst, size_t i, const char **ret_s, siz
 	}
 	uint64_t off[2] = {0, sst->base_off};   /* string i's offset, and the next one's */
 	size_t n = i + 1 < sst->base_n ? 2 : 1;
-	if (pread_all(sst->offs_fd, off, n * sizeof(*off), (uint64_t)i * sizeof(*off)) || off[1] <= off[0])
+	if (pread_all(sst->offsets.fd, off, n * sizeof(*off), (uint64_t)i * sizeof(*off)) || off[1] <= off[0])
 		goto failed;
 	size_t len = (size_t)(off[1] - off[0] - 1);
 	if (len >= sst->scratch_cap) {
@@ -251,7 +230,7 @@ static enum code spilled_get(struct xsst *sst, size_t i, const char **ret_s, siz
 		sst->scratch = p;
 		sst->scratch_cap = len + 1;
 	}
-	if (len && pread_all(sst->text_fd, sst->scratch, len, off[0]))
+	if (len && pread_all(sst->text.fd, sst->scratch, len, off[0]))
 		goto failed;
 	sst->scratch[len] = 0;
 	if (len < sizeof c->text) {
@@ -306,12 +285,10 @@ void xsst_free(struct xsst *sst)
 	free(sst->scratch);
 	free(sst->offs);
 	free(sst->cache);
-	if (sst->text_fd >= 0)
-		close(sst->text_fd);
-	if (sst->offs_fd >= 0)
-		close(sst->offs_fd);
+	spool_close(&sst->text);
+	spool_close(&sst->offsets);
 	memset(sst, 0, sizeof(*sst));
-	sst->text_fd = sst->offs_fd = -1;
+	sst->text.fd = sst->offsets.fd = -1;
 }
 
 #define MAX_NUMFMTS 1024
