@@ -87,7 +87,7 @@ tsan: deps $(TSAN_BUILD)/build.ninja
 # that hand work to each other (long polls, webhook deliveries, retention
 # sweeps), both backends.  About 3.5 minutes on 2 cores (docs/reliability.md).
 TSAN_CHECK_TESTS ?= tests/api/test_long_poll.py tests/api/test_webhooks.py tests/api/test_retention.py \
-	tests/api/test_connections.py::test_uploads_waiting_for_a_slot_hold_no_thread
+	tests/api/test_connections.py::test_uploads_waiting_for_a_slot_hold_no_thread tests/api/test_big_workbook.py
 tsan-check: deps $(TSAN_BUILD)/build.ninja
 	ninja -C $(TSAN_BUILD)
 	$(TSAN_ENV) $(PY) -m pytest -q -p no:cacheprovider $(TSAN_CHECK_TESTS)
