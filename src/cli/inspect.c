@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/app.h"
 #include "base/arena.h"
 #include "cli.h"
 #include "import/readfile.h"
@@ -191,6 +192,7 @@ int cli_inspect(struct app *app, int argc, char **argv)
 {
 	struct sheet_limits lim;
 	sheet_limits_default(&lim);
+	lim.spool_dir = app->cfg.spool_dir;   /* as the import reads: a big workbook's shared strings spill */
 	size_t env_rows = parse_count(getenv("LOADLINE_MAX_ROWS"), 1000000000);
 	if (env_rows)
 		lim.max_rows = env_rows;
