@@ -91,3 +91,10 @@ def test_too_much_shared_text(tmp_path):
     out = inspect(path)
     assert out.get("error", {}).get("code") == "MALFORMED_XLSX", out
     assert "expands past the size limit" in out["error"]["message"], out
+
+
+def test_a_table_within_the_caps_reads(tmp_path):
+    path = tmp_path / "ok.xlsx"
+    workbook(["jobCode", "J1"] + random_strings(20000, 8), path)
+    out = inspect(path)
+    assert "error" not in out, out
