@@ -236,6 +236,7 @@ def test_uploads_waiting_for_a_slot_hold_no_thread(start_server):
 
         def body():
             yield head
+            sent.release()   # runs once requests wants the next chunk: the head is out
             go.wait(30)
             yield tail
         r = requests.post(srv.base_url + "/api/v1/imports/jobs", timeout=60, data=body(),
@@ -251,12 +252,13 @@ def test_uploads_waiting_for_a_slot_hold_no_thread(start_server):
 
         def body():
             yield data[:-40]
+            sent.release()
             go_form.wait(30)
             yield data[-40:]
         r = w.post("/imports", data=body(), headers={"Content-Type": ctype}, allow_redirects=False)
         codes.append(r.status_code)
 
-    go_form = threading.Event()
+    go_form, sent = threading.Event(), threading.Semaphore(0)
     w = signin(srv)
     csrf = forms(w.get("/imports").text).find("/imports")["fields"]["csrf"]
     # The token's last use is written at most once a second: a call now,
@@ -266,6 +268,14 @@ def test_uploads_waiting_for_a_slot_hold_no_thread(start_server):
     pushers.append(threading.Thread(target=push_form, args=(w, csrf)))
     for t in pushers:
         t.start()
+    # Every request's headers in before the lock: authentication may write
+    # the token's last use (once a second), which would wait for the lock
+    # on the request's thread, and that upload would reach its slot only
+    # when the lock goes (a slow machine, threads started late: a flaky
+    # count of held uploads).
+    for _ in pushers:
+        assert sent.acquire(timeout=30)
+    time.sleep(0.3)
     lock = WriteLock(srv.db_url)
     try:
         go.set()
@@ -282,7 +292,8 @@ def test_uploads_waiting_for_a_slot_hold_no_thread(start_server):
     # Every upload past the slots was held (once each, however often it
     # looked again), the form's too, and none is held now.
     samples = scrape(srv)   # a sample missing is a KeyError, as it should fail
-    assert samples[("loadline_uploads_held_total", frozenset())] == extra, srv.stderr()[-8000:]
+    held = samples[("loadline_uploads_held_total", frozenset())]
+    assert held == extra, ("held %s of %d" % (held, extra), srv.stderr()[-8000:])
     assert samples[("loadline_long_polls_held", frozenset())] == 0
 
 
