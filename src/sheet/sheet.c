@@ -23,32 +23,33 @@ void sheet_limits_default(struct sheet_limits *lim)
 	lim->sst_spill_bytes = 0;
 }
 
-static void lifted_caps(const struct sheet_limits *lim, size_t *ret_strings, size_t *ret_bytes)
+/* Raises the caps to what a table kept on disk may have: SHEET_SST_PER_ROW
+ * entries a row (a count of 0, no cap, stays) and the expansion budget of
+ * text. */
+static void raise_caps(const struct sheet_limits *lim, size_t *strings, size_t *bytes)
 {
-	*ret_strings = lim->max_shared_strings;
-	*ret_bytes = lim->max_shared_bytes ? lim->max_shared_bytes : lim->max_uncompressed;
 	size_t per_rows = lim->max_rows < SIZE_MAX / 4 / SHEET_SST_PER_ROW ? lim->max_rows * SHEET_SST_PER_ROW
 									     : SIZE_MAX / 4;
 	size_t budget = sheet_expansion_budget(lim);
-	if (*ret_strings && per_rows > *ret_strings)
-		*ret_strings = per_rows;
-	if (budget > *ret_bytes)
-		*ret_bytes = budget;
+	if (*strings && per_rows > *strings)
+		*strings = per_rows;
+	if (budget > *bytes)
+		*bytes = budget;
 }
 
 void sheet_shared_caps(const struct sheet_limits *lim, size_t *ret_strings, size_t *ret_bytes)
 {
-	if (lim->spool_dir) {
-		lifted_caps(lim, ret_strings, ret_bytes);
-		return;
-	}
 	*ret_strings = lim->max_shared_strings;
 	*ret_bytes = lim->max_shared_bytes ? lim->max_shared_bytes : lim->max_uncompressed;
+	if (lim->spool_dir)
+		raise_caps(lim, ret_strings, ret_bytes);
 }
 
 void sheet_lift_shared_caps(struct sheet_limits *lim)
 {
-	lifted_caps(lim, &lim->max_shared_strings, &lim->max_shared_bytes);
+	if (!lim->max_shared_bytes)
+		lim->max_shared_bytes = lim->max_uncompressed;   /* what 0 stands for */
+	raise_caps(lim, &lim->max_shared_strings, &lim->max_shared_bytes);
 }
 
 size_t sheet_expansion_budget(const struct sheet_limits *lim)
